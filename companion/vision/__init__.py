@@ -1,0 +1,1 @@
+"""The companion's eyes: frame sources, the renderer, board and robot reading."""
