@@ -1,0 +1,235 @@
+"""The ``companion`` command.
+
+Each subcommand is a ``_cmd_*`` function taking the parsed arguments and returning the exit
+status: 0 done, 1 a clear "no" (no solution, route fails), 2 bad input. Heavy modules are imported
+inside the command that needs them, so ``companion show`` starts instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
+
+from .board import DOWN, LEFT, RIGHT, UP, Board
+from .rules import (
+    InvalidMoveError,
+    Position,
+    PositionError,
+    Rules,
+    parse_route,
+    validate_route,
+)
+
+EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
+
+
+class UsageError(ValueError):
+    """Bad input on the command line: printed as ``error: …`` with exit status 2."""
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def example_path(name: str = "hardest-25.json") -> Path:
+    """A position bundled with the package (``companion show --example``)."""
+    return Path(str(resources.files("companion").joinpath("examples", name)))
+
+
+def load_position(path: str, rules: str | None = None) -> Position:
+    """Read a position file; ``-`` reads standard input. ``rules`` overrides the file's."""
+    if path == "-":
+        pos = Position.from_json(sys.stdin.read())
+    else:
+        pos = Position.load(path)
+    if rules is not None:
+        from dataclasses import replace
+
+        pos = replace(pos, rules=Rules.from_spec(rules))
+    return pos
+
+
+def _color_enabled(stream) -> bool:
+    return stream.isatty() and os.environ.get("NO_COLOR") is None and os.environ.get(
+        "TERM") != "dumb"
+
+
+_ANSI = {
+    "red": "41;97", "green": "42;30", "blue": "44;97", "yellow": "43;30",
+    "black": "40;97", "silver": "47;30", "transparent": "100;97", "any": "45;97",
+}
+_ROBOT_LETTER = {
+    "red": "R", "green": "G", "blue": "B", "yellow": "Y", "black": "K", "silver": "S",
+    "transparent": "T",
+}
+_SHAPE_LETTER = {"circle": "c", "triangle": "t", "square": "s", "hexagon": "h", "vortex": "v"}
+
+
+def draw_position(pos: Position, color: bool = False) -> str:
+    """The position as text: walls as lines, robots as capitals, targets as colour+shape
+    (``bt`` = blue triangle), the round's target in brackets, diagonals as ``/`` and ``\\``."""
+    b: Board = pos.board
+    robot_at = {c: r for r, c in pos.robots.items()}
+    goal = pos.target.cell if pos.target else None
+
+    def paint(text: str, code: str | None) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+    files = "".join(f" {b.name(f)[0]} " for f in range(b.width))
+    lines = ["    " + files]
+    for r in range(b.height - 1, -1, -1):
+        # the wall line on the north side of this rank
+        top = ["   +"]
+        for f in range(b.width):
+            c = r * b.width + f
+            top.append(("--" if b.has_wall(c, UP) else "  ") + "+")
+        lines.append("".join(top))
+        row = [f"{r + 1:>3} " + ("|" if b.has_wall(r * b.width, LEFT) else " ")]
+        for f in range(b.width):
+            c = r * b.width + f
+            if c in b.blocked:
+                txt, code = "##", None
+            elif c in robot_at:
+                name = robot_at[c]
+                txt = _ROBOT_LETTER[name] + ("*" if c == goal else " ")
+                code = _ANSI[name]
+            else:
+                t = b.target_at(c)
+                dg = b.diagonal_at(c)
+                if dg is not None:
+                    txt, code = dg.orientation * 2, _ANSI[dg.color]
+                elif t is not None:
+                    letter = "*" if t.is_vortex else t.color[0]
+                    txt = letter + _SHAPE_LETTER[t.shape]
+                    code = _ANSI[t.color] if c == goal else None
+                    if c == goal and not color:
+                        txt = txt.upper()
+                elif c == goal:
+                    txt, code = "()", _ANSI["any"]
+                else:
+                    txt, code = " .", None
+            row.append(paint(txt, code) + ("|" if b.has_wall(c, RIGHT) else " "))
+        lines.append("".join(row))
+    bottom = ["   +"]
+    for f in range(b.width):
+        bottom.append(("--" if b.has_wall(f, DOWN) else "  ") + "+")
+    lines.append("".join(bottom))
+    legend = ", ".join(f"{_ROBOT_LETTER[r]} {r} {b.name(c)}" for r, c in pos.robots.items())
+    lines.append(f"robots: {legend}")
+    if pos.target is not None:
+        lines.append(f"target: {pos.target.label(b)} at {b.name(pos.target.cell)}"
+                     " (capitals on the board)")
+    if b.tiles:
+        lines.append("tiles: " + " ".join(b.tiles) + "  (north-west, north-east, south-east, "
+                     "south-west)")
+    spec = pos.rules.to_spec()
+    lines.append("rules: " + (spec if isinstance(spec, str) else json.dumps(spec)))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    path = str(example_path()) if args.position is None else args.position
+    pos = load_position(path, args.rules)
+    use_color = {"always": True, "never": False}.get(args.color, _color_enabled(sys.stdout))
+    print(draw_position(pos, color=use_color))
+    return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    pos = load_position(args.position, args.rules)
+    if pos.target is None:
+        raise UsageError("target: the position has no target to check against")
+    if args.bid is not None and args.bid < 1:
+        raise UsageError(f"--bid: a bid is a number of moves from 1, not {args.bid}")
+    if args.route is None:
+        if args.bid is None:
+            raise UsageError("check: give --route, --bid, or both")
+        return _check_bid_only(pos, args)
+    try:
+        route = parse_route(args.route)
+    except InvalidMoveError as e:
+        raise UsageError(f"--route: {e}") from None
+    result = validate_route(pos, route, args.bid)
+    if args.json:
+        print(json.dumps(result.to_json(pos.board)))
+    else:
+        b = pos.board
+        where = ", ".join(f"{r} {b.name(c)}" for r, c in result.robots.items())
+        print(f"{result.moves} moves, cost {result.cost}: "
+              + ("legal" if result.legal else "illegal"))
+        if result.reason:
+            print(result.reason)
+        print("reached " + pos.target.label(b) if result.reached else "target not reached")
+        if args.bid is not None:
+            print(f"bid {args.bid}: " + ("met" if result.meets_bid else "not met"))
+        print(f"robots: {where}")
+    ok = result.legal and result.reached and (args.bid is None or result.meets_bid)
+    return EXIT_OK if ok else EXIT_NO
+
+
+def _check_bid_only(pos: Position, args: argparse.Namespace) -> int:
+    try:
+        from . import solver
+    except ImportError:  # pragma: no cover - the solver ships with the package
+        raise UsageError("check --bid needs the solver") from None
+    return solver.cli_check_bid(pos, args.bid, as_json=args.json)
+
+
+# ---------------------------------------------------------------- the parser
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="Ricochet Companion: reads the board, times the round, checks the route.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("show", help="draw a position in the terminal")
+    p.add_argument("position", nargs="?", help="position file (default: a bundled example)")
+    p.add_argument("--rules", help="rule preset to use instead of the file's")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.set_defaults(handler=_cmd_show)
+
+    p = sub.add_parser("check", help="is a route legal, does it reach the target, meet the bid")
+    p.add_argument("position", help="position file")
+    p.add_argument("--route", help='moves like "blue up, red left"')
+    p.add_argument("--bid", type=int, help="the bid to meet")
+    p.add_argument("--rules", help="rule preset to use instead of the file's")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_cmd_check)
+
+    # Each further command group adds its subparsers here, its handlers below.
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (PositionError, UsageError, InvalidMoveError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
