@@ -182,6 +182,22 @@ def _check_bid_only(pos: Position, args: argparse.Namespace) -> int:
     return solver.cli_check_bid(pos, args.bid, as_json=args.json)
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    import importlib
+
+    from .benchmarks import NAMES
+
+    if args.name not in NAMES:
+        raise UsageError(f"bench: unknown benchmark {args.name!r} (known: {', '.join(NAMES)})")
+    try:
+        module = importlib.import_module(f"companion.benchmarks.{args.name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"companion.benchmarks.{args.name}":
+            raise
+        raise UsageError(f"bench: the {args.name} benchmark is not built yet") from None
+    return module.run(list(args.options))
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -211,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", help="rule preset to use instead of the file's")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_check)
+
+    p = sub.add_parser("bench", help="run a benchmark and print its table")
+    p.add_argument("name", help="solver, vision, hardware, verify or web")
+    p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
+    p.set_defaults(handler=_cmd_bench)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser
