@@ -1,0 +1,158 @@
+"""Colour profile of one table: what the board, the walls and each robot look like there.
+
+Colours are judged *relative to the board's own white*: every frame is first balanced so the
+playing surface is neutral and of a fixed brightness, then converted to CIE Lab. That alone
+takes out most of a room's colour cast and dimness (a warm lamp, an evening window). What is left
+— one table's red robot is orange-ish, another's blue is nearly black — is what the profile
+holds: one Lab reference per class, learned from a single frame with the robots on known cells
+(``companion calibration colours``). The default profile is measured on real photographs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+PROFILE_FORMAT = "ricochet-colour-profile/1"
+ROBOT_COLOURS = ("red", "green", "blue", "yellow", "black", "silver")
+# The surface's white is scaled to this fraction of full scale before conversion to Lab.
+WHITE_LEVEL = 0.8
+
+# Lab references (L 0..100, a, b) after balancing; measured on real boards in warm and daylight.
+DEFAULT_REFERENCES: dict[str, tuple[float, float, float]] = {
+    "surface": (88.0, 0.0, 0.0),
+    "grey": (62.0, 0.0, 0.0),
+    "dark": (24.0, 0.0, 0.0),
+    "red": (36.0, 50.0, 30.0),
+    "green": (48.0, -45.0, 40.0),
+    "blue": (30.0, 18.0, -48.0),
+    "yellow": (62.0, 18.0, 66.0),
+    "black": (12.0, 0.0, 0.0),
+    "silver": (70.0, -1.0, -4.0),
+}
+# How far (in balanced Lab units, L counted at half weight) a colour may stray from its class.
+DEFAULT_SPREAD = 16.0
+
+
+class ProfileError(ValueError):
+    """A colour profile file that cannot be used."""
+
+
+@dataclass
+class Profile:
+    """Per-table colour references (see the module docstring)."""
+
+    references: dict[str, tuple[float, float, float]] = field(
+        default_factory=lambda: dict(DEFAULT_REFERENCES))
+    spread: float = DEFAULT_SPREAD
+    robots: tuple[str, ...] = ("red", "green", "blue", "yellow")
+
+    # -- persistence
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": PROFILE_FORMAT, "spread": self.spread, "robots": list(self.robots),
+                "references": {k: [round(float(x), 2) for x in v]
+                               for k, v in self.references.items()}}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Profile:
+        if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
+            raise ProfileError(f"colour profile: 'format' must be {PROFILE_FORMAT!r}")
+        refs = data.get("references")
+        if not isinstance(refs, dict):
+            raise ProfileError("colour profile: 'references' must be an object of Lab triples")
+        out = dict(DEFAULT_REFERENCES)
+        for k, v in refs.items():
+            if k not in DEFAULT_REFERENCES:
+                raise ProfileError(f"colour profile: unknown class {k!r}")
+            if not (isinstance(v, list) and len(v) == 3
+                    and all(isinstance(x, int | float) for x in v)):
+                raise ProfileError(f"colour profile: references.{k} must be [L, a, b]")
+            out[k] = (float(v[0]), float(v[1]), float(v[2]))
+        robots = data.get("robots", ["red", "green", "blue", "yellow"])
+        if not isinstance(robots, list) or any(r not in ROBOT_COLOURS for r in robots):
+            raise ProfileError(f"colour profile: 'robots' must list some of {ROBOT_COLOURS}")
+        spread = data.get("spread", DEFAULT_SPREAD)
+        if not isinstance(spread, int | float) or not 2 <= spread <= 60:
+            raise ProfileError("colour profile: 'spread' must be a number from 2 to 60")
+        return cls(references=out, spread=float(spread), robots=tuple(robots))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Profile:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ProfileError(f"colour profile {path}: {e.strerror or e}") from None
+        except json.JSONDecodeError as e:
+            raise ProfileError(f"colour profile {path}: not JSON ({e.msg}, line {e.lineno})") \
+                from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    # -- classification
+    def classes(self) -> tuple[str, ...]:
+        return ("surface", "grey", "dark", *self.robots)
+
+    def membership(self, lab: np.ndarray) -> dict[str, np.ndarray]:
+        """Soft class memberships (summing to 1) of ``(..., 3)`` balanced Lab colours."""
+        names = self.classes()
+        refs = np.array([self.references[n] for n in names], dtype=np.float32)
+        d = lab[..., None, :] - refs
+        d2 = (0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2
+        logit = -d2 / (2 * self.spread ** 2)
+        logit -= logit.max(axis=-1, keepdims=True)
+        p = np.exp(logit)
+        p /= p.sum(axis=-1, keepdims=True)
+        return {n: p[..., i] for i, n in enumerate(names)}
+
+
+def white_of(board_pixels: np.ndarray) -> np.ndarray:
+    """The surface's white (BGR) from pixels of the rectified board: the median of its brighter
+    half, which is cells and not walls, robots or the centre piece."""
+    px = board_pixels.reshape(-1, 3).astype(np.float32)
+    lum = px.sum(axis=1)
+    sel = lum >= np.percentile(lum, 45)
+    white = np.median(px[sel], axis=0)
+    return np.maximum(white, 1.0)
+
+
+def balanced_lab(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """``(..., 3)`` BGR colours → Lab after scaling the surface white to :data:`WHITE_LEVEL`."""
+    x = np.asarray(bgr, dtype=np.float32) / np.asarray(white, dtype=np.float32) * WHITE_LEVEL
+    x = np.clip(x, 0.0, 1.0)
+    shape = x.shape
+    lab = cv2.cvtColor(x.reshape(1, -1, 3), cv2.COLOR_BGR2Lab)
+    return lab.reshape(shape)
+
+
+def learn(image: np.ndarray, robots: dict[str, str], *, tiles: list[str] | None = None,
+          corners: np.ndarray | None = None, base: Profile | None = None) -> Profile:
+    """A profile from one frame whose robots stand on known cells (``{"red": "c2", …}``).
+
+    Each robot's reference is the median balanced colour over its projected body, so the
+    profile holds that table's own plastic under that room's light."""
+    from .locate import locate
+    from .robots import body_pixels
+    from .tileid import orient
+
+    base = base or Profile()
+    loc = locate(image, corners=corners)
+    loc, _ = orient(image, loc, tiles=tiles, profile=base)
+    white = white_of(loc.warp(image, 8))
+    refs = dict(base.references)
+    for colour, cell in robots.items():
+        if colour not in ROBOT_COLOURS:
+            raise ProfileError(f"robots: unknown colour {colour!r}")
+        px = body_pixels(image, loc, cell)
+        if len(px) < 5:
+            raise ProfileError(f"robots.{colour}: {cell} is not in view")
+        lab = balanced_lab(px, white)
+        refs[colour] = tuple(float(x) for x in np.median(lab.reshape(-1, 3), axis=0))
+    present = tuple(c for c in ROBOT_COLOURS if c in robots) or base.robots
+    return Profile(references=refs, spread=base.spread, robots=present)

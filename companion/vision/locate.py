@@ -1,0 +1,419 @@
+"""Board localisation: where the 16×16 lattice of cells lies in a camera frame.
+
+Three ways, tried in this order by :func:`locate`:
+
+1. **Corners given by hand** (``corners=``), the last resort a user can always fall back on.
+2. **ArUco markers** (``DICT_4X4_50``, ids 0–3) stuck beside the board corners, when all four are
+   seen: exact and cheap.
+3. **The board itself**: the playing surface is a large, bright, unsaturated quadrilateral
+   (off-white cells) framed by a dark printed border, on whatever table. Its outline is found as
+   the biggest such region; each side is then fitted as a straight line through the outline
+   points that lie on it, so a robot or a hand hiding part of one side does not bend it.
+
+Everything here works in *grid* coordinates: ``(u, v)`` in cells, ``(0, 0)`` at the first corner
+found, ``u`` along the first side, ``(16, 16)`` at the opposite corner. Which corner is really the
+north-west one is not known yet: the board is the same square whichever way it is turned, and
+only the tiles tell (see :mod:`companion.vision.tileid`). ``Location.rotated`` re-labels the grid
+once that is known.
+
+Since robots are tall, the camera's pose matters, not just the board plane: the homography is
+decomposed into a pinhole camera (:class:`Camera`), so that a point ``z`` cells above the board
+can be projected too (see :mod:`companion.vision.robots`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+GRID = 16
+# Where the marker centres sit, in grid cells, for ids 0..3 (NW, NE, SE, SW of the sheet). The
+# sheet made by ``companion calibration markers`` puts them diagonally outside each corner.
+MARKER_OFFSET = 1.0
+
+
+class VisionError(ValueError):
+    """The frame cannot be read; the message says what is wrong, in the user's words."""
+
+
+class BoardNotFound(VisionError):
+    """No board (or not all of it) is in view."""
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A pinhole camera over the board plane, from one homography.
+
+    ``P`` maps grid points ``(u, v, z)`` (cells; ``z`` up from the board) to pixels. ``centre``
+    is the camera's position in the same units; its foot ``centre[:2]`` is where parallax points
+    away from.
+    """
+
+    P: np.ndarray
+    focal: float
+    centre: np.ndarray
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """``(..., 3)`` grid points → ``(..., 2)`` pixels."""
+        pts = np.asarray(pts, dtype=np.float64)
+        flat = pts.reshape(-1, 3)
+        h = flat @ self.P[:, :3].T + self.P[:, 3]
+        out = h[:, :2] / h[:, 2:3]
+        return out.reshape(*pts.shape[:-1], 2)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the board is in one frame.
+
+    ``corners`` are the four outer corners of the cell lattice in pixels, in grid order
+    ``(0,0), (16,0), (16,16), (0,16)``; ``H`` maps grid ``(u, v, 1)`` to pixels; ``method`` says
+    how it was found (``"manual"``, ``"markers"``, ``"outline"``); ``quality`` is 0..1.
+    """
+
+    corners: np.ndarray
+    H: np.ndarray
+    camera: Camera
+    method: str
+    quality: float
+    image_size: tuple[int, int]  # (width, height)
+    notes: tuple[str, ...] = field(default=())
+
+    def to_image(self, uv: np.ndarray) -> np.ndarray:
+        """Grid points on the board plane → pixels."""
+        uv = np.asarray(uv, dtype=np.float64)
+        flat = uv.reshape(-1, 2)
+        h = flat @ self.H[:, :2].T + self.H[:, 2]
+        return (h[:, :2] / h[:, 2:3]).reshape(uv.shape)
+
+    def to_grid(self, xy: np.ndarray) -> np.ndarray:
+        """Pixels → grid points on the board plane."""
+        xy = np.asarray(xy, dtype=np.float64)
+        Hi = np.linalg.inv(self.H)
+        flat = xy.reshape(-1, 2)
+        h = flat @ Hi[:, :2].T + Hi[:, 2]
+        return (h[:, :2] / h[:, 2:3]).reshape(xy.shape)
+
+    def rotated(self, k: int) -> Location:
+        """The same location with the grid turned by ``k`` quarter turns, so that grid corner
+        ``k`` becomes ``(0, 0)``."""
+        k %= 4
+        if k == 0:
+            return self
+        corners = np.roll(self.corners, -k, axis=0)
+        return from_corners(corners, self.image_size, method=self.method,
+                            quality=self.quality, notes=self.notes)
+
+    def warp(self, image: np.ndarray, px_per_cell: int, border: float = 0.0) -> np.ndarray:
+        """The board seen from straight above: ``px_per_cell`` pixels a cell, plus ``border``
+        cells of margin all round."""
+        n = int(round((GRID + 2 * border) * px_per_cell))
+        S = np.array([[px_per_cell, 0, border * px_per_cell],
+                      [0, px_per_cell, border * px_per_cell],
+                      [0, 0, 1]], dtype=np.float64)
+        M = S @ np.linalg.inv(self.H)
+        return cv2.warpPerspective(image, M, (n, n), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+
+# ---------------------------------------------------------------- camera from a homography
+
+
+def default_focal(image_size: tuple[int, int]) -> float:
+    """A typical camera's focal length in pixels (about 62° across, the Pi camera's field)."""
+    return 0.83 * max(image_size)
+
+
+def camera_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> Camera:
+    """Decompose ``H = K [r1 r2 t]`` with square pixels and the principal point at the image
+    centre. The focal length follows from ``r1 ⟂ r2`` and ``|r1| = |r2|`` when the view is
+    oblique enough to tell; from a near top-down view it cannot, so a typical lens is assumed
+    (the parallax it predicts is small there anyway)."""
+    w, h = image_size
+    cx, cy = w / 2.0, h / 2.0
+    T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], dtype=np.float64)
+    Hc = T @ H
+    Hc = Hc / np.linalg.norm(Hc[:, 0])
+    h1, h2 = Hc[:, 0], Hc[:, 1]
+    f0 = default_focal(image_size)
+    # Two linear equations in w = 1/f², weighted by how much each one knows.
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    # Prior: f near f0, as a weak third equation.
+    scale = np.abs(a).max() if np.abs(a).max() > 0 else 1.0
+    prior_w = 1.0 / f0 ** 2
+    lam = 0.02 * scale
+    A = np.concatenate([a, [lam]])
+    B = np.concatenate([b, [-lam * prior_w]])
+    wv = -float(A @ B) / float(A @ A)
+    f = 1.0 / np.sqrt(wv) if wv > 0 else f0
+    f = float(np.clip(f, 0.45 * max(w, h), 4.0 * max(w, h)))
+    K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], dtype=np.float64)
+    A_ = np.linalg.inv(K) @ H
+    s = (np.linalg.norm(A_[:, 0]) + np.linalg.norm(A_[:, 1])) / 2.0
+    r1 = A_[:, 0] / np.linalg.norm(A_[:, 0])
+    r2 = A_[:, 1] - r1 * (r1 @ A_[:, 1])
+    r2 /= np.linalg.norm(r2)
+    r3 = np.cross(r1, r2)
+    P = np.column_stack([H[:, 0], H[:, 1], s * (K @ r3), H[:, 2]])
+    M = P[:, :3]
+    C = -np.linalg.solve(M, P[:, 3])
+    if C[2] < 0:  # make +z point towards the camera, i.e. up from the table
+        P[:, 2] = -P[:, 2]
+        C = -np.linalg.solve(P[:, :3], P[:, 3])
+    return Camera(P=P, focal=f, centre=C)
+
+
+def from_corners(corners: np.ndarray, image_size: tuple[int, int], *, method: str = "manual",
+                 quality: float = 1.0, notes: tuple[str, ...] = ()) -> Location:
+    """A :class:`Location` from four lattice corners in grid order."""
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    grid = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], dtype=np.float64)
+    H = cv2.getPerspectiveTransform(grid.astype(np.float32), corners.astype(np.float32))
+    H = H.astype(np.float64)
+    return Location(corners=corners, H=H, camera=camera_from_homography(H, image_size),
+                    method=method, quality=quality, image_size=image_size, notes=notes)
+
+
+def _check_quad(corners: np.ndarray, image_size: tuple[int, int]) -> None:
+    w, h = image_size
+    pts = corners.astype(np.float32).reshape(-1, 1, 2)
+    if not cv2.isContourConvex(pts):
+        raise BoardNotFound("the four board corners do not form a convex quadrilateral")
+    area = cv2.contourArea(pts)
+    if area < 0.04 * w * h:
+        raise BoardNotFound("the board is too small in the frame to read (move the camera closer)")
+
+
+def order_corners(pts: np.ndarray) -> np.ndarray:
+    """Four points → clockwise on screen, starting with the one nearest the top-left."""
+    pts = np.asarray(pts, dtype=np.float64).reshape(4, 2)
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise on screen (y down)
+    start = int(np.argmin(pts[:, 0] + pts[:, 1]))
+    return np.roll(pts, -start, axis=0)
+
+
+# ---------------------------------------------------------------- markers
+
+
+def _aruco_detector() -> cv2.aruco.ArucoDetector:
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    params = cv2.aruco.DetectorParameters()
+    return cv2.aruco.ArucoDetector(d, params)
+
+
+def marker_grid_positions() -> dict[int, tuple[float, float]]:
+    """Grid position of each marker's centre (ids 0..3 at NW, NE, SE, SW of the sheet)."""
+    try:  # the marker sheet is the one authority on where it puts its markers
+        from . import markers as _markers
+
+        layout = getattr(_markers, "grid_positions", None)
+        if callable(layout):
+            return {int(k): (float(v[0]), float(v[1])) for k, v in layout().items()}
+    except ImportError:
+        pass
+    o = MARKER_OFFSET
+    return {0: (-o, -o), 1: (GRID + o, -o), 2: (GRID + o, GRID + o), 3: (-o, GRID + o)}
+
+
+def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | None:
+    """The board from its four ArUco markers, or ``None`` if not all four are seen."""
+    corners, ids, _ = _aruco_detector().detectMarkers(gray)
+    if ids is None:
+        return None
+    layout = marker_grid_positions()
+    found: dict[int, np.ndarray] = {}
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        if int(i) in layout:
+            found[int(i)] = c.reshape(4, 2).mean(axis=0)
+    if len(found) < 4:
+        return None
+    src = np.array([layout[i] for i in sorted(found)], dtype=np.float32)
+    dst = np.array([found[i] for i in sorted(found)], dtype=np.float32)
+    H = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    grid = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], dtype=np.float64)
+    h = grid @ H[:, :2].T + H[:, 2]
+    pts = h[:, :2] / h[:, 2:3]
+    return from_corners(pts, image_size, method="markers", quality=1.0)
+
+
+# ---------------------------------------------------------------- the board's own outline
+
+
+def surface_mask(image: np.ndarray) -> np.ndarray:
+    """Pixels that look like the playing surface: bright for the frame and nearly colourless.
+
+    Brightness is judged against the frame's own bright pixels, so dim rooms and colour casts
+    (a warm lamp turns the white cells beige) do not matter much."""
+    b, g, r = cv2.split(image)
+    mx = cv2.max(cv2.max(b, g), r)
+    mn = cv2.min(cv2.min(b, g), r)
+    bright = float(np.percentile(mx, 97))
+    if bright < 25:
+        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+    # Colour cast: the whitest pixels tell its hue; undo it before judging saturation.
+    sel = mx >= np.percentile(mx, 90)
+    mean = np.array([b[sel].mean(), g[sel].mean(), r[sel].mean()]) + 1.0
+    gain = mean.max() / mean
+    bal = cv2.merge([cv2.convertScaleAbs(c, alpha=float(k)) for c, k in zip((b, g, r), gain,
+                                                                             strict=True)])
+    mx = bal.max(axis=2).astype(np.int16)
+    mn = bal.min(axis=2).astype(np.int16)
+    sat = mx - mn
+    return ((mx > 0.55 * bright) & (sat < 0.28 * mx + 12)).astype(np.uint8) * 255
+
+
+def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray | None:
+    """Refit one side ``a→b`` of a rough quadrilateral as a line through the outline points
+    within ``tol`` of it, ignoring its ends (the corners are often hidden)."""
+    d = b - a
+    L = np.linalg.norm(d)
+    if L < 1:
+        return None
+    n = np.array([-d[1], d[0]]) / L
+    t = (pts - a) @ d / L ** 2
+    dist = np.abs((pts - a) @ n)
+    sel = (t > 0.08) & (t < 0.92) & (dist < tol)
+    if sel.sum() < 10:
+        return None
+    line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return line  # vx, vy, x0, y0
+
+
+def _intersect(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
+    d1, p1 = l1[:2], l1[2:]
+    d2, p2 = l2[:2], l2[2:]
+    A = np.array([d1, -d2]).T
+    s = np.linalg.solve(A, p2 - p1)
+    return p1 + s[0] * d1
+
+
+def locate_outline(image: np.ndarray) -> Location:
+    """The board from its own outline (see the module docstring)."""
+    h0, w0 = image.shape[:2]
+    scale = 480.0 / max(h0, w0)
+    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else image
+    if scale >= 1:
+        scale = 1.0
+    mask = surface_mask(small)
+    k = max(3, int(round(min(small.shape[:2]) / 60)) | 1)
+    ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    # Close over walls, grid lines, targets and small pieces; open away thin table texture.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, ker, iterations=2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, ker)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if n <= 1:
+        raise BoardNotFound("no board in view")
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    area = stats[best, cv2.CC_STAT_AREA]
+    H_, W_ = mask.shape
+    if area < 0.05 * W_ * H_:
+        raise BoardNotFound("no board in view (nothing large and board-coloured)")
+    x, y, bw, bh = stats[best, :4]
+    blob = (labels == best).astype(np.uint8) * 255
+    cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cnt = max(cnts, key=cv2.contourArea)
+    hull = cv2.convexHull(cnt)
+    peri = cv2.arcLength(hull, True)
+    quad = None
+    for eps in np.linspace(0.01, 0.12, 23):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float64)
+            break
+    if quad is None:
+        raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of "
+                            "frame or covered?)")
+    quad = order_corners(quad)
+    fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
+    pts = cnt.reshape(-1, 2).astype(np.float64)
+    tol = 0.03 * peri / 4 + 2
+    lines = [_fit_side(pts, quad[i], quad[(i + 1) % 4], tol) for i in range(4)]
+    if all(ln is not None for ln in lines):
+        refined = np.array([_intersect(lines[i - 1], lines[i]) for i in range(4)])
+        if np.abs(refined - quad).max() < 0.1 * np.sqrt(area):
+            quad = refined
+    # Touching the frame edge means part of the board may be cut off.
+    margin = 2
+    touches = (x <= margin) + (y <= margin) + (x + bw >= W_ - margin) + (y + bh >= H_ - margin)
+    corners = quad / scale
+    corners += 0.5 / scale - 0.5  # pixel centres of the small image → of the full image
+    notes: list[str] = []
+    inside = ((corners[:, 0] >= -2) & (corners[:, 0] <= w0 + 1) & (corners[:, 1] >= -2)
+              & (corners[:, 1] <= h0 + 1))
+    if touches >= 1 and not inside.all():
+        raise BoardNotFound("part of the board is out of the frame")
+    if touches:
+        notes.append("the board touches the edge of the frame")
+    _check_quad(corners, (w0, h0))
+    quality = float(np.clip(fill, 0, 1))
+    if quality < 0.8:
+        raise BoardNotFound("the board is not clearly in view (its outline is broken; "
+                            "covered, or out of frame?)")
+    return from_corners(corners, (w0, h0), method="outline", quality=quality, notes=tuple(notes))
+
+
+def refine_lattice(image_gray: np.ndarray, loc: Location, px: int = 12) -> Location:
+    """Nudge the corners so the grid lines of the rectified board fall on the printed ones.
+
+    The outline can be off by a fraction of a cell where its edge is soft; the lattice of thin
+    dark lines between cells is everywhere, so it pins the fit down. Each side of the board is
+    moved along its normal by the shift that best aligns the line profile near that side."""
+    n = GRID * px
+    warped = loc.warp(image_gray, px)
+    g = warped.astype(np.float32)
+    # Dark thin lines: the local minimum against a small neighbourhood.
+    blur = cv2.blur(g, (px // 2 * 2 + 1, px // 2 * 2 + 1))
+    line = np.clip(blur - g, 0, None)
+    col = line.mean(axis=0)
+    row = line.mean(axis=1)
+    shifts = np.arange(-px // 2, px // 2 + 1)
+
+    def best_shift(profile: np.ndarray, lo: bool) -> float:
+        # grid lines expected at multiples of px; fit near the chosen end (first/last 5 lines)
+        idx = np.arange(0, 6) if lo else np.arange(GRID - 5, GRID + 1)
+        scores = []
+        for s in shifts:
+            pos = idx * px + s
+            pos = pos[(pos >= 0) & (pos < n)]
+            scores.append(profile[pos].sum() if len(pos) else -1)
+        return float(shifts[int(np.argmax(scores))]) / px
+
+    du0, du1 = best_shift(col, True), best_shift(col, False)
+    dv0, dv1 = best_shift(row, True), best_shift(row, False)
+    if max(abs(du0), abs(du1), abs(dv0), abs(dv1)) == 0:
+        return loc
+    grid = np.array([[du0, dv0], [GRID + du1, dv0], [GRID + du1, GRID + dv1], [du0, GRID + dv1]])
+    corners = loc.to_image(grid)
+    return from_corners(corners, loc.image_size, method=loc.method, quality=loc.quality,
+                        notes=loc.notes)
+
+
+def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
+           use_markers: bool = True, refine: bool = True) -> Location:
+    """Find the board in a BGR frame; raises :class:`BoardNotFound` with the reason."""
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+        raise VisionError("not a colour image")
+    h, w = image.shape[:2]
+    if corners is not None:
+        c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+        c = order_corners(c)
+        _check_quad(c, (w, h))
+        return from_corners(c, (w, h), method="manual")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if float(gray.max()) < 25:
+        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+    if use_markers:
+        loc = locate_markers(gray, (w, h))
+        if loc is not None:
+            _check_quad(loc.corners, (w, h))
+            return loc
+    loc = locate_outline(image)
+    if refine:
+        loc = refine_lattice(gray, loc)
+    return loc

@@ -1,0 +1,211 @@
+"""Robots: which cell each robot stands on.
+
+A robot is a tall piece. Seen at an angle its top leans away from the camera over the cells
+behind it, so the colour blob's centre is the wrong cell. Instead every candidate cell is
+*tested with a model of a robot standing there*: the camera recovered from the board
+(:class:`~companion.vision.locate.Camera`) projects points up the robot's axis from that cell's
+centre, and points on the floor just in front of its base (between it and the camera). The robot
+is on the cell where its colour covers the body points while the floor in front is clear:
+
+* the cell behind the true one sees the robot's colour over its body points too (hidden by the
+  robot), but its floor in front is the robot's base — penalised;
+* the cell in front sees the floor, not the robot, over its lower body points;
+* a target square of the robot's colour is flat: it colours a cell's lowest points only.
+
+Colours are soft memberships from the table's :class:`~companion.vision.colours.Profile`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .colours import Profile, balanced_lab, white_of
+from .locate import GRID, Location
+
+# A robot in cell units: about 1.4 cells tall, its base about 0.75 of a cell across.
+ROBOT_HEIGHT = 1.4
+ROBOT_RADIUS = 0.36
+WORK_SIZE = 640  # frames are read at most this many pixels across
+PRESENT = 0.45  # a robot is reported only above this score
+
+
+@dataclass(frozen=True)
+class RobotHit:
+    """A robot found on grid cell ``(col, row)`` (row 0 at grid ``v = 0``)."""
+
+    colour: str
+    col: int
+    row: int
+    score: float
+    margin: float  # score minus the best score on a cell not next to this one
+
+
+@dataclass
+class Frame:
+    """One frame prepared for reading: smoothed, shrunk, and the board's white measured."""
+
+    image: np.ndarray  # working-size BGR, float32, lightly smoothed
+    scale: float  # working pixels per input pixel
+    white: np.ndarray  # BGR of the surface
+    lab: np.ndarray | None = None  # balanced Lab of ``image`` (computed on demand)
+
+    def lab_at(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Balanced Lab at ``(..., 2)`` input-pixel points, and which points are in the frame."""
+        h, w = self.image.shape[:2]
+        p = np.asarray(xy) * self.scale
+        x = np.rint(p[..., 0]).astype(np.int64)
+        y = np.rint(p[..., 1]).astype(np.int64)
+        ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+        x = np.clip(x, 0, w - 1)
+        y = np.clip(y, 0, h - 1)
+        bgr = self.image[y, x]
+        return balanced_lab(bgr, self.white), ok
+
+
+def prepare(image: np.ndarray, loc: Location) -> Frame:
+    """Shrink and smooth a frame once for every reader that samples it."""
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_SIZE / max(h, w))
+    small = image if scale == 1.0 else cv2.resize(
+        image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    small = cv2.blur(small, (3, 3)).astype(np.float32)
+    white = white_of(loc.warp(image, 6))
+    return Frame(image=small, scale=scale, white=white)
+
+
+def _cell_centres() -> np.ndarray:
+    rows, cols = np.mgrid[0:GRID, 0:GRID]
+    return np.stack([cols.ravel() + 0.5, rows.ravel() + 0.5], axis=1)  # (256, 2) as (u, v)
+
+
+_CENTRES = _cell_centres()
+_BLOCK = {(7, 7), (8, 7), (7, 8), (8, 8)}  # the centre piece, whichever way the board lies
+_BODY_Z = np.array([0.12, 0.3, 0.5, 0.7, 0.9, 1.1]) * (ROBOT_HEIGHT / 1.4)
+_BODY_LAT = (-0.18, 0.0, 0.18)
+_FRONT_LAT = (-0.22, 0.0, 0.22)
+_FRONT_DIST = 0.7
+
+
+def _directions(loc: Location, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors on the board, per cell: away from the camera's foot, and across it."""
+    foot = loc.camera.centre[:2]
+    d = centres - foot
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    # Right under the camera there is no "away": any direction will do, parallax is nil.
+    d = np.where(n > 1e-6, d / np.maximum(n, 1e-6), np.array([0.0, 1.0]))
+    perp = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    return d, perp
+
+
+def sample_points(loc: Location, centres: np.ndarray = _CENTRES) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel positions of the body points ``(N, B, 2)`` and floor points ``(N, F, 2)``."""
+    away, perp = _directions(loc, centres)
+    body = []
+    for z in _BODY_Z:
+        for lat in _BODY_LAT:
+            if lat and z > 0.8:
+                continue  # the piece narrows towards its top
+            g = centres + lat * perp
+            body.append(np.column_stack([g, np.full(len(g), z)]))
+    front = []
+    for lat in _FRONT_LAT:
+        g = centres - _FRONT_DIST * away + lat * perp
+        front.append(np.column_stack([g, np.zeros(len(g))]))
+    B = np.stack(body, axis=1)
+    F = np.stack(front, axis=1)
+    return loc.camera.project(B), loc.camera.project(F)
+
+
+def _on_board(loc: Location, xy: np.ndarray, margin: float = 0.25) -> np.ndarray:
+    g = loc.to_grid(xy)
+    return ((g[..., 0] > -margin) & (g[..., 0] < GRID + margin)
+            & (g[..., 1] > -margin) & (g[..., 1] < GRID + margin))
+
+
+def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
+    """Per robot colour, a ``(16, 16)`` score array (row, col) of "a robot stands here"."""
+    bxy, fxy = sample_points(loc)
+    blab, bok = frame.lab_at(bxy)
+    flab, fok = frame.lab_at(fxy)
+    bok &= _on_board(loc, bxy)
+    fok &= _on_board(loc, fxy, margin=0.0)
+    bm = profile.membership(blab)
+    fm = profile.membership(flab)
+    out = {}
+    for colour in profile.robots:
+        b = np.where(bok, bm[colour], 0.0)
+        nb = bok.sum(axis=1)
+        body = b.sum(axis=1) / np.maximum(nb, 1)
+        f = np.where(fok, fm[colour], 0.0)
+        nf = fok.sum(axis=1)
+        front = f.sum(axis=1) / np.maximum(nf, 1)
+        s = body - front
+        s[nb < 4] = 0.0
+        s = s.reshape(GRID, GRID)
+        for c, r in _BLOCK:
+            s[r, c] = -1.0
+        out[colour] = s
+    return out
+
+
+def find_robots(frame: Frame, loc: Location, profile: Profile) -> dict[str, RobotHit]:
+    """The best cell of every robot colour the profile lists, when its score is convincing.
+
+    Two robots never share a cell: if two colours pick the same one, the weaker takes its
+    next best cell."""
+    scores = score_cells(frame, loc, profile)
+    hits: dict[str, RobotHit] = {}
+    taken: dict[tuple[int, int], str] = {}
+    order = sorted(scores, key=lambda c: -float(scores[c].max()))
+    for colour in order:
+        s = scores[colour].copy()
+        for (c, r) in taken:
+            s[r, c] = -1.0
+        idx = int(np.argmax(s))
+        r, c = divmod(idx, GRID)
+        best = float(s[r, c])
+        if best < PRESENT:
+            continue
+        far = s.copy()
+        far[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = -1.0
+        hits[colour] = RobotHit(colour, c, r, best, best - float(far.max()))
+        taken[(c, r)] = colour
+    return hits
+
+
+def silhouette_cells(loc: Location, col: int, row: int) -> set[tuple[int, int]]:
+    """Grid cells whose floor a robot on ``(col, row)`` may hide from the camera."""
+    centre = np.array([[col + 0.5, row + 0.5]])
+    away, perp = _directions(loc, centre)
+    pts = []
+    for z in np.linspace(0, ROBOT_HEIGHT, 6):
+        for lat in (-ROBOT_RADIUS, 0.0, ROBOT_RADIUS):
+            for ax in (-ROBOT_RADIUS, 0.0, ROBOT_RADIUS):
+                g = centre[0] + lat * perp[0] + ax * away[0]
+                pts.append([g[0], g[1], z])
+    xy = loc.camera.project(np.array(pts))
+    g = loc.to_grid(xy)
+    cells = set()
+    for u, v in g:
+        if 0 <= u < GRID and 0 <= v < GRID:
+            cells.add((int(u), int(v)))
+    return cells
+
+
+def body_pixels(image: np.ndarray, loc: Location, cell: str) -> np.ndarray:
+    """BGR colours over the projected body of a robot on ``cell`` (oriented ``loc``)."""
+    from ..board import parse_cell
+
+    idx = parse_cell(cell)
+    rank, file = divmod(idx, GRID)
+    centre = np.array([[file + 0.5, GRID - 1 - rank + 0.5]])
+    bxy, _ = sample_points(loc, centre)
+    h, w = image.shape[:2]
+    xy = np.rint(bxy.reshape(-1, 2)).astype(int)
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    xy = xy[ok]
+    blurred = cv2.blur(image, (3, 3))
+    return blurred[xy[:, 1], xy[:, 0]].astype(np.float32)
