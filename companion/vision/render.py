@@ -1,0 +1,1085 @@
+"""The renderer: a position as a camera above the table would see it, with the truth beside it.
+
+Vision is tested, benchmarked and demonstrated on rendered frames, so the renderer must look
+like the real printed tiles under a real room's light, and must say exactly what it drew.
+
+>>> from companion.rules import Position
+>>> pos = Position.from_dict({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+...     "robots": {"red": "o14", "blue": "n5"}, "target": {"color": "blue", "shape": "triangle"}})
+>>> shot = render(pos, seed=3, tilt=20, rotation=35, noise=4)
+>>> shot.image.shape
+(960, 1280, 3)
+
+Coordinates
+-----------
+* **Board plane** ``(u, v)``, in cells: ``u`` from the west edge of the 16×16 grid eastwards,
+  ``v`` from the north edge southwards (so a top-down picture of the board with north up has
+  ``u`` to the right and ``v`` downwards). Cell ``a1`` spans ``u ∈ [0, 1], v ∈ [15, 16]``; its
+  centre is ``(0.5, 15.5)``. The printed dark border frame lies outside the grid, :data:`BORDER`
+  cells wide.
+* ``Rendered.homography`` maps board-plane ``(u, v, 1)`` to image pixels (pixel centres at
+  integer coordinates, OpenCV's convention).
+* ``Rendered.corners``: the outer corners of the 16×16 cell grid in the image, in the order
+  **north-west, north-east, south-east, south-west** (``(0,0), (16,0), (16,16), (0,16)`` in the
+  board plane) — the same order as a position's ``board.tiles``.
+* The world behind the camera model: ``x`` east, ``y`` north, ``z`` up, in cells, origin at the
+  board's centre. Robots stand on the board plane and rise to :data:`ROBOT_HEIGHT` cells, so
+  their tops are displaced by parallax; a reader must find a robot by its base.
+
+ArUco markers (``markers=True``) lie on the table just outside the board's corners, ids
+0 north-west, 1 north-east, 2 south-east, 3 south-west, as described in
+:mod:`companion.vision.markers` (the printable sheet). Their image corners are in
+``Rendered.markers``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..board import COLORS, SHAPES, VORTEX, Board, Cell
+from ..rules import Position
+
+# ---------------------------------------------------------------- the physical model
+
+BORDER = 0.42
+"""Width of the printed dark frame around the 16×16 grid, in cells."""
+ROBOT_HEIGHT = 1.45
+"""A robot's height in cells (a real robot is about 3.6 cm tall on 2.5 cm cells)."""
+ROBOT_RADIUS = 0.40
+"""A robot's base radius in cells."""
+CELL_MM = 25.0
+"""The real size of one cell, used to place the printed markers."""
+
+# Where each marker lies, in board-plane cells: marker k's paper square touches the board's
+# outer corner k with its inner corner. Numbers from companion.vision.markers (kept here so the
+# renderer does not import the sheet generator); see that module for the printed geometry.
+MARKER_IDS = {"north-west": 0, "north-east": 1, "south-east": 2, "south-west": 3}
+MARKER_PAPER_MM = 60.0
+MARKER_SIDE_MM = 40.0
+
+# Printed colours (BGR) of the four target colours, the robots and the print.
+INK = {
+    "red": (48, 42, 196),
+    "green": (62, 150, 46),
+    "blue": (176, 76, 36),
+    "yellow": (36, 192, 236),
+}
+ROBOT_COLORS = {
+    "red": (40, 36, 185),
+    "green": (44, 140, 36),
+    "blue": (150, 58, 24),
+    "yellow": (30, 168, 236),
+    "black": (38, 36, 36),
+    "silver": (190, 186, 182),
+    "transparent": (215, 220, 212),
+}
+CELL_BG = (206, 209, 204)
+CELL_INNER = (236, 234, 230)
+CELL_FRAME = (186, 180, 178)
+HATCH = (132, 178, 172)
+GRID_LINE = (128, 132, 128)
+WALL = (44, 42, 42)
+FRAME = (56, 58, 60)
+CENTRE_PIECE = (78, 74, 76)
+
+
+# ---------------------------------------------------------------- the scene
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything about a shot except the position: camera, light, table, hands.
+
+    The defaults are a clean, well-lit, top-down shot. :meth:`random` draws a varied one.
+    """
+
+    tilt: float = 0.0  # camera axis off vertical, degrees (0–30 for a mounted camera)
+    azimuth: float = 0.0  # which side the camera leans from, degrees (0 = from the south)
+    rotation: float = 0.0  # the board's rotation in the picture, degrees, any
+    fill: float = 0.82  # the board's extent relative to the picture's short side
+    offset: tuple[float, float] = (0.0, 0.0)  # the board centre's shift, fraction of the size
+    focal: float = 1.0  # focal length in picture widths (1.0 ≈ 53° horizontal field)
+    markers: bool = False  # ArUco markers at the corners
+    hands: int = 0  # hands and arms over the board (0, 1 or 2)
+    brightness: float = 1.0  # overall light; 0.35 is a dim room
+    gradient: float = 0.0  # light fall-off across the picture, 0–0.6
+    cast: tuple[float, float, float] = (1.0, 1.0, 1.0)  # colour cast, gains on B, G, R
+    glare: float = 0.0  # strength of a specular glare spot, 0–1
+    noise: float = 0.0  # sensor noise, standard deviation in grey levels
+    blur: float = 0.0  # optical blur, Gaussian sigma in pixels
+    jpeg: int | None = None  # JPEG quality, None for no compression
+    shadows: bool = True  # robots and hands cast shadows
+    jitter: float = 0.06  # how far robots stand off their cell centres, cells
+    table: str = "wood"  # wood | cloth | plain
+    chip: bool = True  # the target chip lies on the centre piece
+
+    @classmethod
+    def random(
+        cls, seed: int | np.random.Generator, *, hands: float = 0.2, markers: float = 0.5,
+        max_tilt: float = 30.0,
+    ) -> Scene:
+        """A varied shot: tilts up to ``max_tilt``, any rotation, the photometric variations,
+        markers with probability ``markers`` and hands with probability ``hands``."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        dim = rng.random() < 0.2
+        cast = tuple(float(x) for x in rng.normal(1.0, 0.07, 3).clip(0.8, 1.2))
+        return cls(
+            tilt=float(rng.uniform(0, max_tilt)),
+            azimuth=float(rng.uniform(0, 360)),
+            rotation=float(rng.uniform(0, 360)),
+            fill=float(rng.uniform(0.7, 0.92)),
+            offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.03, 0.03))),
+            focal=float(rng.uniform(0.8, 1.4)),
+            markers=bool(rng.random() < markers),
+            hands=int(rng.integers(1, 3)) if rng.random() < hands else 0,
+            brightness=float(rng.uniform(0.3, 0.5) if dim else rng.uniform(0.75, 1.1)),
+            gradient=float(rng.uniform(0, 0.5)),
+            cast=cast,  # type: ignore[arg-type]
+            glare=float(rng.uniform(0.3, 0.8)) if rng.random() < 0.3 else 0.0,
+            noise=float(rng.uniform(1, 6) * (1.6 if dim else 1.0)),
+            blur=float(rng.uniform(0, 1.4)),
+            jpeg=int(rng.integers(60, 95)) if rng.random() < 0.6 else None,
+            shadows=True,
+            jitter=float(rng.uniform(0.02, 0.1)),
+            table=str(rng.choice(["wood", "wood", "cloth", "plain"])),
+            chip=True,
+        )
+
+
+@dataclass
+class Rendered:
+    """A rendered frame and the truth about it."""
+
+    image: np.ndarray  # BGR uint8, H×W×3
+    corners: np.ndarray  # 4×2 float: the grid's NW, NE, SE, SW outer corners, in pixels
+    homography: np.ndarray  # 3×3: board plane (u, v) in cells → image pixels
+    robots: dict[str, Cell]  # where each robot stands
+    robot_pixels: dict[str, dict[str, tuple[float, float]]]  # {"base": (x, y), "top": (x, y)}
+    tiles: tuple[str, ...] | None  # NW, NE, SE, SW tile sides, when the board is made of tiles
+    chip: tuple[str, str] | None  # (colour, shape) of the chip on the centre piece; vortex:
+    #                               ("any", "vortex"); None when no chip lies there
+    occluded: bool  # a hand or arm covers part of the board
+    hidden_cells: frozenset[Cell]  # cells a hand or arm covers (a quarter or more)
+    occluder_mask: np.ndarray  # H×W uint8, 255 where a hand or arm is
+    markers: dict[int, np.ndarray]  # marker id → 4×2 image corners (marker's TL, TR, BR, BL)
+    board: Board
+    scene: Scene
+    camera_matrix: np.ndarray  # 3×3 intrinsics K
+    rvec: np.ndarray  # world → camera rotation (Rodrigues), world in cells, see module doc
+    tvec: np.ndarray
+    in_frame: bool  # all four grid corners lie inside the picture
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_image(self, uv: Any) -> np.ndarray:
+        """Board-plane points (N×2, cells) → image pixels (N×2)."""
+        pts = np.asarray(uv, dtype=np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+
+    def cell_centre(self, cell: Cell) -> tuple[float, float]:
+        """Where a cell's centre (on the board plane) appears in the image."""
+        x, y = self.to_image([cell_uv(self.board, cell)])[0]
+        return float(x), float(y)
+
+
+def cell_uv(board: Board, cell: Cell) -> tuple[float, float]:
+    """A cell's centre in board-plane coordinates ``(u, v)``."""
+    f, r = board.xy(cell)
+    return f + 0.5, board.height - 1 - r + 0.5
+
+
+# ---------------------------------------------------------------- the camera
+
+
+@dataclass(frozen=True)
+class _Camera:
+    K: np.ndarray
+    R: np.ndarray
+    t: np.ndarray
+    board_to_world: np.ndarray  # 3×3: (u, v, 1) → (x, y, 1) on the plane z = 0
+
+    def project(self, xyz: np.ndarray) -> np.ndarray:
+        """World points N×3 (cells) → pixels N×2."""
+        cam = xyz @ self.R.T + self.t
+        p = cam @ self.K.T
+        return p[:, :2] / p[:, 2:3]
+
+    def homography(self) -> np.ndarray:
+        Hw = self.K @ np.column_stack([self.R[:, 0], self.R[:, 1], self.t])
+        H = Hw @ self.board_to_world
+        return H / H[2, 2]
+
+    @property
+    def position(self) -> np.ndarray:
+        return -self.R.T @ self.t
+
+
+def _camera(scene: Scene, board: Board, size: tuple[int, int]) -> _Camera:
+    W, H = size
+    bw, bh = board.width, board.height
+    to_world = np.array([[1.0, 0, -bw / 2], [0, -1.0, bh / 2], [0, 0, 1]])
+    tilt, az, roll = (math.radians(a) for a in (scene.tilt, scene.azimuth, scene.rotation))
+    # The camera stands on the azimuth side (0 = south) and looks at the board's centre.
+    away = np.array([math.sin(tilt) * -math.sin(az), math.sin(tilt) * -math.cos(az),
+                     math.cos(tilt)])
+    fwd = -away
+    north = np.array([0.0, 1.0, 0.0])
+    down = -(north - fwd * (north @ fwd))
+    down /= np.linalg.norm(down)
+    right = np.cross(down, fwd)
+    c, s = math.cos(roll), math.sin(roll)
+    x_axis = c * right + s * down
+    y_axis = -s * right + c * down
+    R = np.stack([x_axis, y_axis, fwd])
+    f = scene.focal * W
+    K = np.array([[f, 0, (W - 1) / 2], [0, f, (H - 1) / 2], [0, 0, 1.0]])
+    # Choose the distance so the board (with its frame) spans `fill` of the short side.
+    span = max(bw, bh) + 2 * BORDER
+    dist = f * span / (scene.fill * min(W, H))
+    outline = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float)
+    outline[:, 0] *= bw / 2 + BORDER
+    outline[:, 1] *= bh / 2 + BORDER
+    for _ in range(3):
+        t = -R @ (away * dist)
+        cam = _Camera(K, R, t, to_world)
+        pts = cam.project(outline)
+        # extent along the picture's axes of a square board: use the largest side length
+        sides = np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)
+        extent = max(sides.max(), 1e-6)
+        dist *= extent / (scene.fill * min(W, H))
+    t = -R @ (away * dist)
+    K = K.copy()
+    K[0, 2] += scene.offset[0] * W
+    K[1, 2] += scene.offset[1] * H
+    return _Camera(K, R, t, to_world)
+
+
+# ---------------------------------------------------------------- drawing helpers
+
+_SHIFT = 4
+_ONE = 1 << _SHIFT
+
+
+def _fx(pts: Any) -> np.ndarray:
+    """Float pixel coordinates → OpenCV fixed point (sub-pixel drawing with ``shift``)."""
+    return np.round(np.asarray(pts, dtype=np.float64) * _ONE).astype(np.int32)
+
+
+def _poly(img: np.ndarray, pts: Any, color: Any) -> None:
+    cv2.fillPoly(img, [_fx(pts).reshape(-1, 1, 2)], color, cv2.LINE_AA, _SHIFT)
+
+
+def _circle(img: np.ndarray, c: Any, r: float, color: Any, thickness: int = -1) -> None:
+    cx, cy = _fx(c)
+    cv2.circle(img, (int(cx), int(cy)), int(round(r * _ONE)), color, thickness, cv2.LINE_AA,
+               _SHIFT)
+
+
+def _line(img: np.ndarray, a: Any, b: Any, color: Any, thickness: int) -> None:
+    pa, pb = _fx(a), _fx(b)
+    cv2.line(img, (int(pa[0]), int(pa[1])), (int(pb[0]), int(pb[1])), color,
+             max(1, thickness), cv2.LINE_AA, _SHIFT)
+
+
+def _regular(c: tuple[float, float], r: float, n: int, phase: float) -> np.ndarray:
+    a = phase + np.arange(n) * 2 * math.pi / n
+    return np.column_stack([c[0] + r * np.cos(a), c[1] + r * np.sin(a)])
+
+
+def _paste_warped(dst: np.ndarray, src: np.ndarray, M: np.ndarray,
+                  mask: np.ndarray | None = None) -> None:
+    """Warp ``src`` by ``M`` into ``dst`` in place, touching only the destination's bounding
+    box (a full-frame warp per piece would cost the frame budget)."""
+    h, w = src.shape[:2]
+    quad = cv2.perspectiveTransform(
+        np.array([[[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]], np.float64), M)[0]
+    H, W = dst.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    T = np.array([[1.0, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ M
+    roi = dst[y0:y1, x0:x1]
+    if mask is None:
+        mask = np.full((h, w), 255, np.uint8)
+    a = cv2.warpPerspective(mask, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    warped = cv2.warpPerspective(src, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    full = a == 255
+    roi[full] = warped[full]
+    edge = (a > 0) & ~full
+    if edge.any():
+        al = (a[edge].astype(np.float32) / 255.0)[:, None]
+        roi[edge] = (warped[edge] * al + roi[edge] * (1 - al)).astype(np.uint8)
+
+
+# ---------------------------------------------------------------- symbols
+
+
+def _shade(color: tuple[int, int, int], k: float) -> tuple[int, int, int]:
+    return tuple(int(np.clip(c * k, 0, 255)) for c in color)  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=64)
+def _symbol(color: str, shape: str, px: int) -> tuple[np.ndarray, np.ndarray]:
+    """A printed target symbol on its white square, ``px`` pixels wide, and its mask.
+
+    Drawn four times larger then reduced, which anti-aliases the small print."""
+    s = px * 4
+    img = np.full((s, s, 3), 244, np.uint8)
+    c = (s / 2, s / 2)
+    outline = (40, 40, 40)
+    if shape == VORTEX:
+        img[:] = (40, 34, 36)
+        yy, xx = np.mgrid[0:s, 0:s].astype(np.float32) - s / 2
+        rad = np.sqrt(xx * xx + yy * yy) / (s / 2)
+        ang = np.arctan2(yy, xx)
+        arm = ((ang + rad * 7.0) % (2 * math.pi)) / (2 * math.pi)
+        palette = np.array([INK["red"], INK["yellow"], INK["green"], INK["blue"]], np.float32)
+        col = palette[(arm * 4).astype(int) % 4]
+        fade = np.clip(1.25 - rad, 0, 1)[..., None]
+        img[:] = (col * fade + np.float32(34) * (1 - fade)).astype(np.uint8)
+        _circle(img, c, s * 0.07, (235, 235, 235))
+    else:
+        ink = INK[color]
+        r = s * 0.40
+        if shape == "circle":
+            _circle(img, c, r, outline)
+            _circle(img, c, r * 0.9, ink)
+            # the moon's pale crescent
+            moon = np.zeros((s, s), np.uint8)
+            _circle(moon, (c[0] + r * 0.28, c[1] + r * 0.28), r * 0.78, 255)
+            disc = np.zeros((s, s), np.uint8)
+            _circle(disc, c, r * 0.9, 255)
+            cover = np.zeros((s, s), np.uint8)
+            _circle(cover, (c[0] - r * 0.1, c[1] - r * 0.1), r * 0.82, 255)
+            crescent = (moon > 127) & (disc > 127) & ~(cover > 127)
+            img[crescent] = (236, 236, 236)
+        elif shape == "triangle":
+            tri = np.array([[c[0] - r * 1.05, c[1] - r * 0.7], [c[0] + r * 1.05, c[1] - r * 0.7],
+                            [c[0], c[1] + r * 1.05]])
+            _poly(img, tri, outline)
+            inner = c + (tri - c) * 0.84
+            _poly(img, inner, ink)
+            _poly(img, _regular((c[0], c[1] - r * 0.1), r * 0.38, 12, 0), (240, 240, 240))
+            _circle(img, (c[0], c[1] - r * 0.1), r * 0.22, _shade(ink, 0.8))
+        elif shape == "square":
+            sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) * r * 0.88 + c
+            _poly(img, sq, outline)
+            _poly(img, c + (sq - c) * 0.86, ink)
+            _circle(img, c, r * 0.42, (225, 225, 228))
+            cv2.ellipse(img, (int(c[0] * _ONE), int(c[1] * _ONE)),
+                        (int(r * 0.78 * _ONE), int(r * 0.2 * _ONE)), -25, 0, 360,
+                        (230, 230, 230), max(2, s // 40), cv2.LINE_AA, _SHIFT)
+        elif shape == "hexagon":
+            hexa = _regular(c, r, 6, math.pi / 2)
+            _poly(img, hexa, outline)
+            _poly(img, c + (hexa - c) * 0.87, ink)
+            star = []
+            for k in range(8):
+                a = -math.pi / 2 + k * math.pi / 4
+                rr = r * (0.78 if k % 2 == 0 else 0.16)
+                star.append((c[0] + rr * math.cos(a), c[1] + rr * math.sin(a)))
+            _poly(img, np.array(star), (240, 240, 240))
+        else:  # pragma: no cover - shapes come from the board
+            raise ValueError(f"unknown target shape {shape!r}")
+    small = cv2.resize(img, (px, px), interpolation=cv2.INTER_AREA)
+    mask = np.full((px, px), 255, np.uint8)
+    return small, mask
+
+
+def _put(dst: np.ndarray, patch: np.ndarray, cx: float, cy: float) -> None:
+    h, w = patch.shape[:2]
+    x0, y0 = int(round(cx - w / 2)), int(round(cy - h / 2))
+    dst[y0:y0 + h, x0:x0 + w] = patch
+
+
+# ---------------------------------------------------------------- the flat board texture
+
+PX = 56  # texture pixels per cell
+
+
+def _speckle(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, base: tuple) -> None:
+    """The printed stone texture of walls and frame: dark with lighter flecks."""
+    idx = np.nonzero(mask)
+    n = len(idx[0])
+    if n == 0:
+        return
+    tone = rng.normal(0, 1, n).astype(np.float32)
+    fleck = rng.random(n) < 0.12
+    vals = np.array(base, np.float32)[None, :] * (1 + 0.18 * tone[:, None])
+    vals[fleck] = np.array((150, 150, 148), np.float32) * (0.8 + 0.4 * rng.random((
+        int(fleck.sum()), 1)).astype(np.float32))
+    img[idx] = np.clip(vals, 0, 255).astype(np.uint8)
+
+
+@lru_cache(maxsize=24)
+def board_texture(board: Board) -> np.ndarray:
+    """The board seen from straight above with north up, :data:`PX` pixels per cell, its
+    frame included: pixel ``((u + BORDER) * PX - 0.5, (v + BORDER) * PX - 0.5)`` is board-plane
+    point ``(u, v)``. Cached: a board's print never changes."""
+    P = PX
+    bw, bh = board.width, board.height
+    off = BORDER * P
+    Wt, Ht = int(round((bw + 2 * BORDER) * P)), int(round((bh + 2 * BORDER) * P))
+    img = np.empty((Ht, Wt, 3), np.uint8)
+    img[:] = FRAME
+    rng = np.random.default_rng(hash(board) & 0xFFFFFFFF)
+
+    def uv(u: float, v: float) -> tuple[float, float]:
+        return (u + BORDER) * P - 0.5, (v + BORDER) * P - 0.5
+
+    # one cell's print, cached per hatch direction
+    def cell_patch(slash: bool) -> np.ndarray:
+        cp = np.empty((P, P, 3), np.uint8)
+        cp[:] = CELL_BG
+        q0, q1 = P * 0.24, P * 0.76
+        cv2.rectangle(cp, (int(q0 * _ONE), int(q0 * _ONE)), (int(q1 * _ONE), int(q1 * _ONE)),
+                      CELL_FRAME, -1, cv2.LINE_AA, _SHIFT)
+        q0, q1 = P * 0.29, P * 0.71
+        cv2.rectangle(cp, (int(q0 * _ONE), int(q0 * _ONE)), (int(q1 * _ONE), int(q1 * _ONE)),
+                      CELL_INNER, -1, cv2.LINE_AA, _SHIFT)
+        hatch = np.zeros((P, P), np.uint8)
+        for k in (-1, 0, 1):
+            d = k * P * 0.11
+            if slash:
+                a, b = (P * 0.36 + d, P * 0.64 + d), (P * 0.64 + d, P * 0.36 + d)
+            else:
+                a, b = (P * 0.36 + d, P * 0.36 - d), (P * 0.64 + d, P * 0.64 - d)
+            _line(hatch, a, b, 255, max(2, P // 14))
+        inside = np.zeros((P, P), np.uint8)
+        inside[int(P * 0.31):int(P * 0.69) + 1, int(P * 0.31):int(P * 0.69) + 1] = 255
+        hatch = cv2.bitwise_and(hatch, inside)
+        al = (hatch.astype(np.float32) / 255)[..., None]
+        cp[:] = (cp * (1 - al) + np.array(HATCH, np.float32) * al).astype(np.uint8)
+        # the small rivet dots along the cell's edge
+        for k in range(1, 6):
+            for (x, y) in ((k * P / 6, P * 0.1), (k * P / 6, P * 0.9), (P * 0.1, k * P / 6),
+                           (P * 0.9, k * P / 6)):
+                _circle(cp, (x, y), P * 0.018, (170, 170, 168))
+        return cp
+
+    patches = {True: cell_patch(True), False: cell_patch(False)}
+    plain = np.empty((P, P, 3), np.uint8)
+    plain[:] = CELL_BG
+    half_w, half_h = bw // 2, bh // 2
+    for cell in board.cells():
+        f, r = board.xy(cell)
+        v = bh - 1 - r
+        x0, y0 = int(round(off + f * P)), int(round(off + v * P))
+        if cell in board.blocked:
+            continue
+        if board.tiles is not None:
+            # a tile is printed once and turned into its quadrant: the hatch turns with it
+            quadrant = (0 if f < half_w else 1) if v < half_h else (3 if f < half_w else 2)
+            slash = quadrant % 2 == 0
+        else:
+            slash = True
+        t = board.target_at(cell)
+        if t is not None:
+            img[y0:y0 + P, x0:x0 + P] = plain
+            sym, _ = _symbol(t.color, t.shape, int(P * 0.62))
+            _put(img, sym, x0 + P / 2, y0 + P / 2)
+        else:
+            img[y0:y0 + P, x0:x0 + P] = patches[slash]
+        # slight print variation per tile
+    # grid lines
+    for k in range(bw + 1):
+        x = off + k * P - 0.5
+        _line(img, (x, off), (x, off + bh * P), GRID_LINE, 2)
+    for k in range(bh + 1):
+        y = off + k * P - 0.5
+        _line(img, (off, y), (off + bw * P, y), GRID_LINE, 2)
+    if board.tiles is not None:  # the seams between the four tiles
+        _line(img, uv(half_w, 0), uv(half_w, bh), (96, 98, 96), 3)
+        _line(img, uv(0, half_h), uv(bw, half_h), (96, 98, 96), 3)
+    # diagonal barriers
+    for dg in board.diagonals:
+        f, r = board.xy(dg.cell)
+        v = bh - 1 - r
+        if dg.orientation == "/":
+            a, b = uv(f + 0.06, v + 0.94), uv(f + 0.94, v + 0.06)
+        else:
+            a, b = uv(f + 0.06, v + 0.06), uv(f + 0.94, v + 0.94)
+        ink = INK[dg.color]
+        _line(img, a, b, _shade(ink, 0.55), int(P * 0.17))
+        _line(img, a, b, ink, int(P * 0.12))
+        _line(img, a, b, _shade(ink, 1.25), max(1, int(P * 0.03)))
+    # the centre piece: blocked cells, grey, raised
+    if board.blocked:
+        for cell in board.blocked:
+            f, r = board.xy(cell)
+            v = bh - 1 - r
+            p0, p1 = uv(f, v), uv(f + 1, v + 1)
+            cv2.rectangle(img, (int(p0[0]), int(p0[1])), (int(math.ceil(p1[0])),
+                                                        int(math.ceil(p1[1]))), CENTRE_PIECE, -1)
+    # walls (not the outer edge, which is the frame, nor around the centre piece)
+    wall_mask = np.zeros(img.shape[:2], np.uint8)
+    th = P * 0.17
+    for cell, d in board.walls:
+        if d.name not in ("UP", "RIGHT"):
+            # every inner wall is stored on both cells; draw each once from its UP/RIGHT side
+            nb = board.neighbour(cell, d)
+            if nb is not None:
+                continue
+        if board.is_edge(cell, d):
+            continue
+        nb = board.neighbour(cell, d)
+        if cell in board.blocked or nb in board.blocked:
+            continue
+        f, r = board.xy(cell)
+        v = bh - 1 - r
+        if d.name == "UP":
+            a, b = (f - th / P / 2, v - th / P / 2), (f + 1 + th / P / 2, v + th / P / 2)
+        else:
+            a, b = (f + 1 - th / P / 2, v - th / P / 2), (f + 1 + th / P / 2, v + 1 + th / P / 2)
+        pa, pb = uv(*a), uv(*b)
+        cv2.rectangle(wall_mask, (int(round(pa[0])), int(round(pa[1]))),
+                      (int(round(pb[0])), int(round(pb[1]))), 255, -1)
+    _speckle(img, wall_mask > 0, rng, WALL)
+    frame_mask = np.ones(img.shape[:2], bool)
+    frame_mask[int(off):int(off + bh * P), int(off):int(off + bw * P)] = False
+    _speckle(img, frame_mask, rng, FRAME)
+    if board.blocked:  # the centre piece's bevel
+        cells = list(board.blocked)
+        fs = [board.xy(c)[0] for c in cells]
+        vs = [bh - 1 - board.xy(c)[1] for c in cells]
+        p0, p1 = uv(min(fs), min(vs)), uv(max(fs) + 1, max(vs) + 1)
+        cv2.rectangle(img, (int(p0[0]), int(p0[1])), (int(p1[0]), int(p1[1])), (52, 50, 52),
+                      max(2, P // 12))
+        cv2.line(img, (int(p0[0]) + 3, int(p0[1]) + 3), (int(p1[0]) - 3, int(p0[1]) + 3),
+                 (110, 106, 108), 2)
+    img.flags.writeable = False
+    return img
+
+
+def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: float) -> None:
+    """The revealed target chip: the target's symbol on a square, lying on the centre piece."""
+    cells = list(board.blocked)
+    if not cells:
+        return
+    P = PX
+    fs = [board.xy(c)[0] for c in cells]
+    vs = [board.height - 1 - board.xy(c)[1] for c in cells]
+    cu = (min(fs) + max(fs) + 1) / 2
+    cv = (min(vs) + max(vs) + 1) / 2
+    cx, cy = (cu + BORDER) * P - 0.5, (cv + BORDER) * P - 0.5
+    side = int(P * 1.15)
+    sym, _ = _symbol(chip[0], chip[1], side)
+    sq = np.full((side + 8, side + 8, 3), 60, np.uint8)
+    sq[4:-4, 4:-4] = sym
+    M = cv2.getRotationMatrix2D(((side + 7) / 2, (side + 7) / 2), angle, 1.0)
+    M[0, 2] += cx - (side + 7) / 2
+    M[1, 2] += cy - (side + 7) / 2
+    M3 = np.vstack([M, [0, 0, 1]])
+    mask = np.full(sq.shape[:2], 255, np.uint8)
+    mask[:4] = mask[-4:] = 0
+    mask[:, :4] = mask[:, -4:] = 0
+    mask = cv2.GaussianBlur(mask, (3, 3), 0)
+    _paste_warped(tex, sq, M3, mask)
+
+
+# ---------------------------------------------------------------- the table
+
+
+@lru_cache(maxsize=12)
+def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
+    rng = np.random.default_rng(1000 + variant)
+    w, h = max(W // 4, 8), max(H // 4, 8)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if kind == "wood":
+        base = np.array([(52, 104, 168), (40, 86, 150), (70, 128, 190), (34, 62, 110)][variant % 4],
+                        np.float32)
+        ang = rng.uniform(0, math.pi)
+        along = xx * math.cos(ang) + yy * math.sin(ang)
+        across = -xx * math.sin(ang) + yy * math.cos(ang)
+        plank = np.floor(across / (h / rng.uniform(3, 6)))
+        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (w, h)) * 6
+        grain = np.sin((across + warp) * rng.uniform(0.5, 1.1) + plank * 3.1)
+        streak = cv2.resize(rng.normal(0, 1, (h // 8 + 1, 4)).astype(np.float32), (w, h))
+        k = 1 + 0.08 * grain + 0.06 * streak + 0.05 * np.sin(plank * 1.7)
+        seams = (np.abs(((across / (h / 4.5)) % 1) - 0.5) > 0.49).astype(np.float32)
+        k = k * (1 - 0.35 * seams)
+        del along
+        img = base[None, None, :] * k[..., None]
+    elif kind == "cloth":
+        base = np.array([(70, 110, 60), (120, 70, 50), (60, 60, 120), (90, 90, 90)][variant % 4],
+                        np.float32)
+        tex = rng.normal(0, 1, (h, w)).astype(np.float32)
+        img = base[None, None, :] * (1 + 0.05 * tex[..., None])
+    else:
+        base = np.array([(200, 200, 196), (150, 160, 170), (90, 95, 100), (210, 215, 220)][
+            variant % 4], np.float32)
+        img = base[None, None, :] * (1 + 0.02 * rng.normal(0, 1, (h, w, 1)).astype(np.float32))
+    img = cv2.resize(np.clip(img, 0, 255).astype(np.uint8), (W, H), interpolation=cv2.INTER_LINEAR)
+    img.flags.writeable = False
+    return img
+
+
+# ---------------------------------------------------------------- markers
+
+
+@lru_cache(maxsize=8)
+def _marker_paper(marker_id: int, px: int) -> np.ndarray:
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    side = int(round(px * MARKER_SIDE_MM / MARKER_PAPER_MM))
+    m = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
+    paper = np.full((px, px), 246, np.uint8)
+    o = (px - side) // 2
+    paper[o:o + side, o:o + side] = np.where(m > 127, 246, 22)
+    out = cv2.cvtColor(paper, cv2.COLOR_GRAY2BGR)
+    out.flags.writeable = False
+    return out
+
+
+def marker_layout(board: Board) -> dict[int, np.ndarray]:
+    """Each marker's four corners (its own TL, TR, BR, BL as printed, upright with north up) in
+    board-plane cells: the marker's paper square lies diagonally outside the board's corner,
+    its inner corner touching the frame's outer corner."""
+    paper = MARKER_PAPER_MM / CELL_MM
+    side = MARKER_SIDE_MM / CELL_MM
+    q = (paper - side) / 2
+    bw, bh = board.width, board.height
+    b = BORDER
+    # paper squares' top-left corners in (u, v)
+    origin = {
+        0: (-b - paper, -b - paper),
+        1: (bw + b, -b - paper),
+        2: (bw + b, bh + b),
+        3: (-b - paper, bh + b),
+    }
+    out = {}
+    for k, (u0, v0) in origin.items():
+        u, v = u0 + q, v0 + q
+        out[k] = np.array([[u, v], [u + side, v], [u + side, v + side], [u, v + side]])
+    return out
+
+
+# ---------------------------------------------------------------- robots
+
+
+def _robot_profile() -> list[tuple[float, float]]:
+    """(height, radius) slices of a robot, bottom to top, in cells: a wide foot, a tapering
+    body, a neck and a round head, like the real pawns."""
+    out = []
+    for z in np.linspace(0, 0.95, 12):
+        if z < 0.12:
+            r = ROBOT_RADIUS
+        else:
+            r = ROBOT_RADIUS - (ROBOT_RADIUS - 0.25) * ((z - 0.12) / 0.83) ** 1.2
+        out.append((float(z), float(r)))
+    head_c, head_r = 1.17, 0.28
+    for z in np.linspace(0.97, ROBOT_HEIGHT - 0.015, 9):
+        r = math.sqrt(max(head_r ** 2 - (z - head_c) ** 2, 0.0)) if z > head_c else \
+            max(0.24, math.sqrt(max(head_r ** 2 - (z - head_c) ** 2, 0.0)))
+        out.append((float(z), float(max(r, 0.04))))
+    return out
+
+
+_PROFILE = _robot_profile()
+_RING = np.stack([np.cos(np.linspace(0, 2 * math.pi, 28, endpoint=False)),
+                  np.sin(np.linspace(0, 2 * math.pi, 28, endpoint=False))], axis=1)
+
+
+def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarray, name: str,
+                light: np.ndarray) -> None:
+    color = np.array(ROBOT_COLORS[name], np.float32)
+    metallic = name == "silver"
+    glassy = name == "transparent"
+    # A robot is drawn into its own window so a transparent one can be blended afterwards.
+    top = np.array([base[0], base[1], ROBOT_HEIGHT])
+    pts = cam.project(np.array([base + [ROBOT_RADIUS * sx, ROBOT_RADIUS * sy, 0] for sx in (-1, 1)
+                                for sy in (-1, 1)] + [top + [0.3 * sx, 0.3 * sy, 0] for sx in
+                                                       (-1, 1) for sy in (-1, 1)]))
+    H, W = img.shape[:2]
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 3
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 4
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    layer = img[y0:y1, x0:x1].copy()
+    lmask = np.zeros(layer.shape[:2], np.uint8)
+    lxy = light[:2] / (np.linalg.norm(light[:2]) + 1e-9)
+    shift = np.array([x0, y0], float)
+    for i, (z, r) in enumerate(_PROFILE):
+        ring = np.column_stack([base[0] + r * _RING[:, 0], base[1] + r * _RING[:, 1],
+                                np.full(len(_RING), z)])
+        poly = cam.project(ring) - shift
+        # side shading: the slice's slope gives its normal's z; the lit side is brighter
+        slope = 0.0 if i == 0 else (_PROFILE[i - 1][1] - r) / max(z - _PROFILE[i - 1][0], 1e-3)
+        nz = slope / math.sqrt(1 + slope * slope)
+        up_light = max(0.0, nz * light[2])
+        dark = 0.42 + 0.25 * up_light + 0.12 * (z / ROBOT_HEIGHT)
+        lit = dark + 0.45 * math.sqrt(max(0.0, 1 - nz * nz)) * math.hypot(light[0], light[1])
+        _poly(layer, poly, tuple(float(c) for c in np.clip(color * dark, 0, 255)))
+        # the lit crescent: the same ring pushed towards the light and trimmed
+        lring = np.column_stack([base[0] + lxy[0] * r * 0.35 + r * 0.75 * _RING[:, 0],
+                                 base[1] + lxy[1] * r * 0.35 + r * 0.75 * _RING[:, 1],
+                                 np.full(len(_RING), z)])
+        lit_col = np.clip(color * lit + (40 if metallic else 0), 0, 255)
+        _poly(layer, cam.project(lring) - shift, tuple(float(c) for c in lit_col))
+        _poly(lmask, poly, 255)
+    # the head's highlight
+    hl = np.array([base[0] + lxy[0] * 0.1, base[1] + lxy[1] * 0.1, 1.3])
+    hp = cam.project(hl[None])[0] - shift
+    px_per_cell = np.linalg.norm(cam.project(np.array([hl, hl + [0.1, 0, 0]]))[1] - hp - shift)
+    spec = 90 if metallic else (60 if glassy else 45)
+    blob = np.zeros(layer.shape[:2], np.float32)
+    _circle(blob, hp, max(1.5, px_per_cell * 0.9), 1.0)
+    blob = cv2.GaussianBlur(blob, (0, 0), max(1.0, px_per_cell * 0.5))
+    layer = np.clip(layer.astype(np.float32) + blob[..., None] * spec, 0, 255).astype(np.uint8)
+    m = lmask > 0
+    roi = img[y0:y1, x0:x1]
+    if glassy:
+        a = 0.45
+        roi[m] = (layer[m] * a + roi[m] * (1 - a)).astype(np.uint8)
+    else:
+        roi[m] = layer[m]
+    mask[y0:y1, x0:x1] |= lmask
+
+
+def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
+    d = -light[:2] / max(light[2], 0.2)
+    for z, r in _PROFILE[::2]:
+        ring = np.column_stack([base[0] + d[0] * z + r * _RING[:, 0],
+                                base[1] + d[1] * z + r * _RING[:, 1], np.zeros(len(_RING))])
+        _poly(shadow, cam.project(ring), 255)
+
+
+# ---------------------------------------------------------------- hands and arms
+
+_SKIN = [(150, 178, 226), (118, 150, 205), (88, 118, 168), (60, 84, 120), (170, 192, 232)]
+_SLEEVE = [(60, 40, 30), (40, 40, 160), (150, 150, 150), (30, 100, 40), (200, 200, 200),
+           (90, 60, 110)]
+
+
+def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray, rng: np.random.Generator,
+               corners: np.ndarray, light: np.ndarray) -> None:
+    """An arm reaching in from a picture edge, its hand over the board."""
+    H, W = img.shape[:2]
+    cell_px = float(np.linalg.norm(corners[1] - corners[0])) / 16
+    # a point over the board, inside the grid
+    a, b = rng.uniform(0.1, 0.9, 2)
+    top = corners[0] + (corners[1] - corners[0]) * a
+    bot = corners[3] + (corners[2] - corners[3]) * a
+    tip = top + (bot - top) * b
+    side = rng.integers(0, 4)
+    along = rng.uniform(0.15, 0.85)
+    start = [(along * W, -0.05 * H), (W * 1.05, along * H), (along * W, 1.05 * H),
+             (-0.05 * W, along * H)][side]
+    start = np.array(start, float)
+    vec = tip - start
+    length = float(np.linalg.norm(vec))
+    u = vec / length
+    n = np.array([-u[1], u[0]])
+    arm_w = cell_px * rng.uniform(2.0, 2.8)
+    skin = np.array(_SKIN[rng.integers(len(_SKIN))], np.float32)
+    wrist = tip - u * cell_px * rng.uniform(2.2, 3.0)
+    layer = np.zeros_like(img)
+    mask = np.zeros((H, W), np.uint8)
+    # the arm in three lengthwise strips, darker at the sides: a round limb
+    for k, (w_frac, shade) in enumerate(((1.0, 0.72), (0.7, 0.88), (0.35, 1.0))):
+        w0 = arm_w * w_frac / 2
+        w1 = arm_w * 0.72 * w_frac / 2
+        poly = np.array([start + n * w0, wrist + n * w1, wrist - n * w1, start - n * w0])
+        _poly(layer, poly, tuple(float(c) for c in skin * shade))
+        if k == 0:
+            _poly(mask, poly, 255)
+    # a sleeve over the part of the arm nearest the edge, sometimes
+    if rng.random() < 0.6:
+        cut = start + vec * rng.uniform(0.3, 0.6)
+        sl = np.array(_SLEEVE[rng.integers(len(_SLEEVE))], np.float32)
+        wc = arm_w * 0.6
+        poly = np.array([start + n * arm_w * 0.6, cut + n * wc, cut - n * wc,
+                         start - n * arm_w * 0.6])
+        _poly(layer, poly, tuple(float(c) for c in sl))
+        _poly(mask, poly, 255)
+    # the hand: a palm and fingers spread towards the tip
+    palm_c = wrist + u * cell_px * 1.0
+    palm = cv2.ellipse2Poly((int(palm_c[0]), int(palm_c[1])),
+                            (int(cell_px * 1.3), int(cell_px * 1.05)),
+                            int(math.degrees(math.atan2(u[1], u[0]))), 0, 360, 10)
+    cv2.fillPoly(layer, [palm], tuple(float(c) for c in skin * 0.92), cv2.LINE_AA)
+    cv2.fillPoly(mask, [palm], 255, cv2.LINE_AA)
+    spread = rng.uniform(0.15, 0.35)
+    for k in range(4):
+        ang = (k - 1.5) * spread
+        d = u * math.cos(ang) + n * math.sin(ang)
+        root = palm_c + n * (k - 1.5) * cell_px * 0.45 + u * cell_px * 0.6
+        end = root + d * cell_px * rng.uniform(1.2, 1.9)
+        th = max(2, int(cell_px * 0.42))
+        _line(layer, root, end, tuple(float(c) for c in skin * 0.85), th)
+        _line(mask, root, end, 255, th)
+    thumb_root = palm_c - n * cell_px * 0.9
+    thumb_end = thumb_root + (u * 0.6 - n * 0.8) * cell_px * 1.4
+    _line(layer, thumb_root, thumb_end, tuple(float(c) for c in skin * 0.85),
+          max(2, int(cell_px * 0.48)))
+    _line(mask, thumb_root, thumb_end, 255, max(2, int(cell_px * 0.48)))
+    m = mask > 0
+    img[m] = layer[m]
+    occl |= mask
+    # the shadow the hand throws on the board: it is held several cells above it
+    lift = rng.uniform(3.0, 8.0) * cell_px
+    d = -light[:2] / max(light[2], 0.2) * lift / 4
+    Mt = np.float32([[1, 0, d[0]], [0, 1, d[1]]])
+    shadow |= cv2.warpAffine(mask, Mt, (W, H))
+
+
+# ---------------------------------------------------------------- photometry
+
+
+@lru_cache(maxsize=2)
+def _noise_bank(W: int, H: int) -> np.ndarray:
+    """A fixed field of unit Gaussian noise, a little larger than the frame: each frame takes
+    a seeded crop of it, far cheaper than drawing fresh noise for every pixel."""
+    rng = np.random.default_rng(77)
+    bank = rng.standard_normal((H + 64, W + 64, 3), dtype=np.float32)
+    bank.flags.writeable = False
+    return bank
+
+
+def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
+                shadow: np.ndarray | None) -> np.ndarray:
+    H, W = img.shape[:2]
+    h, w = max(H // 8, 4), max(W // 8, 4)
+    gain = np.full((h, w), scene.brightness, np.float32)
+    if scene.gradient > 0:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        ang = rng.uniform(0, 2 * math.pi)
+        lin = ((xx / w - 0.5) * math.cos(ang) + (yy / h - 0.5) * math.sin(ang))
+        cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+        rad = np.sqrt(((xx - cx) / w) ** 2 + ((yy - cy) / h) ** 2)
+        g = 1 - scene.gradient * (0.6 * (lin + 0.5) + 0.6 * rad)
+        gain *= np.clip(g, 0.15, 1.2)
+    glare = None
+    if scene.glare > 0:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        gx, gy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
+        sx, sy = rng.uniform(0.04, 0.12) * w, rng.uniform(0.04, 0.12) * h
+        glare = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2)).astype(np.float32)
+        glare = cv2.resize(glare * (scene.glare * 255), (W, H), interpolation=cv2.INTER_LINEAR)
+    gain_full = cv2.resize(gain, (W, H), interpolation=cv2.INTER_LINEAR)
+    if shadow is not None:
+        s = cv2.GaussianBlur(shadow, (0, 0), 3.0)
+        gain_full *= 1 - 0.45 * (s.astype(np.float32) / 255)
+    f = img.astype(np.float32)
+    f *= gain_full[..., None]
+    if scene.cast != (1.0, 1.0, 1.0):
+        f *= np.array(scene.cast, np.float32)
+    if glare is not None:
+        f += glare[..., None]
+    if scene.blur > 0:
+        f = cv2.GaussianBlur(f, (0, 0), scene.blur)
+    if scene.noise > 0:
+        bank = _noise_bank(W, H)
+        ox, oy = rng.integers(0, 64, 2)
+        f += bank[oy:oy + H, ox:ox + W] * np.float32(scene.noise)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if scene.jpeg is not None:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg)])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+# ---------------------------------------------------------------- render
+
+
+def _position(position: Position | Mapping[str, Any]) -> Position:
+    if isinstance(position, Position):
+        return position
+    return Position.from_dict(dict(position))
+
+
+def _chip_of(pos: Position) -> tuple[str, str] | None:
+    g = pos.target
+    if g is None:
+        return None
+    if g.shape is not None:
+        return ("any", VORTEX) if g.shape == VORTEX else (str(g.color), g.shape)
+    t = pos.board.target_at(g.cell)
+    if t is None:
+        return None
+    return (t.color, t.shape)
+
+
+_SCENE_FIELDS = {f.name for f in fields(Scene)}
+
+
+def render(
+    position: Position | Mapping[str, Any],
+    *,
+    seed: int = 0,
+    size: tuple[int, int] = (1280, 960),
+    scene: Scene | None = None,
+    **options: Any,
+) -> Rendered:
+    """Render a position as the camera would see it.
+
+    ``size`` is ``(width, height)``. ``scene`` (default: a clean top-down shot) sets the camera,
+    light and table; any :class:`Scene` field may also be passed as a keyword
+    (``tilt=25, hands=1``) and overrides it. The same position, seed, size and scene always
+    give the same image.
+    """
+    unknown = set(options) - _SCENE_FIELDS
+    if unknown:
+        raise TypeError(f"render: unknown option {sorted(unknown)[0]!r} "
+                        f"(known: {', '.join(sorted(_SCENE_FIELDS))})")
+    scene = replace(scene or Scene(), **options)
+    pos = _position(position)
+    board = pos.board
+    W, H = int(size[0]), int(size[1])
+    if W < 64 or H < 48:
+        raise ValueError(f"render: size {W}×{H} is too small")
+    rng = np.random.default_rng(seed)
+    cam = _camera(scene, board, (W, H))
+    Hb = cam.homography()
+    # texture pixel → image: texture (x, y) = ((u + BORDER)·PX − 0.5, (v + BORDER)·PX − 0.5)
+    S = np.array([[PX, 0, BORDER * PX - 0.5], [0, PX, BORDER * PX - 0.5], [0, 0, 1]])
+    M = Hb @ np.linalg.inv(S)
+
+    variant = int(rng.integers(0, 4))
+    img = _table(scene.table, W, H, variant).copy()
+
+    # light: a direction from above, for shading and shadows
+    la = rng.uniform(0, 2 * math.pi)
+    elev = math.radians(rng.uniform(50, 75))
+    light = np.array([math.cos(la) * math.cos(elev), math.sin(la) * math.cos(elev),
+                      math.sin(elev)])
+
+    markers: dict[int, np.ndarray] = {}
+    if scene.markers:
+        paper_px = 96
+        layout = marker_layout(board)
+        q = (MARKER_PAPER_MM - MARKER_SIDE_MM) / 2 / CELL_MM
+        paper_cells = MARKER_PAPER_MM / CELL_MM
+        for k, quad in layout.items():
+            u0, v0 = quad[0] - q
+            sc = paper_cells / paper_px
+            Sm = np.array([[sc, 0, u0 + sc / 2], [0, sc, v0 + sc / 2], [0, 0, 1]])
+            _paste_warped(img, _marker_paper(k, paper_px), Hb @ Sm)
+            markers[k] = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), Hb).reshape(-1, 2)
+
+    tex = board_texture(board)
+    chip = _chip_of(pos) if scene.chip else None
+    if chip is not None and board.blocked:
+        tex = tex.copy()
+        _draw_chip(tex, board, chip, float(rng.uniform(-12, 12)))
+    elif chip is not None:
+        chip = None
+    # the board's own drop shadow on the table, then the board
+    outline = np.array([[-BORDER, -BORDER], [board.width + BORDER, -BORDER],
+                        [board.width + BORDER, board.height + BORDER],
+                        [-BORDER, board.height + BORDER]])
+    out_px = cv2.perspectiveTransform(outline.reshape(-1, 1, 2), Hb).reshape(-1, 2)
+    shadow = np.zeros((H, W), np.uint8) if scene.shadows else None
+    if shadow is not None:
+        _poly(shadow, out_px + 3, 110)
+    _paste_warped(img, tex, M)
+    if shadow is not None:
+        _poly(shadow, out_px, 0)
+
+    # robots, farthest from the camera first
+    cam_pos = cam.position
+    bases = {}
+    for name, cell in pos.robots.items():
+        u, v = cell_uv(board, cell)
+        jx, jy = rng.uniform(-1, 1, 2) * scene.jitter
+        bases[name] = np.array([u - board.width / 2 + jx, board.height / 2 - v + jy, 0.0])
+    order = sorted(bases, key=lambda n: -float(np.linalg.norm(bases[n] - cam_pos)))
+    robot_mask = np.zeros((H, W), np.uint8)
+    if shadow is not None:
+        for name in order:
+            _draw_shadow(shadow, cam, bases[name], light)
+    robot_pixels = {}
+    for name in order:
+        _draw_robot(img, robot_mask, cam, bases[name], name, light)
+        b = cam.project(bases[name][None])[0]
+        t = cam.project((bases[name] + [0, 0, ROBOT_HEIGHT])[None])[0]
+        robot_pixels[name] = {"base": (float(b[0]), float(b[1])), "top": (float(t[0]), float(t[1]))}
+    if shadow is not None:
+        shadow[robot_mask > 0] = 0
+
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0], [board.width, 0], [board.width, board.height], [0, board.height]]],
+                 np.float64), Hb)[0]
+    occl = np.zeros((H, W), np.uint8)
+    for _ in range(scene.hands):
+        hand_shadow = np.zeros((H, W), np.uint8)
+        _draw_hand(img, occl, hand_shadow, rng, corners, light)
+        if shadow is not None:
+            hand_shadow[occl > 0] = 0
+            np.maximum(shadow, (hand_shadow // 2), out=shadow)
+
+    hidden = _hidden_cells(board, Hb, occl, W, H) if scene.hands else frozenset()
+    image = _photometry(img, scene, rng, shadow)
+    in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
+    return Rendered(
+        image=image, corners=corners.astype(np.float64), homography=Hb,
+        robots=dict(pos.robots), robot_pixels=robot_pixels, tiles=board.tiles, chip=chip,
+        occluded=bool(hidden), hidden_cells=hidden, occluder_mask=occl, markers=markers,
+        board=board, scene=scene, camera_matrix=cam.K, rvec=cv2.Rodrigues(cam.R)[0].ravel(),
+        tvec=cam.t.copy(), in_frame=in_frame,
+    )
+
+
+_SAMPLES = np.array([(a, b) for a in (0.2, 0.5, 0.8) for b in (0.2, 0.5, 0.8)])
+
+
+def _hidden_cells(board: Board, Hb: np.ndarray, occl: np.ndarray, W: int, H: int
+                  ) -> frozenset[Cell]:
+    """Cells at least a quarter covered by a hand or arm (3 of 9 sample points)."""
+    out = set()
+    cells = [c for c in board.cells() if c not in board.blocked]
+    uv = np.array([cell_uv(board, c) for c in cells])
+    pts = (uv[:, None, :] - 0.5 + _SAMPLES[None, :, :]).reshape(-1, 1, 2)
+    px = cv2.perspectiveTransform(pts, Hb).reshape(len(cells), len(_SAMPLES), 2)
+    xi = np.clip(np.round(px[..., 0]).astype(int), 0, W - 1)
+    yi = np.clip(np.round(px[..., 1]).astype(int), 0, H - 1)
+    inside = (px[..., 0] >= 0) & (px[..., 0] < W) & (px[..., 1] >= 0) & (px[..., 1] < H)
+    covered = (occl[yi, xi] > 0) & inside
+    for c, n in zip(cells, covered.sum(axis=1), strict=True):
+        if n >= 3:
+            out.add(c)
+    return frozenset(out)
+
+
+def random_position(seed: int | np.random.Generator, *, robots: tuple[str, ...] = (
+        "red", "green", "blue", "yellow"), tiles: tuple[str, ...] | None = None) -> Position:
+    """A random legal position over random tile sides (one per board number, each in a random
+    quadrant), robots on cells without targets or barriers, and a random target chip."""
+    from ..board import tile_library
+
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if tiles is None:
+        lib = tile_library()["quadrants"]
+        nums = [1, 2, 3, 4]
+        rng.shuffle(nums)
+        tiles = tuple(
+            str(rng.choice([n for n, t in lib.items() if t["board"] == num])) for num in nums)
+    board = Board.from_tiles(tiles)
+    banned = set(board.blocked) | {t.cell for t in board.targets} | {
+        d.cell for d in board.diagonals}
+    free = [c for c in board.cells() if c not in banned]
+    picks = rng.choice(len(free), size=len(robots), replace=False)
+    target = board.targets[int(rng.integers(len(board.targets)))]
+    data = {
+        "board": {"tiles": list(tiles)},
+        "robots": {r: board.name(free[int(i)]) for r, i in zip(robots, picks, strict=True)},
+        "target": {"color": target.color, "shape": target.shape} if not target.is_vortex else {
+            "color": "any", "shape": VORTEX},
+    }
+    return Position.from_dict(data)
+
+
+__all__ = [
+    "BORDER", "CELL_MM", "COLORS", "MARKER_IDS", "ROBOT_HEIGHT", "ROBOT_RADIUS", "SHAPES",
+    "Rendered", "Scene", "board_texture", "cell_uv", "marker_layout", "random_position", "render",
+]
