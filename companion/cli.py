@@ -198,6 +198,114 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return module.run(list(args.options))
 
 
+# ---------------------------------------------------------------- Micro Robots
+
+
+def _micro_layout(path: str):
+    from .micro import Layout, LayoutError
+
+    try:
+        if path == "-":
+            return Layout.from_json(sys.stdin.read())
+        return Layout.load(path)
+    except LayoutError as e:
+        raise UsageError(f"layout {e}" if path == "-" else str(e)) from None
+
+
+def _micro_space(option: str, text: str | None):
+    from .micro import Space, SpaceError
+
+    if text is None:
+        return None
+    try:
+        return Space.parse(text)
+    except SpaceError as e:
+        raise UsageError(f"{option}: {e}") from None
+
+
+def _cmd_micro_solve(args: argparse.Namespace) -> int:
+    from .micro import exact_lengths, route_of_length, shortest_route
+
+    layout = _micro_layout(args.layout)
+    start = _micro_space("--from", args.start)
+    target = _micro_space("--to", args.target)
+    via = _micro_space("--via", args.via)
+    if args.exact is not None and args.exact < 0:
+        raise UsageError(f"--exact: a number of moves from 0, not {args.exact}")
+    lengths = exact_lengths(layout, start, target, via)
+    best = shortest_route(layout, start, target, via)
+    exact = None if args.exact is None else route_of_length(layout, start, target, args.exact,
+                                                            via)
+    found = best is not None if args.exact is None else exact is not None
+    if args.json:
+        out = {
+            "layout": layout.name, "from": start.name, "to": target.name,
+            "via": None if via is None else via.name,
+            "found": found,
+            "shortest": None if best is None else best.to_json(),
+            "lengths": lengths.to_json(),
+        }
+        if args.exact is not None:
+            out["exact"] = {"moves": args.exact, "found": exact is not None,
+                            "spaces": None if exact is None else exact.to_json()["spaces"]}
+        print(json.dumps(out))
+        return EXIT_OK if found else EXIT_NO
+    trip = f"{start} → {target}" + (f" landing on {via} first" if via else "")
+    if best is None:
+        print(f"{trip}: no route at all")
+        return EXIT_NO
+    print(f"{trip}: shortest {best.moves} move{'s' * (best.moves != 1)}")
+    print(f"  {best.text()}")
+    print(f"possible move counts: {lengths.describe()}")
+    if args.exact is not None:
+        if exact is None:
+            print(f"no route of exactly {args.exact} moves")
+        else:
+            print(f"exactly {args.exact} moves:")
+            print(f"  {exact.text()}")
+    return EXIT_OK if found else EXIT_NO
+
+
+def _cmd_micro_example(args: argparse.Namespace) -> int:
+    from .micro import example_layout
+
+    layout = example_layout()
+    if args.name is not None:
+        layout = layout.renamed(args.name)
+    sys.stdout.write(layout.to_json(indent=2))
+    return EXIT_OK
+
+
+def _cmd_micro_show(args: argparse.Namespace) -> int:
+    layout = _micro_layout(args.layout)
+    print(f"{layout.name or '(unnamed)'}: a valid Micro Robots layout")
+    print(layout.text())
+    return EXIT_OK
+
+
+def _micro_parser(sub) -> None:
+    p = sub.add_parser("micro", help="Micro Robots: routes on a 6×6 colour-and-number board")
+    msub = p.add_subparsers(dest="micro_command", metavar="COMMAND")
+    msub.required = True
+
+    q = msub.add_parser("solve", help="the shortest route, and one of exactly N moves")
+    q.add_argument("layout", help="layout file (micro-layout/1), or - for standard input")
+    q.add_argument("--from", dest="start", required=True, help="start space, like pink1")
+    q.add_argument("--to", dest="target", required=True, help="target space, like white2")
+    q.add_argument("--via", help="intermediate target to land on first (expert variant)")
+    q.add_argument("--exact", type=int, help="find a route of exactly this many moves")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(handler=_cmd_micro_solve)
+
+    q = msub.add_parser("example", help="print a valid example layout file")
+    q.add_argument("--name", help="the layout's name in the file")
+    q.set_defaults(handler=_cmd_micro_example)
+
+    q = msub.add_parser("show", help="check a layout file and draw it")
+    q.add_argument("layout", help="layout file (micro-layout/1), or - for standard input")
+    q.set_defaults(handler=_cmd_micro_show)
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -232,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="solver, vision, hardware, verify or web")
     p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
     p.set_defaults(handler=_cmd_bench)
+
+    _micro_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser
