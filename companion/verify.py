@@ -1,0 +1,833 @@
+"""Live route verification: turn the camera's stable observations into counted, judged moves.
+
+When the timer runs out the winning bidder slides the real robots. The camera tracker hands
+the table loop a *stable observation* (where each robot stands) whenever the board is still,
+and ``None`` while a hand covers it. A :class:`Demonstration` watches that stream for one bid:
+
+* each change between two looks is explained by the **shortest sequence of legal moves** that
+  produces it (:class:`MoveFinder`): a robot slid round a corner between two looks is two
+  moves; two robots moved under one hand are both counted;
+* every move is reported with its count against the bid; passing the bid is ``over_bid`` at
+  the move that passes it; a change no legal sequence explains is ``illegal`` at once, in
+  words ("blue stopped on f7: nothing stops it there");
+* the active robot on the target with every rule met is ``success``; the route is judged by
+  :func:`companion.rules.validate_route` and nothing else;
+* a robot lifted off the board (or two robots seen on one cell) pauses the count until it is
+  back; after a failure the demonstration says which robots go back where and reports
+  ``restored`` once the board shows the snapshot again.
+
+A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
+may begin only once the board is restored, and the round ends with the optimal solution.
+
+Every event is a JSON-serialisable ``dict`` with a ``"type"``; verdict events also carry
+``"verdict"`` (one of :data:`VERDICTS`).
+
+>>> from companion.rules import Position
+>>> pos = Position.from_dict({"board": {"size": 4, "walls": [["b3", "left"]]},
+...     "robots": {"blue": "a1", "red": "d4"}, "target": {"cell": "b3", "robot": "blue"}})
+>>> demo = Demonstration(pos, bid=3)
+>>> [e["move"] for e in demo.observe({"blue": "d3", "red": "d4"}, at=4.0)]  # round a corner
+['blue right', 'blue up']
+>>> [e["type"] for e in demo.observe({"blue": "b3", "red": "d4"}, at=6.5)]
+['move', 'success']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .board import DIRECTIONS, Board, Cell, Direction
+from .rules import (
+    MAX_PASSES,
+    TRANSPARENT,
+    Move,
+    Position,
+    RouteResult,
+    Rules,
+    format_route,
+    slide,
+    transparent_options,
+    validate_route,
+)
+
+Event = dict[str, Any]
+State = tuple[Cell, ...]
+
+VERDICTS = ("success", "over_bid", "illegal", "incomplete", "gave_up")
+FAILURES = ("over_bid", "illegal", "incomplete", "gave_up")
+
+# More moves than this between two looks is not believed: the hand would have been seen.
+DEFAULT_MAX_GAP = 6
+# Search states expanded before a change is declared unexplained (keeps a look bounded in time).
+DEFAULT_NODE_BUDGET = 60_000
+# Shortest explanations collected per change (enough to see whether there is an alternative).
+MAX_EXPLANATIONS = 24
+
+
+class NotRestoredError(RuntimeError):
+    """The next bidder may not begin: the board does not show the round's snapshot yet."""
+
+
+# ---------------------------------------------------------------- the search
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of an explanation, with the cells it went between and what it cost."""
+
+    move: Move
+    start: Cell
+    end: Cell
+    cost: int
+
+
+@dataclass
+class SearchResult:
+    """The shortest explanations of a change (each a tuple of steps), all of one cost."""
+
+    explanations: list[tuple[Step, ...]]
+    cost: int | None  # their cost; None when nothing within the bound explains the change
+    exhausted: bool = False  # the node budget ran out before the bound was fully searched
+    expanded: int = 0
+
+
+class MoveFinder:
+    """The shortest sequences of legal moves that turn one robot placement into another.
+
+    An iterative-deepening best-first search over robot placements, bounded by cost. Slides
+    come from :func:`companion.rules.slide` (the robot-free path of each robot from each cell
+    in each direction is computed once and cut short at the first robot in the way, which is
+    exactly what a slide does); the transparent robot's choices come from
+    :func:`companion.rules.transparent_options`. The lower bound that prunes the search: a robot
+    not on its final cell needs one more move if that cell lies on one of its slide paths,
+    two otherwise.
+    """
+
+    def __init__(self, board: Board, rules: Rules, names: Sequence[str]) -> None:
+        self.board = board
+        self.rules = rules
+        self.names = tuple(names)
+        self._walks: dict[tuple[str, Cell, Direction], tuple[tuple[Cell, ...], bool]] = {}
+        self._reach: dict[tuple[str, Cell], frozenset[Cell]] = {}
+        # Only barriers care about a robot's colour; robots no barrier lets through share paths.
+        colours = {d.color for d in board.diagonals}
+        self._path_key = {n: (n if n in colours or n == TRANSPARENT else "") for n in self.names}
+        self._diag_cells = frozenset(d.cell for d in board.diagonals)
+
+    # -- slides
+    def _walk(self, robot: str, cell: Cell, d: Direction) -> tuple[tuple[Cell, ...], bool]:
+        """The cells a robot crosses from ``cell`` with no other robot on the board, and
+        whether that walk would loop for ever."""
+        key = (self._path_key[robot], cell, d)
+        w = self._walks.get(key)
+        if w is None:
+            s = slide(self.board, frozenset(), cell, robot, d, (), self.rules)
+            w = (s.path[1:], s.rule == "endless_loop")
+            self._walks[key] = w
+        return w
+
+    def successors(self, state: State, max_cost: int = MAX_PASSES) -> Iterator[Step]:
+        """Every legal move from ``state`` (robots in :attr:`names` order)."""
+        occupied = set(state)
+        barrier_stop_illegal = self.rules.barrier_stop == "illegal"
+        for i, robot in enumerate(self.names):
+            start = state[i]
+            if robot == TRANSPARENT:
+                occ = frozenset(occupied - {start})
+                for d in DIRECTIONS:
+                    for passes, s in transparent_options(
+                        self.board, occ, start, d, self.rules, limit=max(0, max_cost - 1)
+                    ):
+                        yield Step(Move(robot, d, passes), start, s.end, s.cost)
+                continue
+            for d in DIRECTIONS:
+                path, loops = self._walk(robot, start, d)
+                end = start
+                blocked = False
+                for c in path:
+                    if c in occupied and c != start:
+                        blocked = True
+                        break
+                    end = c
+                if end == start or (loops and not blocked):
+                    continue
+                if barrier_stop_illegal and end in self._diag_cells:
+                    continue
+                yield Step(Move(robot, d), start, end, 1)
+
+    # -- the lower bound
+    def _reachable(self, robot: str, cell: Cell) -> frozenset[Cell]:
+        key = (self._path_key[robot], cell)
+        r = self._reach.get(key)
+        if r is None:
+            cells: set[Cell] = set()
+            for d in DIRECTIONS:
+                cells.update(self._walk(robot, cell, d)[0])
+            r = frozenset(cells)
+            self._reach[key] = r
+        return r
+
+    def _bound(self, state: State, goal: State) -> int:
+        h = 0
+        for robot, c, g in zip(self.names, state, goal, strict=True):
+            if c != g:
+                if robot == TRANSPARENT or g in self._reachable(robot, c):
+                    h += 1
+                else:
+                    h += 2
+        return h
+
+    # -- the search
+    def explain(
+        self,
+        start: State,
+        goal: State,
+        max_cost: int,
+        *,
+        min_cost: int = 1,
+        node_budget: int = DEFAULT_NODE_BUDGET,
+        limit: int = MAX_EXPLANATIONS,
+    ) -> SearchResult:
+        """All shortest move sequences (up to ``limit``) from ``start`` to ``goal`` costing at
+        most ``max_cost``, looking no shorter than ``min_cost``."""
+        if start == goal:
+            return SearchResult([()], 0)
+        h0 = self._bound(start, goal)
+        expanded = 0
+        for bound in range(max(h0, min_cost, 1), max_cost + 1):
+            found, n, exhausted = self._search(start, goal, bound, node_budget - expanded, limit)
+            expanded += n
+            if found:
+                return SearchResult(found, bound, False, expanded)
+            if exhausted:
+                return SearchResult([], None, True, expanded)
+        return SearchResult([], None, False, expanded)
+
+    def _search(
+        self, start: State, goal: State, bound: int, budget: int, limit: int
+    ) -> tuple[list[tuple[Step, ...]], int, bool]:
+        """Uniform-cost search pruned by ``g + h <= bound``; the shortest paths are read back
+        through every parent that reached a placement at its best cost."""
+        best: dict[State, int] = {start: 0}
+        parents: dict[State, list[tuple[State, Step]]] = {start: []}
+        buckets: dict[int, list[State]] = {0: [start]}
+        expanded = 0
+        g = 0
+        reached = False
+        while g <= bound and not reached:
+            layer = buckets.pop(g, [])
+            for state in layer:
+                if best.get(state) != g:
+                    continue
+                if state == goal:
+                    reached = True
+                    continue
+                expanded += 1
+                if expanded > budget:
+                    return [], expanded, True
+                for step in self.successors(state, bound - g):
+                    i = self.names.index(step.move.robot)
+                    nxt = (*state[:i], step.end, *state[i + 1:])
+                    ng = g + step.cost
+                    if ng > bound or ng + self._bound(nxt, goal) > bound:
+                        continue
+                    old = best.get(nxt)
+                    if old is None or ng < old:
+                        best[nxt] = ng
+                        parents[nxt] = [(state, step)]
+                        buckets.setdefault(ng, []).append(nxt)
+                    elif ng == old:
+                        parents[nxt].append((state, step))
+            g += 1
+        if goal not in best or best[goal] > bound:
+            return [], expanded, False
+        paths: list[tuple[Step, ...]] = []
+
+        def back(state: State, tail: tuple[Step, ...]) -> None:
+            if len(paths) >= limit:
+                return
+            if state == start:
+                paths.append(tail)
+                return
+            for parent, step in parents[state]:
+                back(parent, (step, *tail))
+
+        back(goal, ())
+        return paths, expanded, False
+
+
+# ---------------------------------------------------------------- the solver, behind one door
+
+
+def optimal_solution(position: Position, **options: Any) -> Event:
+    """The round's optimal solution as a ``solution`` event, or one that says why there is none.
+
+    Kept behind this one function so verification works whether or not the solver is present."""
+    try:
+        from . import solver  # type: ignore[attr-defined]
+    except ImportError:
+        return {"type": "solution", "available": False, "reason": "the solver is not available"}
+    try:
+        result = solver.solve(position, **options)
+    except Exception as e:  # noqa: BLE001 - a solver failure must not stop the table
+        return {"type": "solution", "available": False, "reason": f"the solver failed: {e}"}
+    return solution_event(position, result)
+
+
+def solution_event(position: Position, result: Any) -> Event:
+    """A ``solution`` event from whatever the solver returned: a list of moves, an object with
+    ``moves`` (and maybe ``length``/``cost``), or ``None`` for no solution."""
+    if result is None:
+        return {"type": "solution", "available": True, "solved": False,
+                "reason": "no solution within the solver's limit"}
+    moves = getattr(result, "moves", result)
+    if isinstance(result, Mapping):
+        moves = result.get("moves", [])
+    route = [m if isinstance(m, Move) else _move_from(m) for m in moves]
+    check = validate_route(position, route)
+    return {
+        "type": "solution", "available": True, "solved": True,
+        "length": len(route), "cost": check.cost, "route": format_route(route),
+        "moves": [m.to_json() for m in route],
+    }
+
+
+def _move_from(m: Any) -> Move:
+    if isinstance(m, str):
+        return Move.parse(m)
+    if isinstance(m, Mapping):
+        return Move(m["robot"], Direction.parse(m["direction"]), tuple(m.get("passes", ())))
+    raise TypeError(f"not a move: {m!r}")
+
+
+# ---------------------------------------------------------------- one demonstration
+
+
+WATCHING, WAITING, SUCCEEDED, RESTORING, RESTORED = (
+    "watching", "waiting", "succeeded", "restoring", "restored")
+
+
+@dataclass
+class _Look:
+    """What the last observations said, to report each problem once."""
+
+    occluded: bool = False
+    problem: tuple | None = None
+    unmet: tuple | None = None
+    restore: tuple | None = None
+
+
+@dataclass
+class Demonstration:
+    """One bidder's demonstration, judged live.
+
+    ``snapshot`` is the position when the chip was revealed (board, robots, target, rules);
+    feed it the tracker's stable observations with :meth:`observe` and the player's buttons
+    with :meth:`done` / :meth:`give_up`; each returns the events it caused.
+
+    >>> demo = Demonstration(snapshot, bid=5)          # doctest: +SKIP
+    >>> demo.observe({"blue": 57, "red": 18, ...}, at=12.4)   # doctest: +SKIP
+    [{'type': 'move', 'move': 'blue up', 'count': 1, 'bid': 5, ...}]
+    """
+
+    snapshot: Position
+    bid: int
+    player: str | None = None
+    max_gap: int = DEFAULT_MAX_GAP
+    node_budget: int = DEFAULT_NODE_BUDGET
+    phase: str = field(default=WATCHING, init=False)
+    verdict: Event | None = field(default=None, init=False)
+    route: list[Move] = field(default_factory=list, init=False)
+    cost: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        if self.snapshot.target is None:
+            raise ValueError("a demonstration needs the round's target")
+        if isinstance(self.bid, bool) or not isinstance(self.bid, int) or self.bid < 1:
+            raise ValueError(f"bid: a number of moves from 1, not {self.bid!r}")
+        self.names = tuple(self.snapshot.robots)
+        self.board = self.snapshot.board
+        self.goal = self.snapshot.target
+        self.rules = self.snapshot.rules
+        self.start_state: State = tuple(self.snapshot.robots[n] for n in self.names)
+        self.state: State = self.start_state
+        self.finder = MoveFinder(self.board, self.rules, self.names)
+        self._look = _Look()
+        self._lifted: dict[str, Cell] = {}
+        self._last_rejection: str | None = None
+
+    # -- reading
+    @property
+    def count(self) -> int:
+        """Moves made so far (the bid is met on cost, which differs only for the transparent
+        robot's passes)."""
+        return len(self.route)
+
+    @property
+    def robots(self) -> dict[str, Cell]:
+        """Where the demonstration believes every robot stands now."""
+        return dict(zip(self.names, self.state, strict=True))
+
+    @property
+    def finished(self) -> bool:
+        return self.phase in (SUCCEEDED, RESTORING, RESTORED)
+
+    @property
+    def restored(self) -> bool:
+        return self.phase == RESTORED
+
+    def _name(self, cell: Cell | None) -> str | None:
+        return None if cell is None else self.board.name(cell)
+
+    def _event(self, type_: str, at: float, **fields: Any) -> Event:
+        e: Event = {"type": type_, "at": at, "bid": self.bid}
+        if self.player is not None:
+            e["player"] = self.player
+        e.update(fields)
+        return e
+
+    # -- input
+    def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
+        """One stable observation (robot name → cell, or ``None`` while the board is hidden)."""
+        if self.phase == SUCCEEDED or self.phase == RESTORED:
+            return []
+        if robots is None:
+            if self._look.occluded or self.phase == RESTORING:
+                return []
+            self._look.occluded = True
+            return [self._event("occluded", at, message="the board is hidden")]
+        self._look.occluded = False
+        seen = self._read(robots)
+        if self.phase == RESTORING:
+            return self._check_restored(seen, at)
+        missing = [n for n in self.names if n not in seen]
+        by_cell: dict[Cell, list[str]] = {}
+        for n, c in seen.items():
+            by_cell.setdefault(c, []).append(n)
+        merged = [names for names in by_cell.values() if len(names) > 1]
+        if missing or merged:
+            return self._robot_off(missing, merged, at)
+        obs = tuple(seen[n] for n in self.names)
+        events: list[Event] = []
+        if self.phase == WAITING:
+            events.append(self._event("robots_back", at, message="every robot is on the board"))
+        if obs == self.state:
+            self.phase = WATCHING
+            self._lifted.clear()
+            self._look.problem = None
+            return events
+        return events + self._explain(obs, at)
+
+    def done(self, at: float) -> list[Event]:
+        """The player says the route is complete: judge what the camera saw last."""
+        if self.finished:
+            return []
+        result = validate_route(self.snapshot, self.route, self.bid)
+        if self.phase == WAITING:
+            reason = "a robot is off the board"
+        elif not self.route:
+            reason = "no move was made"
+        else:
+            reason = result.reason or (
+                f"{self.count} moves cost {self.cost}, which does not meet the bid of "
+                f"{self.bid}" if not result.meets_bid else None)
+        return self._fail("incomplete", at, reason or "the target is not reached")
+
+    def give_up(self, at: float) -> list[Event]:
+        """The player gives up: the demonstration failed; the board must be restored."""
+        if self.finished:
+            return []
+        return self._fail("gave_up", at, "the player gave up")
+
+    # -- the work
+    def _read(self, robots: Mapping[str, Cell | str]) -> dict[str, Cell]:
+        out: dict[str, Cell] = {}
+        for name, cell in robots.items():
+            if name not in self.snapshot.robots or cell is None:
+                continue  # not in this round (a stray detection); the tracker's concern
+            if isinstance(cell, str):
+                cell = self.board.cell(cell)
+            if not 0 <= cell < self.board.size:
+                raise ValueError(f"robots.{name}: cell {cell} is off the board")
+            out[name] = cell
+        return out
+
+    def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
+        if self.phase == WATCHING:
+            self._lifted = {}
+        self.phase = WAITING
+        for n in missing:
+            self._lifted.setdefault(n, self.state[self.names.index(n)])
+        for group in merged:
+            for n in group:
+                self._lifted.setdefault(n, self.state[self.names.index(n)])
+        key = (tuple(missing), tuple(tuple(g) for g in merged))
+        if key == self._look.problem:
+            return []
+        self._look.problem = key
+        put_back = {n: self._name(self.state[self.names.index(n)])
+                    for n in [*missing, *(n for g in merged for n in g)]}
+        if missing:
+            words = ", ".join(f"put {n} back on {put_back[n]}" for n in missing)
+            who = " and ".join(missing)
+            msg = f"{who} {'is' if len(missing) == 1 else 'are'} off the board: {words}"
+            return [self._event("robot_missing", at, robots=missing, put_back=put_back,
+                                message=msg)]
+        group = merged[0]
+        cell = self._name(self.state[self.names.index(group[0])])
+        words = ", ".join(f"{n} on {put_back[n]}" for n in group)
+        return [self._event(
+            "robots_merged", at, robots=[n for g in merged for n in g], put_back=put_back,
+            message=f"{' and '.join(group)} are seen as one (a robot knocked?): the count "
+                    f"waits until they stand apart again ({words}; last seen near {cell})")]
+
+    def _explain(self, obs: State, at: float) -> list[Event]:
+        remaining = self.bid - self.cost
+        bound = max(1, min(remaining + 1, self.max_gap))
+        result = self.finder.explain(self.state, obs, bound, node_budget=self.node_budget)
+        chosen = self._choose(result) if result.explanations else None
+        tried = bound
+        while chosen is None and not result.exhausted and tried < self.max_gap:
+            # Past the bid already: look further only to say whether it is over the bid or
+            # not legal at all.
+            result = self.finder.explain(self.state, obs, self.max_gap, min_cost=tried + 1,
+                                         node_budget=self.node_budget)
+            tried = self.max_gap
+            chosen = self._choose(result) if result.explanations else None
+        if chosen is None:
+            if self.phase == WAITING and self._lifted_misplaced(obs):
+                return self._misplaced(obs, at)
+            return self._illegal(obs, at, tried, result)
+        self.phase = WATCHING
+        self._lifted.clear()
+        self._look.problem = None
+        return self._play(chosen, obs, at)
+
+    def _choose(self, result: SearchResult) -> _Choice | None:
+        """Among explanations of equal length: the legal ones (by the rules' own judge); of
+        those, the one that succeeds, earliest; note whether a different one was possible."""
+        legal: list[_Choice] = []
+        for steps in result.explanations:
+            c = self._judge(steps)
+            if c is not None:
+                legal.append(c)
+        if not legal:
+            self._last_rejection = self._rejection(result.explanations[0])
+            return None
+        legal.sort(key=lambda c: (c.success_at is None, c.success_at or 0))
+        chosen = legal[0]
+        sig = _signature(chosen.steps)
+        others: list[tuple[Step, ...]] = []
+        sigs = {sig}
+        for c in legal[1:]:
+            s = _signature(c.steps)
+            if s not in sigs:
+                sigs.add(s)
+                others.append(c.steps)
+        chosen.alternatives = others
+        return chosen
+
+    def _judge(self, steps: tuple[Step, ...]) -> _Choice | None:
+        route = [*self.route, *(s.move for s in steps)]
+        result = validate_route(self.snapshot, route, self.bid)
+        if not result.legal:
+            return None
+        success_at = None
+        for k in range(1, len(steps) + 1):
+            s = steps[k - 1]
+            if self.goal.claims(s.move.robot) and s.end == self.goal.cell:
+                r = validate_route(self.snapshot, route[: len(self.route) + k], self.bid)
+                if r.reached and r.meets_bid:
+                    success_at = k
+                    break
+        return _Choice(steps, success_at)
+
+    def _rejection(self, steps: tuple[Step, ...]) -> str | None:
+        route = [*self.route, *(s.move for s in steps)]
+        return validate_route(self.snapshot, route, self.bid).reason
+
+    def _play(self, chosen: _Choice, obs: State, at: float) -> list[Event]:
+        events: list[Event] = []
+        steps = chosen.steps
+        if chosen.alternatives:
+            alts = [format_route(s.move for s in a) for a in chosen.alternatives[:3]]
+            assumed = format_route(s.move for s in steps)
+            events.append(self._event(
+                "ambiguous", at, assumed=assumed, alternatives=alts, moves=len(steps),
+                message=f"{len(steps)} move{'s' if len(steps) > 1 else ''} either way; "
+                        f"assumed {assumed} (or {'; or '.join(alts)})"))
+        state = list(self.state)
+        for k, step in enumerate(steps, 1):
+            state[self.names.index(step.move.robot)] = step.end
+            self.route.append(step.move)
+            self.cost += step.cost
+            self.state = tuple(state)
+            ev = self._event(
+                "move", at, move=step.move.text(), robot=step.move.robot,
+                direction=step.move.direction.word, **{"from": self._name(step.start)},
+                to=self._name(step.end), count=self.count, cost=self.cost,
+                remaining=self.bid - self.cost, in_look=len(steps), assumed=bool(
+                    chosen.alternatives))
+            if step.cost != 1:
+                ev["move_cost"] = step.cost
+            events.append(ev)
+            if chosen.success_at == k:
+                return events + self._succeed(at)
+            if self.cost > self.bid:
+                return events + self._fail(
+                    "over_bid", at,
+                    f"move {self.count} ({step.move.text()}) makes {self.cost}, past the bid "
+                    f"of {self.bid}", seen=obs)
+        events.extend(self._unmet(at))
+        return events
+
+    def _on_goal(self) -> bool:
+        return any(self.goal.claims(n) and c == self.goal.cell
+                   for n, c in zip(self.names, self.state, strict=True))
+
+    def _unmet(self, at: float) -> list[Event]:
+        """A claimant on the target without a success: say which rule is still missing."""
+        if not self._on_goal():
+            self._look.unmet = None
+            return []
+        result: RouteResult = validate_route(self.snapshot, self.route, self.bid)
+        reason = result.reason
+        if result.reached and not result.meets_bid:
+            reason = (f"the target is reached in {self.cost}, but the bid is exactly "
+                      f"{self.bid}")
+        elif reason is None or result.rule == "not_reached":
+            arriving = self.route[-1].robot if self.route else None
+            who = next(n for n, c in zip(self.names, self.state, strict=True)
+                       if self.goal.claims(n) and c == self.goal.cell)
+            if arriving != who:
+                reason = (f"{who} stands on {self.goal.label(self.board)}, but the last move "
+                          f"was {arriving}'s: the arriving robot must end the route")
+        key = (self.state, reason)
+        if key == self._look.unmet:
+            return []
+        self._look.unmet = key
+        return [self._event("rule_unmet", at, rule=result.rule, reason=reason,
+                            count=self.count, cost=self.cost,
+                            message=f"not a success yet: {reason}")]
+
+    def _succeed(self, at: float) -> list[Event]:
+        self.phase = SUCCEEDED
+        arriving = self.route[-1].robot
+        e = self._event(
+            "success", at, verdict="success", count=self.count, cost=self.cost,
+            robot=arriving, route=format_route(self.route),
+            message=f"{arriving} reaches {self.goal.label(self.board)} in {self.cost} "
+                    f"move{'s' if self.cost != 1 else ''} (bid {self.bid})")
+        self.verdict = e
+        return [e]
+
+    def _fail(self, verdict: str, at: float, reason: str, seen: State | None = None,
+              **extra: Any) -> list[Event]:
+        """A failed demonstration: the verdict, then which robots go back where (as the board
+        was last seen, ``seen``, or as the moves so far left it)."""
+        self.phase = RESTORING
+        e = self._event(verdict, at, verdict=verdict, reason=reason, count=self.count,
+                        cost=self.cost, route=format_route(self.route), **extra)
+        self.verdict = e
+        self._look.restore = None
+        board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
+        return [e, *self._restore_events(board, at)]
+
+    # -- failures and restoring
+    def _check_restored(self, seen: dict[str, Cell], at: float) -> list[Event]:
+        return self._restore_events(seen, at)
+
+    def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
+        wrong = {n: {"at": self._name(seen.get(n)), "to": self._name(self.snapshot.robots[n])}
+                 for n in self.names if seen.get(n) != self.snapshot.robots[n]}
+        if not wrong:
+            self.phase = RESTORED
+            return [self._event("restored", at, message="the board is back as it was: the "
+                                "next bidder may start")]
+        key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
+        if key == self._look.restore:
+            return []
+        self._look.restore = key
+        words = ", ".join(f"{n} back on {w['to']}" for n, w in wrong.items())
+        return [self._event("restore", at, robots=wrong, message=f"put {words}")]
+
+    def _lifted_misplaced(self, obs: State) -> bool:
+        return any(obs[self.names.index(n)] != c for n, c in self._lifted.items())
+
+    def _misplaced(self, obs: State, at: float) -> list[Event]:
+        wrong = {n: {"at": self._name(obs[self.names.index(n)]), "to": self._name(c)}
+                 for n, c in self._lifted.items() if obs[self.names.index(n)] != c}
+        key = ("misplaced", tuple(sorted((n, w["at"]) for n, w in wrong.items())))
+        if key == self._look.problem:
+            return []
+        self._look.problem = key
+        words = ", ".join(f"{n} back on {w['to']}" for n, w in wrong.items())
+        return [self._event("misplaced", at, robots=wrong,
+                            message=f"a lifted robot came back elsewhere: put {words}")]
+
+    def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
+        reason = describe_change(self.finder, self.state, obs, self.rules)
+        rejection = self._last_rejection
+        if reason is None:
+            if rejection:
+                reason = rejection
+            else:
+                changes = ", ".join(
+                    f"{n} {self._name(a)}→{self._name(b)}"
+                    for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b)
+                limit = ("(the search gave up)" if result.exhausted
+                         else f"of up to {tried} moves")
+                reason = f"{changes}: no sequence {limit} of legal moves does that"
+        self._last_rejection = None
+        return self._fail("illegal", at, reason, seen=obs, move_number=self.count + 1,
+                          seen_robots={n: self._name(c) for n, c in zip(self.names, obs,
+                                                                    strict=True)})
+
+
+@dataclass
+class _Choice:
+    steps: tuple[Step, ...]
+    success_at: int | None
+    alternatives: list[tuple[Step, ...]] = field(default_factory=list)
+
+
+def _signature(steps: tuple[Step, ...]) -> tuple:
+    """Two explanations that are the same moves in another order are one explanation."""
+    return tuple(sorted((s.move.text(), s.start, s.end) for s in steps))
+
+
+# ---------------------------------------------------------------- saying what went wrong
+
+
+def describe_change(finder: MoveFinder, before: State, after: State, rules: Rules) -> str | None:
+    """Words for a change no legal move explains, when one robot's slide says why; else None.
+
+    "blue stopped on f7: nothing stops it there", "blue cannot get from f2 to f14 going up:
+    a wall stops it on f9", "blue up from f2 would stop on the barrier at f6"."""
+    board = finder.board
+    moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    for i in moved:
+        robot = finder.names[i]
+        a, b = before[i], after[i]
+        occ = frozenset(c for j, c in enumerate(before) if j != i)
+        for d in DIRECTIONS:
+            s = slide(board, occ, a, robot, d, (), rules)
+            if robot == TRANSPARENT:
+                continue
+            if b in s.path[1:]:
+                name_b, name_a = board.name(b), board.name(a)
+                if b != s.end:
+                    return (f"{robot} stopped on {name_b}: nothing stops it there (going "
+                            f"{d.word} from {name_a} it slides on to {board.name(s.end)})")
+                if s.error:
+                    return f"{robot} {d.word} from {name_a}: {s.error}"
+            free = slide(board, frozenset(), a, robot, d, (), rules)
+            if b in free.path[1:] and b not in s.path[1:] and s.moved:
+                stop = s.end
+                nxt = board.neighbour(stop, s.final_direction)
+                who = next((finder.names[j] for j, c in enumerate(before) if c == nxt and j != i),
+                           None)
+                what = f"the {who} robot on {board.name(nxt)}" if who and nxt is not None \
+                    else "a wall"
+                return (f"{robot} cannot get from {board.name(a)} to {board.name(b)} going "
+                        f"{d.word}: {what} stops it on {board.name(stop)}")
+    return None
+
+
+# ---------------------------------------------------------------- a whole round
+
+
+class RoundVerifier:
+    """The demonstrations of one round, in bid order, for the table loop.
+
+    ``begin(bid)`` starts the next bidder's demonstration; it refuses (``NotRestoredError``)
+    until the board shows the snapshot again after a failure. ``observe``/``done``/``give_up``
+    go to the running demonstration. The round ends on a success or with :meth:`end`, and then
+    adds the optimal solution: ``solution`` if the table already has it, else ``solve(snapshot)``
+    (run :meth:`end` off the loop's thread if the solver may take a while).
+    """
+
+    def __init__(
+        self,
+        snapshot: Position,
+        *,
+        solution: Event | None = None,
+        solve: Callable[[Position], Event] | None = optimal_solution,
+        max_gap: int = DEFAULT_MAX_GAP,
+    ) -> None:
+        if snapshot.target is None:
+            raise ValueError("a round needs a target")
+        self.snapshot = snapshot
+        self.solution = solution
+        self.solve = solve
+        self.max_gap = max_gap
+        self.current: Demonstration | None = None
+        self.history: list[Demonstration] = []
+        self.over = False
+
+    @property
+    def ready(self) -> bool:
+        """May the next bidder begin? (no demonstration running, board as at the reveal)"""
+        if self.over:
+            return False
+        return self.current is None or self.current.restored
+
+    def begin(self, bid: int, player: str | None = None, at: float = 0.0) -> list[Event]:
+        if self.over:
+            raise NotRestoredError("the round is over")
+        if not self.ready:
+            assert self.current is not None
+            what = ("the demonstration is still running" if not self.current.finished
+                    else "the board is not restored yet")
+            raise NotRestoredError(f"the next bidder must wait: {what}")
+        self.current = Demonstration(self.snapshot, bid, player, self.max_gap)
+        self.history.append(self.current)
+        target = self.snapshot.target
+        assert target is not None
+        return [self.current._event(
+            "demonstration", at, target=self.snapshot.board.name(target.cell),
+            robot=target.robot, robots={n: self.snapshot.board.name(c)
+                                        for n, c in self.snapshot.robots.items()},
+            message=f"{player or 'the bidder'} shows {bid} move{'s' if bid != 1 else ''}")]
+
+    def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
+        if self.current is None:
+            return []
+        return self._after(self.current.observe(robots, at), at)
+
+    def done(self, at: float) -> list[Event]:
+        return self._after(self.current.done(at), at) if self.current else []
+
+    def give_up(self, at: float) -> list[Event]:
+        return self._after(self.current.give_up(at), at) if self.current else []
+
+    def end(self, at: float) -> list[Event]:
+        """No bidder left (or the chip goes back): the round is over; show the solution."""
+        if self.over:
+            return []
+        self.over = True
+        return [self._solution(at)]
+
+    def _after(self, events: list[Event], at: float) -> list[Event]:
+        if any(e.get("verdict") == "success" for e in events):
+            self.over = True
+            events.append(self._solution(at))
+        return events
+
+    def _solution(self, at: float) -> Event:
+        if self.solution is None:
+            if self.solve is None:
+                self.solution = {"type": "solution", "available": False,
+                                 "reason": "no solver configured"}
+            else:
+                self.solution = self.solve(self.snapshot)
+        e = dict(self.solution)
+        e["at"] = at
+        best = e.get("cost")
+        winner = self.current.verdict if self.current else None
+        if best is not None and winner and winner.get("verdict") == "success":
+            e["winner_cost"] = winner["cost"]
+            e["optimal"] = winner["cost"] == best
+        return e
