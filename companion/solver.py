@@ -1,0 +1,828 @@
+"""The optimal solver: the fewest moves (with the transparent robot, the least total cost).
+
+>>> from companion.rules import Position
+>>> pos = Position.load("companion/examples/hardest-24.json")   # doctest: +SKIP
+>>> result = solve(pos)                                           # doctest: +SKIP
+>>> result.length, result.moves[0].text()                         # doctest: +SKIP
+(24, 'yellow left')
+
+How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
+bits for the active robot's must-ricochet progress), processed in buckets of equal (cost so far
++ estimate, cost so far). The estimate is the active robot's distance to the target if it could
+stop anywhere (:func:`companion.solver_tables.distance_to`); it never overestimates and changes
+by at most one per move, so each position is expanded once, at its optimal cost. Robots that
+move alike and play the same part (the three helpers on a board without their barriers) are
+kept sorted, so their order does not count. All moves of a bucket are generated at once with
+numpy from the move tables (:mod:`companion.solver_tables`); expanded positions are remembered
+in a bitset indexed by the position's rank when that fits (four robots), else in sorted runs.
+The route is read back from the expanded positions, one move at a time.
+
+Everything the rules say is in the search itself: must-ricochet (strict: the active robot's
+last axis and whether it has turned are part of the position; lenient; off), the vortex (any
+robot may arrive), four to six robots, coloured barriers, openings and the transparent robot's
+passes at +1 each. :mod:`companion.rules` stays the one authority: every route returned has
+passed :func:`companion.rules.validate_route`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from math import comb
+from typing import Any, Protocol
+
+import numpy as np
+
+from .rules import Move, Position, validate_route
+from .solver_tables import (
+    DEFLECTED_BIT,
+    HORIZONTAL_BIT,
+    OK_BIT,
+    KindTables,
+    TableError,
+    distance_to,
+    kind_tables,
+    robot_kind,
+)
+
+__all__ = [
+    "BidCheck",
+    "Cancel",
+    "SearchMemoryError",
+    "Solution",
+    "SolverError",
+    "check_bid",
+    "solve",
+]
+
+DEFAULT_MEMORY_LIMIT = 1 << 30
+UNREACHABLE = 255
+CHUNK = 1 << 17  # positions expanded per numpy batch
+DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
+_U8 = np.uint64(255)
+
+# sorting networks: kept sorted, interchangeable robots need a few min/max per move
+_NETWORKS = {
+    1: [],
+    2: [(0, 1)],
+    3: [(0, 1), (0, 2), (1, 2)],
+    4: [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)],
+    5: [(0, 1), (3, 4), (2, 4), (2, 3), (1, 4), (0, 3), (0, 2), (1, 3), (1, 2)],
+    6: [(1, 2), (4, 5), (0, 2), (3, 5), (0, 1), (3, 4), (1, 4), (0, 3), (2, 5), (1, 3),
+        (2, 4), (2, 3)],
+}
+
+# must-ricochet progress of the active robot (strict), in the two bits above the robots
+DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL = 0, 1, 2, 3
+
+
+class SolverError(ValueError):
+    """A position the solver cannot work on; the message says why."""
+
+
+class SearchMemoryError(SolverError, MemoryError):
+    """The search would need more memory than its cap (``memory_limit``)."""
+
+
+class Cancel(Protocol):
+    """Anything with ``is_set()``, such as :class:`threading.Event`."""
+
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` found.
+
+    ``status``: ``"solved"`` (``moves`` is an optimal route), ``"no_solution"`` (none at all, or
+    none within ``max_cost``; ``reason`` says which), ``"deadline"`` or ``"cancelled"`` (stopped;
+    ``lower_bound`` is proven: no route is cheaper; ``moves`` may hold a route found but not
+    proven optimal).
+    """
+
+    status: str
+    moves: tuple[Move, ...] | None
+    cost: int | None
+    lower_bound: int
+    reason: str | None = None
+    expanded: int = 0
+    seconds: float = 0.0
+
+    @property
+    def solved(self) -> bool:
+        return self.status == "solved"
+
+    @property
+    def length(self) -> int | None:
+        """Number of moves of the route (equal to ``cost`` unless the transparent robot passes)."""
+        return None if self.moves is None else len(self.moves)
+
+    def describe(self) -> str:
+        if self.solved:
+            assert self.moves is not None
+            extra = "" if self.cost == self.length else f", cost {self.cost}"
+            return f"{self.length} moves{extra}: " + ", ".join(m.text() for m in self.moves)
+        return self.reason or self.status
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"length", "cost", "moves"}`` as the command line prints it, plus the status."""
+        out: dict[str, Any] = {
+            "status": self.status,
+            "length": self.length,
+            "cost": self.cost,
+            "moves": None if self.moves is None else [m.to_json() for m in self.moves],
+        }
+        if not self.solved:
+            out["lower_bound"] = self.lower_bound
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class BidCheck:
+    """Can ``bid`` be met from this position? ``meets`` is None when the search was stopped
+    before it could tell; ``solution`` is the optimum when one was found within the bid."""
+
+    bid: int
+    meets: bool | None
+    solution: Solution
+
+
+# ---------------------------------------------------------------- the public functions
+
+
+def solve(
+    position: Position,
+    *,
+    max_cost: int | None = None,
+    deadline: float | None = None,
+    cancel: Cancel | None = None,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+) -> Solution:
+    """The optimal route from ``position`` to its target.
+
+    ``max_cost``: give up on routes dearer than this (``no_solution`` within it). ``deadline``:
+    a :func:`time.monotonic` time to stop at; ``cancel``: stop as soon as ``cancel.is_set()``
+    (checked between batches, every few milliseconds). ``memory_limit``: bytes the search may
+    hold; passing it raises :class:`SearchMemoryError`. Bad positions raise :class:`SolverError`.
+    Safe to call from a worker thread; it keeps no state between calls beyond cached tables.
+    """
+    started = time.perf_counter()
+    goal = position.target
+    if goal is None:
+        raise SolverError("target: the position has no target to solve for")
+    if max_cost is not None and max_cost < 0:
+        raise SolverError(f"max_cost: a number of moves from 0, not {max_cost}")
+    claimers = position.active_robots()
+    if not claimers:
+        raise SolverError(f"target: there is no {goal.robot} robot on the board")
+    try:
+        if goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
+            result = _solve_each_claimer(position, claimers, max_cost, deadline, cancel,
+                                         memory_limit)
+        else:
+            result = _Search(position, claimers, max_cost, deadline, cancel,
+                             memory_limit).run()
+    except TableError as e:
+        raise SolverError(str(e)) from None
+    if result.moves is not None:
+        verdict = validate_route(position, result.moves)
+        if not (verdict.legal and verdict.reached) or verdict.cost != result.cost:
+            raise AssertionError(  # a disagreement between the solver's tables and the rules
+                f"solver route fails the rules: {verdict.reason} "
+                f"({', '.join(m.text() for m in result.moves)})")
+    return replace(result, seconds=time.perf_counter() - started)
+
+
+def check_bid(
+    position: Position,
+    bid: int,
+    *,
+    deadline: float | None = None,
+    cancel: Cancel | None = None,
+    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+) -> BidCheck:
+    """Can a route of at most ``bid`` moves (cost) reach the target? Searches no deeper than
+    the bid, so a low bid is answered quickly."""
+    if isinstance(bid, bool) or not isinstance(bid, int) or bid < 1:
+        raise SolverError(f"bid: a number of moves from 1, not {bid!r}")
+    result = solve(position, max_cost=bid, deadline=deadline, cancel=cancel,
+                   memory_limit=memory_limit)
+    if result.solved:
+        return BidCheck(bid, True, result)
+    if result.status == "no_solution":
+        return BidCheck(bid, False, result)
+    return BidCheck(bid, None, result)
+
+
+def _solve_each_claimer(position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                        deadline: float | None, cancel: Cancel | None,
+                        memory_limit: int) -> Solution:
+    """Vortex under strict must-ricochet: only the arriving robot must have turned, so try each
+    robot as the one that arrives (the most promising first) and keep the cheapest."""
+    board, target = position.board, position.target
+    assert target is not None
+
+    def estimate(r: str) -> int:
+        h = distance_to(board, position.rules, robot_kind(board, r), target.cell)
+        return int(h[position.robots[r]])
+
+    order = sorted(claimers, key=estimate)
+    best: Solution | None = None
+    bounds: list[int] = []
+    expanded = 0
+    stopped: Solution | None = None
+    for r in order:
+        limit = max_cost
+        if best is not None:
+            assert best.cost is not None
+            limit = best.cost - 1 if limit is None else min(limit, best.cost - 1)
+            if limit < estimate(r):
+                continue
+        res = _Search(position, (r,), limit, deadline, cancel, memory_limit).run()
+        expanded += res.expanded
+        if res.solved:
+            best = res
+        elif res.status in ("deadline", "cancelled"):
+            stopped = res
+            bounds.append(res.lower_bound)
+            break
+    if stopped is not None:
+        low = min(bounds + ([best.cost] if best is not None and best.cost else []))
+        return replace(stopped, lower_bound=low, moves=best.moves if best else stopped.moves,
+                       cost=best.cost if best else stopped.cost, expanded=expanded)
+    if best is not None:
+        return replace(best, expanded=expanded)
+    limit_text = f" within {max_cost} moves" if max_cost is not None else ""
+    return Solution("no_solution", None, None, (max_cost or 0) + 1,
+                    f"no robot can reach {target.label(board)}{limit_text}", expanded)
+
+
+# ---------------------------------------------------------------- the visited set
+
+
+class _Runs:
+    """A set of ``uint64`` entries ``key << 8 | cost`` kept as a few sorted runs (merged as they
+    grow, like a log-structured tree): cheap to add a sorted batch, cheap to test a batch."""
+
+    def __init__(self) -> None:
+        self.runs: list[np.ndarray] = []
+
+    @property
+    def nbytes(self) -> int:
+        return sum(r.nbytes for r in self.runs)
+
+    def add(self, keys: np.ndarray, g: int) -> None:
+        if keys.size == 0:
+            return
+        self.runs.append((keys << np.uint64(8)) | np.uint64(g))
+        while len(self.runs) > 1 and self.runs[-2].size <= 2 * self.runs[-1].size:
+            b = self.runs.pop()
+            a = self.runs.pop()
+            merged = np.concatenate((a, b))
+            merged.sort(kind="stable")  # two sorted runs: a linear merge
+            self.runs.append(merged)
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        found = np.zeros(keys.size, bool)
+        if not self.runs or keys.size == 0:
+            return found
+        probe = keys << np.uint64(8)
+        for run in self.runs:
+            i = np.searchsorted(run, probe)
+            np.minimum(i, run.size - 1, out=i)
+            found |= (run.take(i) >> np.uint64(8)) == keys
+        return found
+
+    def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
+        found = np.zeros(keys.size, bool)
+        probe = (keys << np.uint64(8)) | np.uint64(g)
+        for run in self.runs:
+            i = np.searchsorted(run, probe)
+            np.minimum(i, run.size - 1, out=i)
+            found |= run.take(i) == probe
+        return found
+
+
+class _Closed:
+    """Positions already expanded, and at which cost (for reading the route back).
+
+    Keys without ricochet bits go to a bitset by rank when the robots' layout allows one (four
+    robots), with their keys kept per cost; everything else to :class:`_Runs`. Under strict
+    must-ricochet a position whose active robot has not turned yet counts as seen when the same
+    robots were already expanded *with* a turn: that one is at least as good."""
+
+    def __init__(self, layout: _Layout, use_dense: bool) -> None:
+        self.layout = layout
+        self.runs = _Runs()
+        self.dense: np.ndarray | None = None
+        self.by_cost: dict[int, list[np.ndarray]] = {}
+        if use_dense:
+            self.dense = np.zeros((layout.dense_bits + 7) // 8, np.uint8)
+
+    @property
+    def nbytes(self) -> int:
+        n = self.runs.nbytes
+        if self.dense is not None:
+            n += self.dense.nbytes + sum(a.nbytes for v in self.by_cost.values() for a in v)
+        return n
+
+    def _dense_test(self, keys: np.ndarray) -> np.ndarray:
+        assert self.dense is not None
+        rank = self.layout.rank(keys)
+        return (self.dense.take(rank >> 3) >> (rank & 7).astype(np.uint8)) & 1 == 1
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        lay = self.layout
+        if not lay.strict:
+            return self._dense_test(keys) if self.dense is not None else self.runs.contains(keys)
+        flag = keys >> lay.flag_shift
+        done = np.flatnonzero(flag == 0)
+        rest = np.flatnonzero(flag != 0)
+        out = np.zeros(keys.size, bool)
+        if done.size:
+            kd = keys.take(done)
+            out[done] = self._dense_test(kd) if self.dense is not None else \
+                self.runs.contains(kd)
+        if rest.size:
+            kr = keys.take(rest)
+            seen = self.runs.contains(kr)
+            pos = kr & lay.pos_mask
+            seen |= self._dense_test(pos) if self.dense is not None else self.runs.contains(pos)
+            out[rest] = seen
+        return out
+
+    def add(self, keys: np.ndarray, g: int) -> None:
+        """Add sorted, distinct keys expanded at cost ``g``."""
+        if self.dense is None:
+            self.runs.add(keys, g)
+            return
+        if self.layout.strict:
+            flag = keys >> self.layout.flag_shift
+            low = keys.take(np.flatnonzero(flag == 0))
+            self.runs.add(keys.take(np.flatnonzero(flag != 0)), g)
+        else:
+            low = keys
+        if low.size == 0:
+            return
+        rank = self.layout.rank(low)  # sorted keys have increasing ranks
+        byte = rank >> 3
+        bit = np.left_shift(np.uint8(1), (rank & 7).astype(np.uint8))
+        starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+        self.dense[byte.take(starts)] |= np.bitwise_or.reduceat(bit, starts)
+        small = low.astype(np.uint32) if self.layout.key_bits <= 32 else low
+        self.by_cost.setdefault(g, []).append(small)
+
+    def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
+        found = self.runs.contains_at(keys, g)
+        for arr in self.by_cost.get(g, ()):
+            k = keys.astype(arr.dtype) if arr.dtype != keys.dtype else keys
+            fits = keys <= np.uint64(np.iinfo(arr.dtype).max)
+            i = np.searchsorted(arr, k)
+            np.minimum(i, arr.size - 1, out=i)
+            found |= (arr.take(i) == k) & fits
+        return found
+
+
+# ---------------------------------------------------------------- the layout of a key
+
+
+@dataclass
+class _Layout:
+    """Which robot sits in which byte of a key, and which robots are kept sorted together."""
+
+    names: list[str]  # robot of each slot
+    kinds: list[str]
+    groups: list[list[int]]  # slots kept sorted (ascending cell), each group contiguous
+    group_of: list[int]
+    active: int | None  # slot of the one robot that must arrive; None: any robot may
+    strict: bool
+    n_cells: int
+    flag_shift: np.uint64 = field(init=False)
+    pos_mask: np.uint64 = field(init=False)
+    key_bits: int = field(init=False)
+    dense_bits: int = field(init=False)
+    _comb: list[np.ndarray] = field(init=False)
+
+    def __post_init__(self) -> None:
+        r = len(self.names)
+        self.flag_shift = np.uint64(8 * r)
+        self.pos_mask = np.uint64((1 << (8 * r)) - 1)
+        self.key_bits = 8 * r + (2 if self.strict else 0)
+        total = 1
+        for g in self.groups:
+            total *= comb(self.n_cells, len(g))
+        self.dense_bits = total
+        self._comb = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
+
+    def rank(self, keys: np.ndarray) -> np.ndarray:
+        """A dense number for each key's robots (the ricochet bits ignored), increasing with the
+        key: groups in mixed radix, each group's sorted cells in colexicographic order."""
+        rank = np.zeros(keys.size, np.int64)
+        mult = 1
+        for g in self.groups:
+            part = np.zeros(keys.size, np.int64)
+            for i, slot in enumerate(g):
+                cell = ((keys >> np.uint64(8 * slot)) & _U8).astype(np.intp)
+                part += self._comb[i + 1].take(cell)
+            if mult == 1:
+                rank += part
+            else:
+                rank += part * mult
+            mult *= comb(self.n_cells, len(g))
+        return rank
+
+    def pack(self, cells: dict[str, int], flag: int) -> int:
+        """The key of robots at ``cells``."""
+        key = 0
+        for g in self.groups:
+            vals = sorted(cells[self.names[s]] for s in g)
+            for s, v in zip(g, vals, strict=True):
+                key |= v << (8 * s)
+        return key | (flag << (8 * len(self.names)) if self.strict else key)
+
+    def cells_of(self, key: int) -> list[int]:
+        return [(key >> (8 * s)) & 255 for s in range(len(self.names))]
+
+
+def _make_layout(position: Position, claimers: tuple[str, ...]) -> _Layout:
+    board = position.board
+    names = list(position.robots)
+    single = len(claimers) == 1
+    strict = single and position.rules.ricochet == "strict"
+    # group robots that move alike and play the same part; the active robot alone, last
+    buckets: dict[str, list[str]] = {}
+    for n in names:
+        if single and n == claimers[0]:
+            continue
+        buckets.setdefault(robot_kind(board, n), []).append(n)
+    ordered: list[list[str]] = list(buckets.values())
+    if single:
+        ordered.append([claimers[0]])
+    slots: list[str] = []
+    groups: list[list[int]] = []
+    for grp in ordered:
+        groups.append(list(range(len(slots), len(slots) + len(grp))))
+        slots.extend(grp)
+    group_of = [0] * len(slots)
+    for gi, g in enumerate(groups):
+        for s in g:
+            group_of[s] = gi
+    active = slots.index(claimers[0]) if single else None
+    return _Layout(slots, [robot_kind(board, n) for n in slots], groups, group_of, active,
+                   strict, board.size)
+
+
+# ---------------------------------------------------------------- the search
+
+
+@dataclass
+class _Batch:
+    keys: np.ndarray
+    cost: np.ndarray | int
+    h: np.ndarray | int
+    parent: np.ndarray | None = None  # trace mode: index of the parent in the chunk
+    slot: int = 0
+    option: int = 0
+
+
+class _Search:
+    """One A* search for one active robot (or for any robot, at the vortex)."""
+
+    def __init__(self, position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                 deadline: float | None, cancel: Cancel | None, memory_limit: int) -> None:
+        self.position = position
+        self.board = position.board
+        self.rules = position.rules
+        assert position.target is not None
+        self.target = position.target.cell
+        self.claimers = claimers
+        self.max_cost = max_cost
+        self.deadline = deadline
+        self.cancel = cancel
+        self.memory_limit = memory_limit
+        self.layout = lay = _make_layout(position, claimers)
+        self.tables: list[KindTables] = [kind_tables(self.board, self.rules, k)
+                                         for k in lay.kinds]
+        self.dist = [distance_to(self.board, self.rules, k, self.target) for k in lay.kinds]
+        self.claim = [lay.active == s if lay.active is not None else True
+                      for s in range(len(lay.names))]
+        self.uniform = all(t.uniform_cost() for t in self.tables)
+        self.lenient = self.rules.ricochet == "lenient"
+        self.expanded = 0
+        self.goals: list[tuple[int, int]] = []  # (cost, key)
+        self.pruned = False  # a position was left out for costing more than max_cost
+
+    # -- estimates
+    def estimate(self, cells: list[np.ndarray]) -> np.ndarray:
+        lay = self.layout
+        if lay.active is not None:
+            return self.dist[lay.active].take(cells[lay.active])
+        h = self.dist[0].take(cells[0])
+        for s in range(1, len(cells)):
+            h = np.minimum(h, self.dist[s].take(cells[s]))
+        return h
+
+    # -- moves
+    def successors(self, keys: np.ndarray, g: int, trace: bool = False) -> Iterable[_Batch]:
+        """Every legal move from every position in ``keys`` (all of cost ``g`` so far). Goals
+        reached are noted in ``self.goals``."""
+        lay = self.layout
+        r_count = len(lay.names)
+        cells = [((keys >> np.uint64(8 * s)) & _U8).astype(np.intp) for s in range(r_count)]
+        flag = (keys >> lay.flag_shift).astype(np.intp) if lay.strict else None
+        parent_h = None
+        if lay.active is None and not trace:
+            parent_h = None  # recomputed per child below
+        for r in range(r_count):
+            t = self.tables[r]
+            mine = cells[r]
+            base = mine << 8
+            pairs = [base | cells[j] for j in range(r_count) if j != r]
+            grp = lay.groups[lay.group_of[r]]
+            clear = np.uint64(0)
+            for s in grp:
+                clear |= np.uint64(255 << (8 * s))
+            keep_mask = ~clear
+            for o in range(t.n_options):
+                hit = t.hit[o]
+                m = hit.take(pairs[0])
+                for p in pairs[1:]:
+                    np.minimum(m, hit.take(p), out=m)
+                m -= 1
+                np.minimum(m, t.nat[o].take(mine), out=m)
+                code = t.end[o].take(base | m)
+                sel = np.flatnonzero(code & OK_BIT)
+                if sel.size == 0:
+                    continue
+                code = code.take(sel)
+                new = (code & 255).astype(np.intp)
+                child = keys.take(sel) & keep_mask
+                if len(grp) == 1:
+                    child |= new.astype(np.uint64) << np.uint64(8 * r)
+                else:
+                    cols = [new if s == r else cells[s].take(sel) for s in grp]
+                    for i, j in _NETWORKS[len(grp)]:
+                        lo = np.minimum(cols[i], cols[j])
+                        cols[j] = np.maximum(cols[i], cols[j])
+                        cols[i] = lo
+                    for s, col in zip(grp, cols, strict=True):
+                        child |= col.astype(np.uint64) << np.uint64(8 * s)
+                new_flag = None
+                if lay.strict and r == lay.active:
+                    assert flag is not None
+                    f_old = flag.take(sel)
+                    axis0 = t.axis[o].take(mine.take(sel))
+                    turned = ((f_old == DONE) | ((code & DEFLECTED_BIT) != 0)
+                              | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
+                    horiz = (code & HORIZONTAL_BIT) != 0
+                    new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
+                    child = (child & lay.pos_mask) | (new_flag << lay.flag_shift)
+                cost: np.ndarray | int = 1 if self.uniform else \
+                    t.cost[o].take(mine.take(sel)).astype(np.int64)
+                if self.claim[r] and not (self.lenient and g == 0):
+                    at = new == self.target
+                    if new_flag is not None:
+                        at &= new_flag == DONE
+                    hits = np.flatnonzero(at)
+                    if hits.size:
+                        gc = g + (cost if isinstance(cost, int) else cost.take(hits))
+                        best_i = int(np.argmin(gc)) if not isinstance(gc, int) else 0
+                        gbest = gc if isinstance(gc, int) else int(gc[best_i])
+                        self.goals.append((gbest, int(child[hits[best_i]])))
+                # the estimate of each child
+                if lay.active is not None:
+                    if r == lay.active:
+                        h: np.ndarray | int = self.dist[r].take(new).astype(np.int64)
+                    else:
+                        h = -1  # unchanged: the caller knows the parent's
+                else:
+                    ccells = [new if s == r else cells[s].take(sel) for s in range(r_count)]
+                    h = self.estimate(ccells).astype(np.int64)
+                yield _Batch(child, cost, h, sel if trace else None, r, o)
+
+    # -- the main loop
+    def run(self) -> Solution:
+        lay = self.layout
+        pos = self.position
+        start_key = lay.pack(dict(pos.robots), UNMOVED)
+        start_cells = [np.array([c], np.intp) for c in lay.cells_of(start_key)]
+        h0 = int(self.estimate(start_cells)[0])
+        board = self.board
+        label = pos.target.label(board) if pos.target else "the target"
+        who = " or ".join(self.claimers) if len(self.claimers) < len(pos.robots) else \
+            "any robot"
+        if h0 >= UNREACHABLE:
+            return Solution("no_solution", None, None, 0,
+                            f"{who} can never reach {label} at {board.name(self.target)}: "
+                            "walls cut it off from every cell it can get to")
+        if self.max_cost is not None and h0 > self.max_cost:
+            return Solution("no_solution", None, None, h0,
+                            f"no route within {self.max_cost} moves: {who} needs at least "
+                            f"{h0} to reach {label}")
+        use_dense = lay.dense_bits <= DENSE_MAX_BITS and \
+            lay.dense_bits // 8 < self.memory_limit // 2
+        self.closed = _Closed(lay, use_dense)
+        open_: dict[tuple[int, int], list[np.ndarray]] = {
+            (h0, 0): [np.array([start_key], np.uint64)]}
+        sizes: dict[tuple[int, int], int] = {(h0, 0): 1}
+        open_bytes = 8
+        best: tuple[int, int] | None = None  # (cost, key)
+        f = h0
+        while open_:
+            f = min(k[0] for k in open_)
+            if best is not None and best[0] <= f:
+                break
+            if self.max_cost is not None and f > self.max_cost:
+                break
+            g = max(k[1] for k in open_ if k[0] == f)
+            arrays = open_.pop((f, g))
+            open_bytes -= 8 * sizes.pop((f, g))
+            keys = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+            keys = _sorted_unique(keys)
+            keys = keys.take(np.flatnonzero(~self.closed.contains(keys)))
+            if keys.size == 0:
+                continue
+            self.closed.add(keys, g)
+            for lo in range(0, keys.size, CHUNK):
+                stop = self._should_stop()
+                if stop:
+                    return self._stopped(stop, f, best)
+                chunk = keys[lo:lo + CHUNK]
+                self.expanded += chunk.size
+                for b in self.successors(chunk, g):
+                    gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
+                    h = (f - g) if isinstance(b.h, int) and b.h < 0 else b.h
+                    self._push(open_, sizes, b.keys, gc, h)
+                if self.goals:
+                    c, k = min(self.goals)
+                    self.goals.clear()
+                    if best is None or c < best[0]:
+                        best = (c, k)
+                open_bytes = 8 * sum(sizes.values())
+                used = open_bytes + self.closed.nbytes
+                if used > self.memory_limit:
+                    raise SearchMemoryError(
+                        f"the search would need more than {self.memory_limit >> 20} MiB "
+                        f"(proved at least {f} moves after {self.expanded} positions)")
+                if best is not None and best[0] <= f:
+                    break
+            if best is not None and best[0] <= f:
+                break
+        if best is None:
+            if self.max_cost is not None and (open_ or self.pruned):
+                return Solution("no_solution", None, None, self.max_cost + 1,
+                                f"no route within {self.max_cost} moves", self.expanded)
+            return Solution("no_solution", None, None, f,
+                            f"{who} cannot reach {label} at {board.name(self.target)} "
+                            "whatever the robots do", self.expanded)
+        if self.max_cost is not None and best[0] > self.max_cost:
+            return Solution("no_solution", None, None, self.max_cost + 1,
+                            f"no route within {self.max_cost} moves", self.expanded)
+        moves = self._route(best[1], best[0], start_key)
+        return Solution("solved", tuple(moves), best[0], best[0], None, self.expanded)
+
+    def _push(self, open_: dict, sizes: dict, keys: np.ndarray, gc: Any, h: Any) -> None:
+        if keys.size == 0:
+            return
+        fresh = np.flatnonzero(~self.closed.contains(keys))
+        if fresh.size == 0:
+            return
+        if fresh.size < keys.size:
+            keys = keys.take(fresh)
+            if not isinstance(gc, int):
+                gc = gc.take(fresh)
+            if not isinstance(h, int):
+                h = h.take(fresh)
+        fc = gc + h
+        if isinstance(fc, int) or isinstance(gc, int) and _all_equal(fc):
+            fv = fc if isinstance(fc, int) else int(fc[0])
+            assert isinstance(gc, int)
+            self._append(open_, sizes, (fv, gc), keys)
+            return
+        gcv = np.broadcast_to(np.asarray(gc, np.int64), fc.shape)
+        code = gcv * 4096 + fc
+        lo = int(code.min())
+        counts = np.bincount(code - lo)
+        for v in np.flatnonzero(counts):
+            idx = np.flatnonzero(code == lo + v)
+            c = int(lo + v)
+            self._append(open_, sizes, (c % 4096, c // 4096), keys.take(idx))
+
+    def _append(self, open_: dict, sizes: dict, key: tuple[int, int], keys: np.ndarray) -> None:
+        if self.max_cost is not None and key[0] > self.max_cost:
+            self.pruned = True
+            return
+        lst = open_.setdefault(key, [])
+        lst.append(keys)
+        sizes[key] = sizes.get(key, 0) + keys.size
+        if len(lst) > 64 and sizes[key] > 1 << 22:
+            merged = _sorted_unique(np.concatenate(lst))
+            open_[key] = [merged]
+            sizes[key] = merged.size
+
+    def _should_stop(self) -> str | None:
+        if self.cancel is not None and self.cancel.is_set():
+            return "cancelled"
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return "deadline"
+        return None
+
+    def _stopped(self, why: str, f: int, best: tuple[int, int] | None) -> Solution:
+        moves = cost = None
+        if best is not None:
+            cost = best[0]
+            moves = tuple(self._route(best[1], best[0], self.layout.pack(
+                dict(self.position.robots), UNMOVED)))
+        text = "stopped at the deadline" if why == "deadline" else "cancelled"
+        return Solution(why, moves, cost, f,
+                        f"{text} after proving that no route is shorter than {f} moves",
+                        self.expanded)
+
+    # -- reading the route back
+    def _route(self, goal_key: int, goal_cost: int, start_key: int) -> list[Move]:
+        lay = self.layout
+        steps: list[tuple[int, int, int]] = []  # (slot, from cell, option), last move first
+        key, g = goal_key, goal_cost
+        n = self.board.size
+        free = np.array([c for c in range(n) if c not in self.board.blocked], np.intp)
+        flags = (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL) if lay.strict else (0,)
+        while g > 0:
+            cells = lay.cells_of(key)
+            cands: list[np.ndarray] = []
+            for r in range(len(cells)):
+                others = [c for s, c in enumerate(cells) if s != r]
+                p = free[~np.isin(free, others)]
+                cols = [np.full(p.size, c, np.intp) for c in cells]
+                cols[r] = p
+                grp = lay.groups[lay.group_of[r]]
+                gcols = np.sort(np.stack([cols[s] for s in grp], axis=1), axis=1)
+                for i, s in enumerate(grp):
+                    cols[s] = gcols[:, i]
+                k = np.zeros(p.size, np.uint64)
+                for s, col in enumerate(cols):
+                    k |= col.astype(np.uint64) << np.uint64(8 * s)
+                for fl in flags:
+                    cands.append(k | (np.uint64(fl) << lay.flag_shift) if lay.strict else k)
+            cand = _sorted_unique(np.concatenate(cands))
+            found = None
+            for b in self.successors(cand, 1, trace=True):
+                match = np.flatnonzero(b.keys == np.uint64(key))
+                if match.size == 0:
+                    continue
+                assert b.parent is not None
+                par = b.parent.take(match)
+                cost = np.full(match.size, b.cost, np.int64) if isinstance(b.cost, int) \
+                    else b.cost.take(match)
+                for pk, c in zip(cand.take(par), cost, strict=True):
+                    pg = g - int(c)
+                    if pg < 0:
+                        continue
+                    pk = int(pk)
+                    if pg == 0:
+                        ok = pk == start_key
+                    else:
+                        ok = bool(self.closed.contains_at(np.array([pk], np.uint64), pg)[0])
+                    if ok:
+                        found = (pk, pg, b.slot, b.option)
+                        break
+                if found:
+                    break
+            self.goals.clear()
+            if found is None:  # pragma: no cover - would be a bug in the search
+                raise AssertionError("solver: lost the route while reading it back")
+            pk, pg, slot, option = found
+            steps.append((slot, lay.cells_of(pk)[slot], option))
+            key, g = pk, pg
+        # replay on the real robots: the robot standing on the move's start cell moves
+        robots = dict(self.position.robots)
+        moves: list[Move] = []
+        for slot, cell, option in reversed(steps):
+            name = next(r for r, c in robots.items() if c == cell)
+            opt = self.tables[slot].options[cell][option]
+            assert opt is not None
+            move = Move(name, opt.direction, opt.passes)
+            moves.append(move)
+            robots = dict(self.position.with_robots(robots).push(move).robots)
+        return moves
+
+
+def _all_equal(a: np.ndarray) -> bool:
+    return a.size == 0 or bool((a == a[0]).all())
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """Sort and drop repeats (sort + neighbour compare: far faster than ``np.unique`` here)."""
+    if keys.size <= 1:
+        return keys
+    keys = np.sort(keys)
+    keep = np.empty(keys.size, bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys.take(np.flatnonzero(keep))
+
+
+def solve_callable(position: Position) -> Callable[[], Solution]:  # pragma: no cover
+    """A zero-argument call for thread pools."""
+    return lambda: solve(position)
