@@ -1,0 +1,886 @@
+"""The table loop: the one thread that owns the game.
+
+Buttons, phones, the camera and the passing of time all become commands on one queue. The loop
+takes them in order, stamps each with one monotonic clock, applies it to the
+:class:`companion.game.Game`, journals it, and publishes what changed: a ``state`` event to
+every open page (:class:`companion.web.events.Broker`) and the game's view to the LEDs. Nothing
+else changes game state, so nothing can race.
+
+The loop never waits on slow work: the solver runs on its own thread (cancelled when its round
+ends) and hands its answer back as a command; the camera runs on its own thread and hands in
+stable observations. A web request that needs an answer waits on its own command's
+:class:`Outcome`, never on the loop.
+
+During a demonstration the camera's observations go through :mod:`companion.verify`, which
+turns a change of the board into the moves that explain it; each move becomes a ``move``
+command, which the game judges by the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .board import Board, tile_names
+from .game import COMMANDS, Game, GameError
+from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
+from .web.events import Broker
+
+log = logging.getLogger("companion.table")
+
+# Commands players and the referee may send; the rest are the table's own bookkeeping.
+PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick"}
+DEFAULT_TILES = ("4B", "3B", "2B", "1A")
+# How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
+# this only bounds how late a missed wake-up could be.
+IDLE_WAIT = 0.5
+
+
+@dataclass
+class Outcome:
+    """The answer to one command: ``ok`` with the game's events as ``result``, or not ``ok``
+    with the reason the game (or the table) gave."""
+
+    ok: bool
+    reason: str | None = None
+    result: Any = None
+
+
+@dataclass
+class _Item:
+    kind: str  # "game" (a game command) or the name of one of the table's own jobs
+    payload: Any
+    source: str
+    future: Future | None = field(default=None)
+
+
+_STOP = _Item("stop", None, "table")
+
+
+def _key_file(db: str | None) -> bytes:
+    """The table's secret (signs sessions, derives player tokens): kept beside the database so
+    phones stay joined across a restart; random for a table without a database."""
+    if not db or db == ":memory:":
+        return secrets.token_bytes(32)
+    path = Path(f"{db}.key")
+    try:
+        data = path.read_bytes()
+        if len(data) >= 32:
+            return data
+    except FileNotFoundError:
+        pass
+    data = secrets.token_bytes(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    return data
+
+
+def board_geometry(board: Board | None) -> dict[str, Any] | None:
+    """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
+    if board is None:
+        return None
+    explicit = replace(board, tiles=None).to_dict()
+    explicit.setdefault("size", board.width)
+    explicit["tiles"] = list(board.tiles) if board.tiles else None
+    return explicit
+
+
+class Table:
+    """The companion's one owner of game state.
+
+    >>> table = Table()                      # doctest: +SKIP
+    >>> table.start()                        # doctest: +SKIP
+    >>> table.submit({"type": "setup", "players": ["Anna", "Ben"]}).ok   # doctest: +SKIP
+    True
+
+    ``journal`` is a :class:`companion.store.Store` (or anything with its ``append`` and
+    ``replay``); ``solve`` is :func:`companion.solver.solve`; ``clock`` the monotonic clock.
+    ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera`` (:class:`CameraFeed`) are
+    attached with :meth:`attach_hardware` / :meth:`attach_camera` since they need
+    :meth:`post` to exist first.
+    """
+
+    def __init__(
+        self,
+        *,
+        journal: Any = None,
+        db: str | None = None,
+        solve: Callable[..., Any] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        pin: str | None = None,
+        preset: str = "abacus-2013",
+        simulated: bool = False,
+        solve_seconds: float = 30.0,
+    ) -> None:
+        self._clock = clock
+        self._offset = 0.0
+        self.journal = journal
+        self.solve = solve
+        self.solve_seconds = solve_seconds
+        self.preset = preset
+        self.simulated = simulated
+        self.secret = _key_file(db)
+        self.pin = pin or f"{secrets.randbelow(10**6):06d}"
+        self.game = Game()
+        self.broker = Broker(snapshot=self.view)
+        self.hardware: Any = None
+        self.camera: Any = None
+        self.sim: SimWorld | None = None
+        self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
+        self._thread: threading.Thread | None = None
+        self._state_lock = threading.Lock()
+        self._state: dict[str, Any] = {}
+        self._seq = 0
+        self._message = ""
+        self._verdict: dict[str, Any] | None = None
+        self._optimal: dict[str, Any] | None = None
+        self._solving: tuple[int, threading.Event] | None = None
+        self._verifier: Any = None
+        self._pending_demo: tuple[int, int] | None = None
+        self._seen: dict[str, str] | None = None
+        self._stopped = threading.Event()
+        self._replay()
+        self._refresh()
+
+    # ------------------------------------------------------------ time and journal
+
+    def now(self) -> float:
+        """The table's clock: monotonic, and never earlier than the journal's last command, so
+        a restart continues the same game time (the hourglass resumes where it was)."""
+        return self._clock() + self._offset
+
+    def _replay(self) -> None:
+        if self.journal is None:
+            return
+        last = self.journal.replay(self.game)
+        if last is not None:
+            self._offset = max(0.0, float(last) - self._clock())
+        if self.game.phase in ("bidding", "timer", "demonstrating"):
+            self._start_round_helpers(resumed=True)
+
+    def _journal(self, cmd: Mapping[str, Any]) -> None:
+        if self.journal is not None:
+            self.journal.append(dict(cmd))
+
+    # ------------------------------------------------------------ running
+
+    def start(self) -> None:
+        """Start the loop thread (and the camera, if attached)."""
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="table-loop", daemon=True)
+        self._thread.start()
+        if self.camera is not None:
+            self.camera.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish every queued command, then stop: nothing submitted before is lost."""
+        if self.camera is not None:
+            self.camera.stop()
+        self._cancel_solver()
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+            self._thread = None
+        self.broker.close()
+        if self.hardware is not None:
+            try:
+                self.hardware.close()
+            except Exception:  # noqa: BLE001 - closing must not hide the shutdown
+                log.exception("closing the hardware")
+        if self.journal is not None and hasattr(self.journal, "close"):
+            self.journal.close()
+        self._stopped.set()
+
+    def attach_hardware(self, hardware: Any) -> None:
+        self.hardware = hardware
+        self._show_hardware()
+
+    def attach_camera(self, camera: Any) -> None:
+        self.camera = camera
+
+    # ------------------------------------------------------------ input
+
+    def post(self, cmd: Mapping[str, Any], source: str = "buttons") -> Future:
+        """Queue a game command; returns a future of its :class:`Outcome`. Never blocks."""
+        fut: Future = Future()
+        self._put(_Item("game", dict(cmd), source, fut))
+        return fut
+
+    def submit(self, cmd: Mapping[str, Any], source: str = "page",
+               timeout: float = 5.0) -> Outcome:
+        """Queue a game command and wait for its outcome (a web request's view of the loop)."""
+        fut = self.post(cmd, source)
+        try:
+            return fut.result(timeout)
+        except TimeoutError:
+            return Outcome(False, "the table is busy; try again")
+
+    def observe(self, robots: Mapping[str, str] | None, source: str = "camera") -> None:
+        """A stable observation from the camera: robot → cell name, or ``None`` (hidden)."""
+        self._put(_Item("observe", None if robots is None else dict(robots), source))
+
+    def _put(self, item: _Item) -> None:
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:
+            if item.future is not None:
+                item.future.set_result(Outcome(False, "the table is overloaded; try again"))
+            log.warning("queue full: dropped %s from %s", item.kind, item.source)
+
+    # ------------------------------------------------------------ the loop
+
+    def _run(self) -> None:
+        while True:
+            deadline = self.game.next_deadline()
+            wait = IDLE_WAIT if deadline is None else max(0.0, min(IDLE_WAIT,
+                                                                   deadline - self.now()))
+            try:
+                item = self._queue.get(timeout=wait)
+            except queue.Empty:
+                item = None
+            try:
+                if item is _STOP:
+                    return
+                if item is None:
+                    self._tick()
+                else:
+                    self._handle(item)
+            except Exception as e:  # noqa: BLE001 - the loop must outlive any one bad input
+                log.exception("table loop: %s", e)
+                if item is not None and item.future is not None and not item.future.done():
+                    item.future.set_result(Outcome(False, f"internal error: {e}"))
+
+    def _tick(self) -> None:
+        deadline = self.game.next_deadline()
+        now = self.now()
+        if deadline is None or deadline > now:
+            return
+        cmd = {"type": "tick", "at": now}
+        events = self.game.apply(cmd)
+        if events:
+            self._journal(cmd)
+            self._after(events)
+
+    def _handle(self, item: _Item) -> None:
+        if item.kind == "game":
+            out = self._apply(item.payload, item.source)
+        elif item.kind == "observe":
+            out = self._on_observation(item.payload)
+        elif item.kind == "solved":
+            out = self._on_solved(*item.payload)
+        elif item.kind == "call":
+            out = Outcome(True, result=item.payload())
+            self._publish()
+        else:  # pragma: no cover - every kind is listed above
+            out = Outcome(False, f"unknown job {item.kind}")
+        if item.future is not None and not item.future.done():
+            item.future.set_result(out)
+
+    def _apply(self, cmd: dict[str, Any], source: str) -> Outcome:
+        kind = cmd.get("type")
+        if kind not in PLAYER_COMMANDS:
+            return Outcome(False, f"unknown command {kind!r}")
+        if kind == "setup" and self.game.phase != "setup":
+            cmd = {**cmd, "type": "new_game"}
+        cmd["at"] = self.now()
+        cmd.setdefault("source", source)
+        clean = {k: v for k, v in cmd.items() if k != "source"}
+        try:
+            events = self.game.apply(clean)
+        except GameError as e:
+            return Outcome(False, str(e))
+        if kind in ("setup", "new_game") and clean.get("seed") is None:
+            seed = next((e.get("seed") for e in events if e.get("type") == "game_set_up"), None)
+            if seed is not None:
+                clean["seed"] = seed
+        self._journal(clean)
+        self._after(events, cmd=clean)
+        return Outcome(True, result=events)
+
+    # ------------------------------------------------------------ after each change
+
+    def _after(self, events: list[dict[str, Any]], cmd: dict[str, Any] | None = None) -> None:
+        for e in events:
+            t = e.get("type")
+            if t in ("chip_revealed", "game_set_up", "new_game"):
+                self._verdict = None
+                self._message = ""
+            if t == "chip_revealed":
+                self._start_round_helpers()
+            elif t == "demonstration_started":
+                self._begin_demo(e["seat"], e.get("bid"))
+            elif t == "demonstration_succeeded":
+                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
+                                 "reason": f"{e['moves']} moves, bid {e['bid']}", "by": e["by"]}
+            elif t == "demonstration_failed":
+                self._verdict = {"result": _failure_kind(e), "seat": e["seat"],
+                                 "name": e["name"], "reason": e["reason"], "by": e["by"]}
+                if self._verifier is not None:
+                    self._verifier_call("give_up")
+            elif t == "robots_reset" and self.sim is not None:
+                self.sim.place(e["robots"])
+            elif t in ("round_over", "game_over", "new_game"):
+                if self._solving is not None and self._solving[0] != self._round():
+                    self._cancel_solver()
+                self._verifier = None
+                self._pending_demo = None
+            elif t == "moved" and self._verifier is None and self.sim is not None:
+                pass
+            if t in ("game_set_up", "robots_placed") and self.sim is not None:
+                self.sim.sync(self.game)
+            if t in ("bid", "chip_revealed", "moved"):
+                self.broker.publish(t if t != "moved" else "move", _public(e))
+            elif t in ("demonstration_succeeded", "demonstration_failed"):
+                self.broker.publish("verdict", {**self._verdict, "at": e["at"]}
+                                    if self._verdict else _public(e))
+            elif t == "round_over":
+                self.broker.publish("round", _public(e))
+        self._publish()
+
+    def _round(self) -> int | None:
+        r = self.game.s.round
+        return r.number if r is not None else None
+
+    def _position(self, robots: Mapping[str, int] | None = None) -> Position | None:
+        s = self.game.s
+        r = s.round
+        if s.board is None or r is None:
+            return None
+        goal = self.game._goal(r.chip)
+        if goal is None:
+            return None
+        robots = dict(r.snapshot if robots is None else robots)
+        if not robots:
+            return None
+        return Position(s.board, {k: robots[k] for k in sorted(robots, key=ROBOTS.index)},
+                        goal, s.rules)
+
+    def _start_round_helpers(self, resumed: bool = False) -> None:
+        pos = self._position()
+        self._optimal = None
+        self._verifier = None
+        self._pending_demo = None
+        if pos is None:
+            return
+        self._start_solver(pos)
+        try:
+            from .verify import RoundVerifier
+
+            self._verifier = RoundVerifier(pos, solve=None)
+        except ImportError:  # pragma: no cover - verify ships with the package
+            self._verifier = None
+        if resumed and self.game.phase == "demonstrating":
+            r = self.game.s.round
+            if r is not None and r.demonstrator is not None and r.demonstrator in r.bids:
+                self._begin_demo(r.demonstrator, r.bids[r.demonstrator].value)
+
+    # ------------------------------------------------------------ the demonstration
+
+    def _begin_demo(self, seat: int, bid: int | None) -> None:
+        if self._verifier is None or bid is None:
+            return
+        from .verify import NotRestoredError
+
+        name = self.game.s.players[seat].name
+        try:
+            self._verifier.begin(bid, name, self.now())
+            self._pending_demo = None
+        except NotRestoredError as e:
+            self._pending_demo = (seat, bid)
+            self._message = str(e)
+
+    def _verifier_call(self, what: str) -> list[dict[str, Any]]:
+        try:
+            return getattr(self._verifier, what)(self.now())
+        except Exception as e:  # noqa: BLE001 - a verifier problem must not stop play
+            log.warning("verifier %s: %s", what, e)
+            return []
+
+    def _on_observation(self, robots: dict[str, str] | None) -> Outcome:
+        """A stable look at the board. Outside a demonstration it says where the robots stand
+        (journaled as ``robots``); during one, the verifier turns it into moves."""
+        self._seen = robots
+        g = self.game
+        if robots is None:
+            if self._verifier is not None and g.phase == "demonstrating":
+                self._verifier.observe(None, self.now())
+            self._publish()
+            return Outcome(True)
+        if g.phase == "demonstrating" and self._verifier is not None:
+            if self._pending_demo is not None:
+                self._verifier.observe(robots, self.now())
+                if self._verifier.ready:
+                    self._begin_demo(*self._pending_demo)
+                self._publish()
+                return Outcome(True)
+            events = self._verifier.observe(robots, self.now())
+            for e in events:
+                self._on_verifier_event(e)
+            self._publish()
+            return Outcome(True)
+        if g.phase in ("setup", "demonstrating", "game_over"):
+            self._publish()
+            return Outcome(True)
+        known = g.view()["robots"]
+        wanted = {r: c for r, c in robots.items() if self._robot_allowed(r)}
+        if wanted and wanted != known:
+            out = self._apply({"type": "robots", "robots": wanted}, "camera")
+            if not out.ok:
+                self._message = f"camera: {out.reason}"
+                self._publish()
+            return out
+        return Outcome(True)
+
+    def _robot_allowed(self, robot: str) -> bool:
+        rules = self.game.s.rules
+        if robot in ("black", "silver"):
+            return robot == rules.fifth_robot
+        if robot == "transparent":
+            return rules.transparent_robot
+        return True
+
+    def _on_verifier_event(self, e: dict[str, Any]) -> None:
+        t = e.get("type")
+        seat = self.game.s.round.demonstrator if self.game.s.round else None
+        if t == "move":
+            out = self._apply({"type": "move", "move": e["move"], "seat": seat}, "camera")
+            if not out.ok:
+                self._message = out.reason or ""
+        elif t == "illegal" and self.game.phase == "demonstrating":
+            self._message = e.get("reason", "")
+            self._apply({"type": "verdict", "success": False, "by": "camera"}, "camera")
+            if self._verdict is not None:
+                self._verdict.update(result="illegal", reason=e.get("reason"))
+        elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
+                   "rule_unmet", "restored", "robots_back"):
+            self._message = e.get("message") or e.get("reason") or ""
+
+    # ------------------------------------------------------------ the solver
+
+    def _start_solver(self, pos: Position) -> None:
+        self._cancel_solver()
+        if self.solve is None:
+            return
+        number = self._round()
+        assert number is not None
+        cancel = threading.Event()
+        self._solving = (number, cancel)
+        deadline = time.monotonic() + self.solve_seconds
+
+        def work() -> None:
+            try:
+                result = self.solve(pos, deadline=deadline, cancel=cancel)
+                err = None
+            except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
+                result, err = None, str(e)
+            if not cancel.is_set():
+                self._put(_Item("solved", (number, pos, result, err), "solver"))
+
+        threading.Thread(target=work, name=f"solver-{number}", daemon=True).start()
+
+    def _cancel_solver(self) -> None:
+        if self._solving is not None:
+            self._solving[1].set()
+            self._solving = None
+
+    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None) -> Outcome:
+        if self._solving is not None and self._solving[0] == number:
+            self._solving = None
+        if err is not None:
+            self._optimal = {"round": number, "length": None, "moves": [], "steps": [],
+                             "start": {}, "error": err}
+            self._publish()
+            return Outcome(False, err)
+        moves = _solution_moves(result)
+        steps = []
+        p = pos
+        for m in moves:
+            p = p.push(m)
+            steps.append({"move": m.text(), "robots": _names(p)})
+        self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
+                         "moves": [m.text() for m in moves or []], "steps": steps,
+                         "start": _names(pos)}
+        if moves:
+            self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
+        else:
+            self._publish()
+        return Outcome(True)
+
+    # ------------------------------------------------------------ publishing
+
+    def _refresh(self) -> dict[str, Any]:
+        now = self.now()
+        gv = self.game.view(now)
+        phase = gv["phase"]
+        timer = gv["timer"]
+        rnd = gv["round"]
+        demo = None
+        if gv["demonstrating"] is not None:
+            seat = gv["demonstrating"]
+            demo = {"seat": seat, "name": gv["players"][seat]["name"], "bid": gv["bid_to_meet"],
+                    "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"]}
+        show = (self._optimal is not None and self._optimal.get("round") == rnd
+                and phase in ("round_over", "game_over"))
+        board = self.game.s.board
+        robots = gv["robots"]
+        if self._seen and phase != "demonstrating":
+            robots = {**robots, **self._seen}
+        self._seq += 1
+        state = {
+            "seq": self._seq,
+            "epoch": self.epoch,
+            "phase": phase,
+            "round": rnd,
+            "players": gv["players"],
+            "target": gv["target"] if phase not in ("setup", "idle") else None,
+            "timer": {"running": timer["running"], "remaining": timer["remaining"],
+                      "total": timer["duration"]},
+            "bids": [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
+                      "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
+                     for b in gv["bids"]],
+            "leader": gv["leader"],
+            "demonstrating": demo,
+            "verdict": self._verdict,
+            "board": self._geometry(board),
+            "robots": robots,
+            "optimal": self._optimal if self._optimal and self._optimal.get("round") == rnd
+            else None,
+            "show_optimal": show,
+            "solving": self._solving is not None,
+            "message": self._message,
+            "rules": gv["rules"],
+            "deck_size": gv["deck_size"],
+            "chips_needed": gv["chips_needed"],
+            "winners": gv["winners"],
+            "can_undo": gv["can_undo"],
+            "sim": self.simulated,
+            "buttons": self.hardware.virtual_buttons() if self.simulated and hasattr(
+                self.hardware, "virtual_buttons") else None,
+            "camera": self.camera.status() if self.camera is not None else None,
+        }
+        with self._state_lock:
+            self._state = state
+        return state
+
+    _geo_cache: tuple[Any, Any] = (None, None)
+
+    def _geometry(self, board: Board | None) -> dict[str, Any] | None:
+        if self._geo_cache[0] is not board:
+            self._geo_cache = (board, board_geometry(board))
+        return self._geo_cache[1]
+
+    def _publish(self) -> None:
+        state = self._refresh()
+        self.broker.publish("state", state)
+        self._show_hardware()
+
+    def _show_hardware(self) -> None:
+        if self.hardware is None:
+            return
+        try:
+            self.hardware.show(self.game.view(self.now()))
+        except Exception:  # noqa: BLE001 - a LED fault must not stop the game
+            log.exception("hardware.show")
+
+    # ------------------------------------------------------------ what the page reads
+
+    def view(self) -> dict[str, Any]:
+        """The last published state (what every page shows), safe from any thread."""
+        with self._state_lock:
+            return self._state
+
+    @property
+    def epoch(self) -> str:
+        """Changes with each new game: join codes and player tokens are per game."""
+        seed = self.game.s.seed
+        return hashlib.sha256(f"{seed}".encode()).hexdigest()[:8]
+
+    def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
+        """Run ``fn`` on the loop's thread (for anything that reads or changes table state)
+        and return its result."""
+        fut: Future = Future()
+        self._put(_Item("call", fn, "page", fut))
+        out = fut.result(timeout)
+        return out.result
+
+    def check_setup(self, players: list[str], preset: str, options: dict[str, Any],
+                    tiles: list[str] | None) -> dict[str, Any]:
+        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field."""
+        if preset not in PRESETS or preset == "micro-robots":
+            known = ", ".join(p for p in PRESETS if p != "micro-robots")
+            raise ValueError(f"preset: unknown edition {preset!r} (known: {known})")
+        try:
+            rules = Rules.from_spec({"preset": preset, **options})
+        except PositionError as e:
+            raise ValueError(str(e)) from None
+        tiles = list(tiles or self._current_tiles())
+        try:
+            board = Board.from_tiles(tiles)
+        except ValueError as e:
+            raise ValueError(str(e)) from None
+        robots = self._starting_robots(board, rules)
+        return {"type": "setup", "players": players, "rules": rules.to_spec(),
+                "board": {"tiles": list(board.tiles or tiles)}, "robots": robots}
+
+    def _current_tiles(self) -> list[str]:
+        b = self.game.s.board
+        if b is not None and b.tiles:
+            return list(b.tiles)
+        if self.camera is not None and self.camera.tiles():
+            return list(self.camera.tiles())
+        return list(DEFAULT_TILES)
+
+    def _starting_robots(self, board: Board, rules: Rules) -> dict[str, str]:
+        """Where the robots stand: as the camera sees them, else the sim table's, else spread
+        on free cells (the sim table then places them there)."""
+        names = ["red", "green", "blue", "yellow"]
+        if rules.fifth_robot != "none":
+            names.append(rules.fifth_robot)
+        if rules.transparent_robot:
+            names.append("transparent")
+        seen = self._seen or {}
+        if all(n in seen for n in names):
+            return {n: seen[n] for n in names}
+        return _spread(board, names, self.game.s.seed or 7)
+
+    def setup_info(self) -> dict[str, Any]:
+        s = self.game.s
+        options = []
+        for name in Rules.option_names():
+            value = getattr(PRESETS["abacus-2013"], name)
+            choice = Rules._CHOICES.get(name)
+            kind = "choice" if choice else "bool" if isinstance(value, bool) else "number"
+            options.append({"name": name, "label": name.replace("_", " "), "kind": kind,
+                            "choices": list(choice) if choice else None})
+        presets = {p: {n: getattr(r, n) for n in Rules.option_names()}
+                   for p, r in PRESETS.items()}
+        detected = list(self.camera.tiles()) if self.camera is not None and \
+            self.camera.tiles() else None
+        return {"players": [p.name for p in s.players], "preset": s.rules.preset
+                if s.players else self.preset, "options": options, "presets": presets,
+                "tiles": self._current_tiles(), "detected_tiles": detected,
+                "tile_names": list(tile_names())}
+
+    def history(self) -> dict[str, Any]:
+        games = list(self.journal.games()) if self.journal is not None and hasattr(
+            self.journal, "games") else []
+        current = self.game.summary()
+        if current["players"] and not any(g.get("current") for g in games):
+            games.append({**current, "current": True})
+        return summarise(games)
+
+    # --------------------------------------------- camera, calibration, virtual buttons
+
+    def camera_jpeg(self, overlay: bool = True) -> bytes | None:
+        return self.camera.jpeg(overlay) if self.camera is not None else None
+
+    def detected(self) -> dict[str, Any]:
+        return self.camera.detected() if self.camera is not None else {"camera": None}
+
+    def calibrate_corners(self, corners: list[tuple[float, float]]) -> Any:
+        if self.camera is None:
+            raise ValueError("there is no camera to calibrate")
+        return self.camera.set_corners(corners)
+
+    def calibrate_colors(self) -> Any:
+        if self.camera is None:
+            raise ValueError("there is no camera to calibrate")
+        return self.camera.calibrate_colors()
+
+    def press(self, name: str, action: str, steps: int = 1) -> None:
+        if self.hardware is None or not hasattr(self.hardware, "press"):
+            raise KeyError(name)
+        self.hardware.press(name, action, steps)
+
+    def sim_move(self, robot: str, direction: str) -> dict[str, str]:
+        """Slide a robot on the simulated table by hand (what a player's hand does)."""
+        if self.sim is None:
+            raise ValueError("this is not the simulated table")
+        return self.sim.slide(robot, direction)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _failure_kind(e: Mapping[str, Any]) -> str:
+    reason = str(e.get("reason", ""))
+    if "gave up" in reason:
+        return "gave_up"
+    if "more than her bid" in reason or "bid was exactly" in reason:
+        return "over_bid"
+    if "fails" in reason or "made no moves" in reason:
+        return "incomplete"
+    return "illegal"
+
+
+def _public(e: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in e.items() if k != "snapshot"}
+
+
+def _names(pos: Position) -> dict[str, str]:
+    return {r: pos.board.name(c) for r, c in pos.robots.items()}
+
+
+def _solution_moves(result: Any) -> list[Move] | None:
+    if result is None:
+        return None
+    moves = getattr(result, "moves", result)
+    if isinstance(result, Mapping):
+        moves = result.get("moves")
+    if moves is None:
+        return None
+    out = []
+    for m in moves:
+        if isinstance(m, Move):
+            out.append(m)
+        elif isinstance(m, str):
+            out.append(Move.parse(m))
+        elif isinstance(m, Mapping):
+            out.append(Move.parse(f"{m['robot']} {m['direction']}"))
+        else:
+            out.append(Move.parse(str(m)))
+    return out
+
+
+def _spread(board: Board, names: list[str], seed: int) -> dict[str, str]:
+    import random
+
+    rng = random.Random(seed)
+    free = [c for c in board.cells() if c not in board.blocked and board.target_at(c) is None
+            and board.diagonal_at(c) is None]
+    cells = rng.sample(free, len(names))
+    return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
+
+
+def summarise(games: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per-player statistics over game summaries (``Game.summary()`` shape)."""
+    players: dict[str, dict[str, Any]] = {}
+    out_games = []
+    for g in games:
+        names = list(g.get("players") or [])
+        chips = list(g.get("chips") or [0] * len(names))
+        winners = [names[i] for i in g.get("winners") or [] if i < len(names)]
+        out_games.append({"started": g.get("started"), "preset": _preset_name(g.get("rules")),
+                          "players": [{"name": n, "chips": c} for n, c in zip(names, chips,
+                                                                               strict=False)],
+                          "winners": winners, "rounds": len(g.get("rounds") or []),
+                          "current": bool(g.get("current"))})
+        for i, n in enumerate(names):
+            p = players.setdefault(n, {"name": n, "games": 0, "wins": 0, "chips": 0,
+                                       "rounds_won": 0, "demonstrations": 0, "successes": 0,
+                                       "_over": []})
+            p["games"] += 1
+            p["chips"] += chips[i] if i < len(chips) else 0
+            if n in winners and g.get("phase") == "game_over":
+                p["wins"] += 1
+        for rnd in g.get("rounds") or []:
+            for b in rnd.get("bids") or []:
+                n = b.get("name")
+                if n not in players or b.get("status") not in ("succeeded", "failed"):
+                    continue
+                players[n]["demonstrations"] += 1
+                if b["status"] == "succeeded":
+                    players[n]["successes"] += 1
+                    players[n]["rounds_won"] += 1
+                    if rnd.get("optimum"):
+                        players[n]["_over"].append(b["value"] - rnd["optimum"])
+    stats = []
+    for p in players.values():
+        over = p.pop("_over")
+        p["avg_over_optimal"] = sum(over) / len(over) if over else None
+        stats.append(p)
+    stats.sort(key=lambda p: (-p["wins"], -p["chips"], p["name"]))
+    return {"players": stats, "games": out_games}
+
+
+def _preset_name(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, Mapping):
+        return f"{spec.get('preset', 'abacus-2013')} (custom)"
+    return "abacus-2013"
+
+
+# ---------------------------------------------------------------- the simulated table
+
+
+class SimWorld:
+    """The physical table of the simulation: where the real robots stand. A hand slides them
+    (:meth:`slide`); the camera (the renderer) draws them; the game never reads this directly,
+    only through the camera."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.board: Board | None = None
+        self.rules: Rules = Rules()
+        self.robots: dict[str, int] = {}
+        self.target: Goal | None = None
+        self.version = 0
+
+    def sync(self, game: Game) -> None:
+        """Take the board and rules of a newly set-up game; robots only where none stand yet."""
+        with self._lock:
+            s = game.s
+            self.board, self.rules = s.board, s.rules
+            if s.robots:
+                self.robots = dict(s.robots)
+            self.version += 1
+
+    def set_target(self, goal: Goal | None) -> None:
+        with self._lock:
+            self.target = goal
+            self.version += 1
+
+    def place(self, robots: Mapping[str, str]) -> None:
+        with self._lock:
+            if self.board is None:
+                return
+            self.robots = {r: self.board.cell(c) for r, c in robots.items()}
+            self.version += 1
+
+    def slide(self, robot: str, direction: str) -> dict[str, str]:
+        with self._lock:
+            if self.board is None:
+                raise ValueError("set up a game first")
+            if robot not in self.robots:
+                raise ValueError(f"there is no {robot} robot on the table")
+            try:
+                move = Move.parse(f"{robot} {direction}")
+            except ValueError as e:
+                raise ValueError(str(e)) from None
+            pos = Position(self.board, dict(self.robots), None, self.rules)
+            s = pos.slide(move)
+            if s.error:
+                raise ValueError(f"{move.text()}: {s.error}")
+            if not s.moved:
+                raise ValueError(f"{move.text()}: the robot cannot move that way")
+            self.robots[robot] = s.end
+            self.version += 1
+            return {r: self.board.name(c) for r, c in self.robots.items()}
+
+    def position(self) -> Position | None:
+        with self._lock:
+            if self.board is None or not self.robots:
+                return None
+            return Position(self.board, {k: self.robots[k] for k in
+                                         sorted(self.robots, key=ROBOTS.index)},
+                            self.target, self.rules)
+
+    def truth(self) -> dict[str, str] | None:
+        with self._lock:
+            if self.board is None:
+                return None
+            return {r: self.board.name(c) for r, c in self.robots.items()}

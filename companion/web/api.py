@@ -1,0 +1,350 @@
+"""The JSON API and the event stream: what the page, the phones and the virtual buttons call.
+
+Every answer is JSON; every refusal is a 4xx with ``{"error": reason}`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+from typing import Any
+
+import segno
+from flask import Blueprint, Response, abort, current_app, jsonify, request
+
+from . import guard
+from .events import BrokerClosed, BrokerFull
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+# Game commands a PIN holder may send from the page (the referee's hand); bids and the
+# demonstrating player's own calls go through the player routes instead.
+ADMIN_COMMANDS = frozenset({
+    "reveal", "undo", "start_timer", "done", "give_up", "verdict", "correct", "move",
+})
+COMMAND_FIELDS = frozenset({
+    "seat", "chip", "success", "reason", "move", "award", "revoke", "bid", "timer", "robots",
+    "snapshot", "name", "board",
+})
+PLAYER_ACTIONS = frozenset({"done", "give_up"})
+MAX_SEATS = 8
+
+
+def _table() -> Any:
+    return current_app.extensions["companion.table"]
+
+
+def body() -> dict[str, Any]:
+    """The request's JSON object, or 400 naming what is wrong."""
+    if not request.is_json:
+        abort(415, description="send JSON (Content-Type: application/json)")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        abort(400, description="body: a JSON object")
+    return data
+
+
+def _int(data: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        abort(400, description=f"{key}: a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _outcome(out: Any) -> Response:
+    """Turn the table's answer into a response: 200 with the state, or 409 with the game's
+    reason (the command was refused, nothing changed)."""
+    if not out.ok:
+        return jsonify({"error": out.reason}), 409
+    return jsonify({"ok": True, "result": out.result, "state": _table().view()})
+
+
+# ---------------------------------------------------------------- seats and tokens
+
+
+def _mac(kind: str, seat: int) -> str:
+    table = _table()
+    msg = f"{kind}:{table.epoch}:{seat}".encode()
+    return hmac.new(table.secret, msg, hashlib.sha256).hexdigest()
+
+
+def join_code(seat: int) -> str:
+    """The code in a seat's QR: whoever scans it becomes that seat's bid pad."""
+    return _mac("join", seat)[:12]
+
+
+def player_token(seat: int) -> str:
+    """The token a joined phone sends with its bids. Derived, so it survives a restart, and
+    changes with each new game."""
+    return _mac("player", seat)[:32]
+
+
+def seat_of_token(token: str | None) -> int | None:
+    if not token:
+        return None
+    for seat in range(MAX_SEATS):
+        if hmac.compare_digest(token, player_token(seat)):
+            return seat
+    return None
+
+
+def join_url(seat: int) -> str:
+    base = current_app.config.get("PUBLIC_URL") or request.host_url
+    return f"{base.rstrip('/')}/pad?seat={seat}&code={join_code(seat)}"
+
+
+def _seats() -> list[dict[str, Any]]:
+    return list(_table().view().get("players") or [])
+
+
+def _player_seat() -> int:
+    seat = seat_of_token(request.headers.get("X-Player-Token"))
+    if seat is None:
+        abort(403, description="player token missing or wrong: scan your seat's QR code again")
+    return seat
+
+
+# ---------------------------------------------------------------- reading
+
+
+@bp.get("/state")
+def state() -> Response:
+    return jsonify(_table().view())
+
+
+@bp.get("/events")
+def events() -> Response:
+    broker = _table().broker
+    last = request.headers.get("Last-Event-ID") or request.args.get("last")
+    try:
+        sub, first = broker.subscribe(last)
+    except BrokerFull as e:
+        abort(503, description=str(e))
+    except BrokerClosed as e:
+        abort(503, description=str(e))
+    heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
+    resp = Response(sub.stream(first, heartbeat), mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache, no-transform"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+@bp.get("/history")
+def history() -> Response:
+    return jsonify(_table().history())
+
+
+# ---------------------------------------------------------------- players
+
+
+@bp.post("/join")
+def join() -> Response:
+    data = body()
+    seat = _int(data, "seat", 0, MAX_SEATS - 1)
+    code = data.get("code")
+    if not isinstance(code, str) or not hmac.compare_digest(code, join_code(seat)):
+        abort(403, description="join code wrong or from an earlier game: scan the QR again")
+    seats = _seats()
+    if seat >= len(seats):
+        abort(409, description=f"seat {seat}: no such player in this game")
+    return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name")})
+
+
+@bp.post("/bid")
+def bid() -> Response:
+    data = body()
+    seat = _player_seat()
+    if "seat" in data and data["seat"] != seat:
+        abort(403, description="a phone bids only for its own player")
+    moves = _int(data, "moves", 1, 99)
+    return _outcome(_table().submit({"type": "bid", "seat": seat, "value": moves}, "phone"))
+
+
+@bp.post("/player/<action>")
+def player_action(action: str) -> Response:
+    if action not in PLAYER_ACTIONS:
+        abort(404, description=f"unknown player action {action!r}")
+    data = body()
+    seat = _player_seat()
+    if "seat" in data and data["seat"] != seat:
+        abort(403, description="a phone acts only for its own player")
+    return _outcome(_table().submit({"type": action, "seat": seat}, "phone"))
+
+
+# ---------------------------------------------------------------- the PIN holder
+
+
+@bp.post("/unlock")
+def unlock() -> Response:
+    data = body()
+    if not guard.unlock(data.get("pin")):
+        abort(403, description="wrong PIN")
+    return jsonify({"ok": True})
+
+
+@bp.post("/lock")
+def lock() -> Response:
+    from flask import session
+
+    session.pop("pin", None)
+    return jsonify({"ok": True})
+
+
+@bp.get("/qr/<int:seat>.svg")
+def qr(seat: int) -> Response:
+    if not (guard.is_loopback() or guard.is_admin()):
+        abort(403, description="join codes are shown on the main screen only")
+    if not 0 <= seat < MAX_SEATS:
+        abort(404, description=f"seat {seat}: no such seat")
+    out = io.BytesIO()
+    segno.make(join_url(seat), error="m").save(out, kind="svg", scale=4, border=2,
+                                                 xmldecl=False)
+    return Response(out.getvalue(), mimetype="image/svg+xml")
+
+
+@bp.get("/join-links")
+@guard.admin_required
+def join_links() -> Response:
+    return jsonify([{"seat": i, "url": join_url(i)} for i in range(len(_seats()))])
+
+
+@bp.post("/command")
+@guard.admin_required
+def command() -> Response:
+    data = body()
+    kind = data.get("type")
+    if kind not in ADMIN_COMMANDS:
+        abort(400, description=f"type: one of {', '.join(sorted(ADMIN_COMMANDS))}")
+    cmd = {"type": kind}
+    for key, value in data.items():
+        if key == "type":
+            continue
+        if key not in COMMAND_FIELDS:
+            abort(400, description=f"{key}: not a field of a {kind} command")
+        cmd[key] = value
+    if kind in ("verdict", "correct"):
+        cmd["by"] = "referee"
+    return _outcome(_table().submit(cmd, "page"))
+
+
+@bp.post("/setup")
+@guard.admin_required
+def setup() -> Response:
+    data = body()
+    players = data.get("players")
+    if (not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS
+            or not all(isinstance(p, str) and 0 < len(p.strip()) <= 24 for p in players)):
+        abort(400, description=f"players: 1 to {MAX_SEATS} names of 1-24 characters")
+    preset = data.get("preset", "abacus-2013")
+    options = data.get("rules", {})
+    tiles = data.get("tiles")
+    if not isinstance(preset, str):
+        abort(400, description="preset: a preset name")
+    if not isinstance(options, dict):
+        abort(400, description="rules: an object of rule options")
+    if tiles is not None and (not isinstance(tiles, list) or len(tiles) != 4
+                              or not all(isinstance(t, str) for t in tiles)):
+        abort(400, description="tiles: four tile names like ['4B', '3B', '2B', '1A']")
+    try:
+        spec = _table().check_setup([p.strip() for p in players], preset, options, tiles)
+    except ValueError as e:
+        abort(400, description=str(e))
+    return _outcome(_table().submit(spec, "page"))
+
+
+@bp.get("/setup-info")
+@guard.admin_required
+def setup_info() -> Response:
+    return jsonify(_table().setup_info())
+
+
+@bp.get("/camera.jpg")
+@guard.admin_required
+def camera() -> Response:
+    overlay = request.args.get("overlay", "1") != "0"
+    jpeg = _table().camera_jpeg(overlay=overlay)
+    if jpeg is None:
+        abort(503, description="no camera frame yet")
+    resp = Response(jpeg, mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.get("/detected")
+@guard.admin_required
+def detected() -> Response:
+    return jsonify(_table().detected())
+
+
+@bp.post("/calibrate")
+@guard.admin_required
+def calibrate() -> Response:
+    data = body()
+    corners = data.get("corners")
+    ok = (isinstance(corners, list) and len(corners) == 4 and all(
+        isinstance(c, list) and len(c) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 10000
+                for v in c) for c in corners))
+    if not ok:
+        abort(400, description="corners: four [x, y] image points, north-west first, clockwise")
+    try:
+        result = _table().calibrate_corners([(float(x), float(y)) for x, y in corners])
+    except ValueError as e:
+        abort(400, description=str(e))
+    return jsonify({"ok": True, "result": result})
+
+
+@bp.post("/calibrate/colors")
+@guard.admin_required
+def calibrate_colors() -> Response:
+    body()
+    try:
+        result = _table().calibrate_colors()
+    except ValueError as e:
+        abort(409, description=str(e))
+    return jsonify({"ok": True, "result": result})
+
+
+# ---------------------------------------------------------------- the simulated table
+
+
+def _sim() -> Any:
+    table = _table()
+    if not table.simulated:
+        abort(404, description="virtual buttons exist on the simulated table only")
+    return table
+
+
+@bp.post("/buttons/<name>")
+@guard.admin_required
+def button(name: str) -> Response:
+    data = body()
+    action = data.get("action", "press")
+    if action not in ("press", "hold", "release", "turn"):
+        abort(400, description="action: press, hold, release or turn")
+    steps = data.get("steps", 1)
+    if isinstance(steps, bool) or not isinstance(steps, int) or not -20 <= steps <= 20:
+        abort(400, description="steps: a whole number from -20 to 20")
+    try:
+        _sim().press(name, action, steps)
+    except KeyError:
+        abort(404, description=f"no button called {name!r}")
+    except ValueError as e:
+        abort(400, description=str(e))
+    return jsonify({"ok": True})
+
+
+@bp.post("/sim/move")
+@guard.admin_required
+def sim_move() -> Response:
+    data = body()
+    robot, direction = data.get("robot"), data.get("direction")
+    if not isinstance(robot, str) or not isinstance(direction, str):
+        abort(400, description="robot and direction: like {\"robot\": \"blue\", "
+                               "\"direction\": \"up\"}")
+    try:
+        where = _sim().sim_move(robot, direction)
+    except ValueError as e:
+        abort(409, description=str(e))
+    return jsonify({"ok": True, "robots": where})

@@ -1,0 +1,149 @@
+// The board as SVG, drawn from the state's board geometry and robot cells.
+"use strict";
+
+const BoardView = (() => {
+  const NS = "http://www.w3.org/2000/svg";
+  const U = 10;  // one cell
+  const FILL = {
+    red: "#d93a32", green: "#2f9e44", blue: "#2f6fd6", yellow: "#f2c230",
+    black: "#222", silver: "#b9bec7", transparent: "rgba(255,255,255,0.35)", any: "#8e44ad",
+  };
+
+  function cellXY(name, size) {
+    const f = name.charCodeAt(0) - 97;
+    const r = parseInt(name.slice(1), 10) - 1;
+    return [f * U, (size - 1 - r) * U];
+  }
+
+  function node(tag, attrs) {
+    const n = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+    return n;
+  }
+
+  function shape(t, x, y, s) {
+    const cx = x + U / 2, cy = y + U / 2, r = s * U;
+    const color = FILL[t.color] || FILL.any;
+    const common = {fill: color, class: "target-mark"};
+    switch (t.shape) {
+      case "circle": return node("circle", Object.assign({cx, cy, r}, common));
+      case "square": return node("rect", Object.assign({x: cx - r, y: cy - r, width: 2 * r, height: 2 * r}, common));
+      case "triangle": return node("polygon", Object.assign({points: `${cx},${cy - r} ${cx + r},${cy + r} ${cx - r},${cy + r}`}, common));
+      case "hexagon": {
+        const pts = [];
+        for (let i = 0; i < 6; i++) {
+          const a = Math.PI / 3 * i;
+          pts.push(`${cx + r * Math.cos(a)},${cy + r * Math.sin(a)}`);
+        }
+        return node("polygon", Object.assign({points: pts.join(" ")}, common));
+      }
+      default: {  // the vortex
+        const g = node("g", {class: "target-mark"});
+        ["red", "green", "blue", "yellow"].forEach((c, i) => {
+          g.append(node("circle", {cx, cy, r: r * (1 - i * 0.22), fill: FILL[c]}));
+        });
+        return g;
+      }
+    }
+  }
+
+  class View {
+    constructor(container, onPick) {
+      this.container = container;
+      this.onPick = onPick;
+      this.key = null;
+      this.size = 16;
+      this.robots = {};
+      this.svg = node("svg", {class: "board-svg", role: "img"});
+      container.append(this.svg);
+    }
+
+    drawBoard(geo) {
+      const key = JSON.stringify(geo);
+      if (key === this.key) return;
+      this.key = key;
+      const n = this.size = geo.size || 16;
+      const svg = this.svg;
+      svg.replaceChildren();
+      svg.setAttribute("viewBox", `-2 -2 ${n * U + 4} ${n * U + 4}`);
+      const cells = node("g", {class: "cells"});
+      for (let f = 0; f < n; f++) {
+        for (let r = 0; r < n; r++) {
+          cells.append(node("rect", {x: f * U + 0.3, y: r * U + 0.3, width: U - 0.6, height: U - 0.6, class: "cell"}));
+        }
+      }
+      svg.append(cells);
+      for (const c of geo.blocked || []) {
+        const [x, y] = cellXY(c, n);
+        svg.append(node("rect", {x, y, width: U, height: U, class: "blocked"}));
+      }
+      const marks = node("g", {class: "targets"});
+      for (const t of geo.targets || []) {
+        const [x, y] = cellXY(t.cell, n);
+        const m = shape(t, x, y, 0.28);
+        m.dataset.cell = t.cell;
+        marks.append(m);
+      }
+      svg.append(marks);
+      for (const d of geo.diagonals || []) {
+        const [x, y] = cellXY(d.cell, n);
+        const line = d.orientation === "/" ? {x1: x + 1, y1: y + U - 1, x2: x + U - 1, y2: y + 1}
+          : {x1: x + 1, y1: y + 1, x2: x + U - 1, y2: y + U - 1};
+        svg.append(node("line", Object.assign({stroke: FILL[d.color], class: "diagonal"}, line)));
+      }
+      const walls = node("g", {class: "walls"});
+      walls.append(node("rect", {x: 0, y: 0, width: n * U, height: n * U, class: "edge"}));
+      for (const [c, dir] of geo.walls || []) {
+        const [x, y] = cellXY(c, n);
+        const seg = {
+          up: [x, y, x + U, y], down: [x, y + U, x + U, y + U],
+          left: [x, y, x, y + U], right: [x + U, y, x + U, y + U],
+        }[dir];
+        if (seg) walls.append(node("line", {x1: seg[0], y1: seg[1], x2: seg[2], y2: seg[3], class: "wall"}));
+      }
+      svg.append(walls);
+      this.goal = node("rect", {class: "goal hidden", width: U, height: U});
+      svg.append(this.goal);
+      this.robotLayer = node("g", {class: "robots"});
+      svg.append(this.robotLayer);
+      this.robots = {};
+    }
+
+    setTarget(t) {
+      if (!this.goal) return;
+      if (!t || !t.cell) { this.goal.setAttribute("class", "goal hidden"); return; }
+      const [x, y] = cellXY(t.cell, this.size);
+      this.goal.setAttribute("x", x);
+      this.goal.setAttribute("y", y);
+      this.goal.setAttribute("stroke", FILL[t.robot] || FILL.any);
+      this.goal.setAttribute("class", "goal");
+    }
+
+    setRobots(robots) {
+      if (!this.robotLayer) return;
+      for (const [name, g] of Object.entries(this.robots)) {
+        if (!(name in robots)) { g.remove(); delete this.robots[name]; }
+      }
+      for (const [name, cell] of Object.entries(robots)) {
+        let g = this.robots[name];
+        if (!g) {
+          g = node("g", {class: `robot robot-${name}`, "data-robot": name, tabindex: "0"});
+          g.append(node("circle", {cx: U / 2, cy: U / 2, r: U * 0.36, fill: FILL[name] || "#888", class: "robot-body"}));
+          g.append(node("circle", {cx: U / 2, cy: U * 0.42, r: U * 0.13, class: "robot-head"}));
+          g.addEventListener("click", () => this.onPick && this.onPick(name));
+          this.robotLayer.append(g);
+          this.robots[name] = g;
+        }
+        const [x, y] = cellXY(cell, this.size);
+        g.style.transform = `translate(${x}px, ${y}px)`;
+        g.dataset.cell = cell;
+      }
+    }
+
+    pick(name) {
+      for (const [n, g] of Object.entries(this.robots)) g.classList.toggle("picked", n === name);
+    }
+  }
+
+  return {View, cellXY};
+})();

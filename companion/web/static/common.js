@@ -1,0 +1,119 @@
+// Shared by every page: the CSRF-protected JSON calls, the live event stream, the PIN unlock.
+"use strict";
+
+const Companion = (() => {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+
+  async function api(path, body, extraHeaders) {
+    const opts = {
+      method: body === undefined ? "GET" : "POST",
+      credentials: "same-origin",
+      headers: Object.assign({"X-CSRF-Token": csrf}, extraHeaders || {}),
+    };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    const resp = await fetch(path, opts);
+    let data = null;
+    try { data = await resp.json(); } catch (e) { data = {error: resp.statusText}; }
+    if (!resp.ok) {
+      const err = new Error((data && data.error) || resp.statusText);
+      err.status = resp.status;
+      throw err;
+    }
+    return data;
+  }
+
+  // The live state. EventSource reconnects by itself and sends Last-Event-ID, so the server
+  // replays what was missed or sends a fresh snapshot.
+  function live(onState, onEvent) {
+    const dot = document.getElementById("conn");
+    let source = null;
+    function open() {
+      source = new EventSource("/api/events");
+      source.onopen = () => { if (dot) dot.className = "conn up"; };
+      source.onerror = () => {
+        if (dot) dot.className = "conn down";
+        if (source.readyState === EventSource.CLOSED) setTimeout(open, 1000);
+      };
+      for (const name of ["snapshot", "state"]) {
+        source.addEventListener(name, (ev) => {
+          const state = JSON.parse(ev.data);
+          state._received = performance.now();
+          if (state.timer) state.timer._received = state._received;
+          onState(state, name);
+          window.__companionSeen = {seq: state.seq, at: performance.timeOrigin + performance.now()};
+        });
+      }
+      if (onEvent) {
+        for (const name of ["move", "verdict", "bid", "round"]) {
+          source.addEventListener(name, (ev) => onEvent(name, JSON.parse(ev.data)));
+        }
+      }
+    }
+    open();
+    window.addEventListener("pagehide", () => source && source.close());
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else node.setAttribute(k, v);
+    }
+    for (const c of children) node.append(c);
+    return node;
+  }
+
+  function setAdmin(on) {
+    document.body.dataset.admin = on ? "1" : "0";
+    const form = document.getElementById("unlock");
+    if (form) form.classList.toggle("hidden", on);
+  }
+
+  function timerRemaining(timer) {
+    if (!timer) return null;
+    if (!timer.running) return timer.remaining;
+    const elapsed = (performance.now() - timer._received) / 1000;
+    return Math.max(0, timer.remaining - elapsed);
+  }
+
+  function fmtTime(s) {
+    if (s === null || s === undefined) return "–";
+    const t = Math.ceil(s);
+    return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, "0")}`;
+  }
+
+  function targetText(t) {
+    if (!t) return "no chip revealed";
+    if (t.shape === "vortex") return "the vortex (any robot)";
+    if (t.color && t.shape) return `${t.color} ${t.shape} at ${t.cell}`;
+    return `${t.cell} for ${t.robot}`;
+  }
+
+  function playerName(state, seat) {
+    const p = (state.players || []).find((q) => q.seat === seat);
+    return p ? p.name : `seat ${seat + 1}`;
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const form = document.getElementById("unlock");
+    if (!form) return;
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const err = document.getElementById("unlock-err");
+      try {
+        await api("/api/unlock", {pin: document.getElementById("pin-input").value.trim()});
+        err.textContent = "";
+        setAdmin(true);
+        document.dispatchEvent(new Event("companion:unlocked"));
+      } catch (e) {
+        err.textContent = e.message;
+      }
+    });
+  });
+
+  return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, playerName, csrf};
+})();
