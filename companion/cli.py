@@ -306,6 +306,67 @@ def _micro_parser(sub) -> None:
     q.set_defaults(handler=_cmd_micro_show)
 
 
+# ---------------------------------------------------------------- history
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    from .store import JournalError, Store, default_path, recover
+
+    path = Path(args.db) if args.db else default_path()
+    try:
+        if args.recover:
+            out, kept, left = recover(path)
+            lost = "an unknown number of" if left < 0 else str(left)
+            print(f"copied {kept} intact journal rows into {out}; {lost} rows after the damage "
+                  f"were left out; {path} is untouched")
+            return EXIT_OK
+        if not path.exists():
+            if args.db:
+                raise UsageError(f"--db: no journal at {path}")
+            games, players = [], {}
+        else:
+            with Store(path, readonly=True) as store:
+                games, players = store.history(), store.player_stats()
+    except JournalError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        for g in games:
+            g["rounds_played"] = g.pop("rounds")
+            g["rounds"] = g.pop("summary")["rounds"]
+        print(json.dumps({"db": str(path), "games": games, "players": players}))
+        return EXIT_OK
+    if not games:
+        print(f"no games recorded yet ({path})")
+        return EXIT_OK
+    print(f"games ({path})")
+    print(f"{'#':>4}  {'started (UTC)':<19}  {'status':<9}  {'rounds':>6}  "
+          "players (chips) → winners")
+    for g in games:
+        started = g["started"].replace("T", " ")[:16]
+        scores = ", ".join(f"{n} {c}" for n, c in zip(g["players"], g["chips"], strict=True))
+        won = ", ".join(g["winners"]) or "-"
+        print(f"{g['id']:>4}  {started:<19}  {g['status']:<9}  {g['rounds']:>6}  {scores} → {won}")
+    print()
+    print("players")
+    print(f"  {'name':<14} {'games':>5} {'won':>4} {'rounds':>6} {'bids':>5} {'optimal':>8} "
+          f"{'avg excess':>10}")
+    for name, st in players.items():
+        share = "-" if st["optimal_share"] is None else f"{st['optimal_share']:.0%}"
+        excess = "-" if st["average_excess"] is None else f"{st['average_excess']:+.2f}"
+        print(f"  {name:<14} {st['games']:>5} {st['games_won']:>4} {st['rounds_won']:>6} "
+              f"{st['bids_made']:>5} {share:>8} {excess:>10}")
+    return EXIT_OK
+
+
+def _history_parser(sub) -> None:
+    p = sub.add_parser("history", help="past games, winners and each player's statistics")
+    p.add_argument("--db", help="the journal database (default: in the user's data directory)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--recover", action="store_true",
+                   help="copy the intact part of a damaged journal into a new file")
+    p.set_defaults(handler=_cmd_history)
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -342,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_bench)
 
     _micro_parser(sub)
+    _history_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser

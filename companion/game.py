@@ -44,6 +44,9 @@ Commands (JSON-able dicts; every one has ``"type"`` and ``"at"``)
                  (where the robots stand, and the round's snapshot while no one demonstrates),
                  ``snapshot`` {name: cell}, ``name`` {"seat", "name"}, ``board`` (a board).
 ``tick``         nothing but the time: the journaled form of :meth:`Game.advance`.
+``resume``       the companion starts again after being off: ``at`` is the new clock's time.
+                 Every stored time shifts so that the time spent off does not count: the
+                 timer resumes with the seconds it had left (as a sand timer laid flat would).
 ``new_game``     ends this game; with setup's fields it sets the next one up at once.
 
 A rejected command raises :class:`GameError`, whose message a player understands
@@ -60,8 +63,8 @@ by_hand | solo | second_run, duration, ends_at}; ``timer_paused`` {remaining};
 {seat, name, bid, reason, by}; ``bid_withdrawn`` {seat}; ``robots_reset`` {robots};
 ``chip_won`` {seat, name, chip, face}; ``chip_returned`` {chip, reason}; ``round_over``
 {round, chip, winner, bids, optimum}; ``game_over`` {winners, scores}; ``robots_placed``
-{robots}; ``optimum`` {round, optimum}; ``undone`` {command}; ``corrected`` {what, by, reason,
-...}; ``new_game`` {}.
+{robots}; ``optimum`` {round, optimum}; ``undone`` {command}; ``resumed`` {shift};
+``corrected`` {what, by, reason, ...}; ``new_game`` {}.
 
 Phases (``view()["phase"]``)
 ----------------------------
@@ -100,7 +103,7 @@ CHIPS: tuple[str, ...] = tuple(f"{c} {s}" for c in COLORS for s in SHAPES) + (VO
 PHASES = ("setup", "idle", "bidding", "timer", "demonstrating", "round_over", "game_over")
 COMMANDS = (
     "setup", "reveal", "bid", "start_timer", "move", "done", "give_up", "verdict", "robots",
-    "optimum", "undo", "correct", "tick", "new_game",
+    "optimum", "undo", "correct", "tick", "resume", "new_game",
 )
 # Commands that record what the table sees or knows rather than what a player did: ``undo``
 # passes over them and keeps them.
@@ -246,6 +249,8 @@ class Game:
         cmd = dict(command)
         before = self._snapshot()
         undo_len = len(self._undo)
+        if kind == "resume":
+            return self._resume(float(at))
         try:
             events = self._advance(float(at))
             events += getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
@@ -266,6 +271,16 @@ class Game:
             self._undo.append(_UndoEntry(before, cmd))
             del self._undo[:-UNDO_DEPTH]
         return events
+
+    def _resume(self, at: float) -> list[Event]:
+        delta = at - self.s.now if math.isfinite(self.s.now) else 0.0
+        for state in (self.s, *(e.before for e in self._undo)):
+            _shift(state, delta)
+        for entry in self._undo:
+            for f in entry.followers:
+                f["at"] = f["at"] + delta
+        self.s.now = at
+        return [{"type": "resumed", "at": at, "shift": delta}]
 
     def advance(self, now: float) -> list[Event]:
         """Let time pass to ``now``: the soft no-bid timeout and the timer's end happen here."""
@@ -1134,6 +1149,22 @@ class Game:
             s.board = old
             raise
         return [{**base, "board": board.to_dict()}]
+
+
+def _shift(state: State, delta: float) -> None:
+    """Move every time the game keeps by ``delta`` seconds (the clock restarted)."""
+    if not delta:
+        return
+    if math.isfinite(state.now):
+        state.now += delta
+    r = state.round
+    if r is None:
+        return
+    r.revealed_at += delta
+    if r.timer.started_at is not None:
+        r.timer.started_at += delta
+    for b in r.bids.values():
+        b.at += delta
 
 
 # ---------------------------------------------------------------- chips

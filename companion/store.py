@@ -1,0 +1,432 @@
+"""The journal: every accepted command, on disk before it is acknowledged; history of past games.
+
+A :class:`Store` owns one :class:`companion.game.Game` and one SQLite file (WAL mode,
+``synchronous=FULL``: each command is its own transaction, synced to disk before
+:meth:`Store.apply` returns). Opening the store replays the journal of the current game, so a
+table that lost power is exactly where it was: scores, round, bids, the demonstration so far.
+
+Time spent powered off does not count. The game runs on the caller's monotonic clock, which
+restarts with the machine; on opening, the store journals a ``resume`` command at the new
+clock's time, and the game shifts every time it keeps, so the timer resumes with the seconds it
+had left at the last journaled moment. While the timer runs, :meth:`Store.advance` journals a
+``tick`` at most every ``heartbeat`` seconds (and whenever time itself changes the game, as when
+the timer runs out), so at most ``heartbeat`` seconds are handed back after a power cut.
+
+A damaged file is never written to: :class:`JournalError` says what is wrong, and
+:func:`recover` copies the intact prefix of the journal into a new file beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .game import Event, Game, GameError
+
+FORMAT = "ricochet-journal/1"
+APP_NAME = "ricochet-companion"
+DB_NAME = "journal.db"
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    started REAL NOT NULL,          -- wall-clock seconds (UTC epoch)
+    ended REAL,                     -- when a new game replaced it
+    summary TEXT                    -- JSON from Game.summary() once the game is closed
+);
+CREATE TABLE IF NOT EXISTS journal (
+    id INTEGER PRIMARY KEY,
+    game INTEGER NOT NULL REFERENCES games(id),
+    wall REAL NOT NULL,             -- wall-clock seconds when it was accepted
+    command TEXT NOT NULL,          -- the command as applied, JSON (its "at" is game time)
+    crc INTEGER NOT NULL            -- zlib.crc32 of command: a flipped bit is found, not replayed
+);
+CREATE INDEX IF NOT EXISTS journal_game ON journal(game, id);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be read or written; the message names the file and the problem."""
+
+
+def default_path() -> Path:
+    """``journal.db`` in the user's data directory (``~/.local/share/ricochet-companion``)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME)) / DB_NAME
+
+
+def _encode(command: Mapping[str, Any]) -> tuple[str, int]:
+    text = json.dumps(command, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return text, zlib.crc32(text.encode())
+
+
+def _check_header(path: Path) -> None:
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise JournalError(f"{path}: cannot read the journal: {e.strerror}") from None
+    if head and head != SQLITE_HEADER:
+        raise JournalError(f"{path}: not a companion journal (the file is not an SQLite "
+                           "database); it was left untouched")
+
+
+def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    _check_header(path)
+    try:
+        if readonly:
+            if not path.exists():
+                raise JournalError(f"{path}: no journal here")
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                   isolation_level=None)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), isolation_level=None)
+    except sqlite3.Error as e:
+        raise JournalError(f"{path}: cannot open the journal: {e}") from None
+    except OSError as e:
+        raise JournalError(f"{path}: cannot open the journal: {e.strerror}") from None
+    try:
+        conn.execute("PRAGMA busy_timeout=5000")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":  # pragma: no cover - only on filesystems without WAL
+                raise JournalError(f"{path}: SQLite would not use WAL mode here ({mode})")
+            conn.execute("PRAGMA synchronous=FULL")
+        check = conn.execute("PRAGMA quick_check").fetchall()
+        if check != [("ok",)]:
+            raise JournalError(f"{path}: the journal is damaged ({check[0][0]}); it was left "
+                               "untouched: `companion history --db PATH --recover` copies the "
+                               "intact part into a new file")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not {"meta", "games", "journal"} <= tables:
+            raise JournalError(f"{path}: an SQLite database, but not a companion journal; it "
+                               "was left untouched")
+        if "meta" in tables:
+            row = conn.execute("SELECT value FROM meta WHERE key='format'").fetchone()
+            if row is None or row[0] != FORMAT:
+                raise JournalError(f"{path}: journal format {row[0] if row else None!r}, "
+                                   f"expected {FORMAT!r}")
+        elif not readonly:
+            conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
+            conn.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise JournalError(f"{path}: the journal is damaged ({e}); it was left untouched: "
+                           "`companion history --db PATH --recover` copies the intact part "
+                           "into a new file") from None
+    except JournalError:
+        conn.close()
+        raise
+    return conn
+
+
+def _rows(conn: sqlite3.Connection, path: Path, game_id: int) -> Iterator[tuple[int, dict]]:
+    """The journal of one game, checked row by row."""
+    for row_id, text, crc in conn.execute(
+        "SELECT id, command, crc FROM journal WHERE game=? ORDER BY id", (game_id,)
+    ):
+        if zlib.crc32(text.encode()) != crc:
+            raise JournalError(f"{path}: journal row {row_id} is damaged (checksum); the file "
+                               "was left untouched")
+        try:
+            yield row_id, json.loads(text)
+        except json.JSONDecodeError:
+            raise JournalError(f"{path}: journal row {row_id} is not valid JSON") from None
+
+
+class Store:
+    """A game with its journal.
+
+    >>> import tempfile, pathlib
+    >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "j.db", now=0.0) as store:
+    ...     _ = store.apply({"type": "setup", "at": 0, "players": ["Anna", "Ben"], "seed": 1})
+    ...     store.view()["phase"]
+    'idle'
+
+    ``path``: the database (default :func:`default_path`). ``now``: the caller's monotonic
+    clock at opening (default ``time.monotonic()``), where the game resumes. ``readonly``: for
+    looking at history while the companion runs; nothing is written, not even ``resume``.
+    ``heartbeat``: the longest stretch of running timer left unjournaled.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        now: float | None = None,
+        readonly: bool = False,
+        heartbeat: float = 1.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.readonly = readonly
+        self.heartbeat = heartbeat
+        self._rng = rng or random.SystemRandom()
+        self._conn = _connect(self.path, readonly)
+        self.game = Game()
+        self.game_id: int | None = None
+        self._last_journaled = -math.inf
+        self._load()
+        if not readonly and self.game_id is not None and self.game.phase != "setup":
+            resume = {"type": "resume", "at": time.monotonic() if now is None else now}
+            self.game.apply(resume)
+            self._journal(resume)
+
+    # -- life cycle
+    def close(self) -> None:
+        """Close the file; a second close is harmless."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None  # type: ignore[assignment]
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _load(self) -> None:
+        """Replay the current game's journal into a fresh game."""
+        self.game = Game()
+        row = self._conn.execute("SELECT max(id) FROM games").fetchone()
+        self.game_id = row[0] if row else None
+        self.rows = 0
+        if self.game_id is None:
+            return
+        for row_id, command in _rows(self._conn, self.path, self.game_id):
+            try:
+                self.game.apply(command)
+            except GameError as e:
+                raise JournalError(f"{self.path}: journal row {row_id} ({command.get('type')}) "
+                                   f"does not replay: {e}; the file was left untouched") from None
+            self.rows += 1
+        self._last_journaled = self.game.now
+
+    # -- playing
+    def apply(self, command: Mapping[str, Any]) -> list[Event]:
+        """Apply a command and journal it; returns once it is safely on disk.
+
+        :class:`companion.game.GameError` for a refused command (nothing is journaled);
+        :class:`JournalError` if the disk refuses it (the game is then rebuilt from the journal,
+        so it never runs ahead of what is stored)."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        cmd = dict(command)
+        kind = cmd.get("type")
+        if kind in ("setup", "new_game") and "players" in cmd and cmd.get("seed") is None:
+            cmd["seed"] = self._rng.getrandbits(32)
+        closing_summary = self.game.summary() if kind == "new_game" else None
+        events = self.game.apply(cmd)
+        self._journal(cmd, new_game=kind == "new_game" or self.game_id is None,
+                      summary=closing_summary)
+        return events
+
+    def advance(self, now: float) -> list[Event]:
+        """Let time pass (the table loop calls this often); journals a ``tick`` when time changed
+        the game, or when the running timer has gone ``heartbeat`` seconds unjournaled."""
+        events = self.game.advance(now)
+        running = self.game.phase == "timer"
+        if not self.readonly and self.game_id is not None and (
+            events or (running and now - self._last_journaled >= self.heartbeat)
+        ):
+            self._journal({"type": "tick", "at": now})
+        return events
+
+    def view(self, now: float | None = None) -> dict[str, Any]:
+        return self.game.view(now)
+
+    def _journal(self, cmd: dict[str, Any], new_game: bool = False,
+                 summary: dict[str, Any] | None = None) -> None:
+        text, crc = _encode(cmd)
+        wall = time.time()
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if new_game:
+                if self.game_id is not None:
+                    conn.execute("UPDATE games SET ended=?, summary=? WHERE id=?",
+                                 (wall, json.dumps(summary), self.game_id))
+                game_id = conn.execute("INSERT INTO games (started) VALUES (?)",
+                                       (wall,)).lastrowid
+            else:
+                game_id = self.game_id
+            conn.execute("INSERT INTO journal (game, wall, command, crc) VALUES (?, ?, ?, ?)",
+                         (game_id, wall, text, crc))
+            conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            self._load()
+            raise JournalError(f"{self.path}: could not journal the {cmd.get('type')} command: "
+                               f"{e}; the game stays where the journal is") from None
+        self.game_id = game_id
+        self.rows = 1 if new_game else self.rows + 1
+        self._last_journaled = float(cmd["at"])
+
+    # -- reading
+    def commands(self, game_id: int | None = None) -> list[dict[str, Any]]:
+        """Every journaled command of a game (default: the current one), in order."""
+        gid = self.game_id if game_id is None else game_id
+        if gid is None:
+            return []
+        return [c for _, c in _rows(self._conn, self.path, gid)]
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every game, oldest first: when, who, chips, winners, rounds played."""
+        out = []
+        for gid, started, ended, summary in self._conn.execute(
+            "SELECT id, started, ended, summary FROM games ORDER BY id"
+        ):
+            if gid == self.game_id:
+                s = self.game.summary()
+            elif summary:
+                s = json.loads(summary)
+            else:  # pragma: no cover - only the newest game is ever open
+                s = replay_summary(self.commands(gid))
+            if not s["players"]:
+                continue
+            status = "over" if s["phase"] == "game_over" else (
+                "playing" if gid == self.game_id else "abandoned")
+            out.append({
+                "id": gid,
+                "started": _iso(started),
+                "ended": _iso(ended) if ended else None,
+                "status": status,
+                "rules": s["rules"],
+                "players": s["players"],
+                "chips": s["chips"],
+                "winners": [s["players"][i] for i in s["winners"]],
+                "rounds": len(s["rounds"]),
+                "summary": s,
+            })
+        return out
+
+    def player_stats(self) -> dict[str, dict[str, Any]]:
+        """Per player (by name) over every game: games, wins, rounds won, bids made, how often
+        the bid was the optimum, and the average excess of a bid over the optimum."""
+        stats: dict[str, dict[str, Any]] = {}
+
+        def entry(name: str) -> dict[str, Any]:
+            return stats.setdefault(name, {
+                "games": 0, "games_won": 0, "rounds_won": 0, "chips": 0, "bids_made": 0,
+                "bids_with_optimum": 0, "optimal_bids": 0, "excess_total": 0,
+            })
+
+        for g in self.history():
+            s = g["summary"]
+            for seat, name in enumerate(s["players"]):
+                e = entry(name)
+                e["games"] += 1
+                e["chips"] += s["chips"][seat]
+                if seat in s["winners"]:
+                    e["games_won"] += 1
+            for rnd in s["rounds"]:
+                if rnd.get("winner_name") is not None and rnd.get("face", "up") == "up":
+                    entry(rnd["winner_name"])["rounds_won"] += 1
+                for b in rnd["bids"]:
+                    e = entry(b["name"])
+                    e["bids_made"] += 1
+                    if rnd.get("optimum") is not None:
+                        e["bids_with_optimum"] += 1
+                        e["optimal_bids"] += b["value"] == rnd["optimum"]
+                        e["excess_total"] += b["value"] - rnd["optimum"]
+        for e in stats.values():
+            n = e.pop("bids_with_optimum")
+            total = e.pop("excess_total")
+            e["bids_judged"] = n
+            e["optimal_share"] = round(e["optimal_bids"] / n, 3) if n else None
+            e["average_excess"] = round(total / n, 3) if n else None
+        return dict(sorted(stats.items()))
+
+
+def _iso(wall: float) -> str:
+    return datetime.fromtimestamp(wall, UTC).isoformat(timespec="seconds")
+
+
+def replay_summary(commands: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The summary of a game rebuilt from its commands."""
+    game = Game()
+    for c in commands:
+        game.apply(c)
+    return game.summary()
+
+
+def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int, int]:
+    """Copy the intact prefix of a damaged journal into a new file; the original is untouched.
+
+    Reads rows in order and stops at the first that cannot be read, fails its checksum, or no
+    longer replays. Returns ``(new file, rows kept, rows left out)``. The new file is
+    ``<name>.recovered-<UTC time>.db`` beside the original unless ``dest`` is given; an
+    existing file is never overwritten."""
+    src = Path(path)
+    _check_header(src)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    out = Path(dest) if dest is not None else src.with_name(f"{src.stem}.recovered-{stamp}.db")
+    if out.exists():
+        raise JournalError(f"{out}: already exists; not overwriting it")
+    kept: list[tuple[int, float, str, int]] = []
+    games: dict[int, tuple[float, float | None, str | None]] = {}
+    total = 0
+    try:
+        with closing(sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            try:
+                total = conn.execute("SELECT count(*) FROM journal").fetchone()[0]
+            except sqlite3.DatabaseError:
+                total = -1
+            try:
+                for gid, started, ended, summary in conn.execute(
+                    "SELECT id, started, ended, summary FROM games ORDER BY id"
+                ):
+                    games[gid] = (started, ended, summary)
+            except sqlite3.DatabaseError:
+                pass
+            try:
+                game: Game | None = None
+                current = None
+                for row in conn.execute(
+                    "SELECT game, wall, command, crc FROM journal ORDER BY id"
+                ):
+                    gid, wall, text, crc = row
+                    if zlib.crc32(text.encode()) != crc:
+                        break
+                    if gid != current:
+                        game, current = Game(), gid
+                    assert game is not None
+                    try:
+                        game.apply(json.loads(text))
+                    except (GameError, ValueError):
+                        break
+                    kept.append(row)
+            except sqlite3.DatabaseError:
+                pass
+    except sqlite3.DatabaseError as e:
+        raise JournalError(f"{src}: nothing can be read from it ({e})") from None
+    with Store(out, now=0.0) as store:
+        conn = store._conn
+        conn.execute("BEGIN IMMEDIATE")
+        for gid in sorted({r[0] for r in kept}):
+            started, ended, summary = games.get(gid, (kept[0][1], None, None))
+            conn.execute("INSERT INTO games (id, started, ended, summary) VALUES (?, ?, ?, ?)",
+                         (gid, started, ended, summary))
+        conn.executemany("INSERT INTO journal (game, wall, command, crc) VALUES (?, ?, ?, ?)",
+                         kept)
+        conn.execute("COMMIT")
+    left = max(total - len(kept), 0) if total >= 0 else -1
+    return out, len(kept), left
