@@ -105,8 +105,9 @@ class Table:
     >>> table.submit({"type": "setup", "players": ["Anna", "Ben"]}).ok   # doctest: +SKIP
     True
 
-    ``journal`` is a :class:`companion.store.Store` (or anything with its ``append`` and
-    ``replay``); ``solve`` is :func:`companion.solver.solve`; ``clock`` the monotonic clock.
+    ``store`` is the :class:`companion.store.Store` that journals every command and owns the
+    replayed game (``None``: an unjournaled game, for tests); ``solve`` is
+    :func:`companion.solver.solve`; ``clock`` the monotonic clock the store was opened with.
     ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera`` (:class:`CameraFeed`) are
     attached with :meth:`attach_hardware` / :meth:`attach_camera` since they need
     :meth:`post` to exist first.
@@ -115,7 +116,7 @@ class Table:
     def __init__(
         self,
         *,
-        journal: Any = None,
+        store: Any = None,
         db: str | None = None,
         solve: Callable[..., Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -125,15 +126,16 @@ class Table:
         solve_seconds: float = 30.0,
     ) -> None:
         self._clock = clock
-        self._offset = 0.0
-        self.journal = journal
+        self.store = store
+        self._game = Game() if store is None else None
         self.solve = solve
         self.solve_seconds = solve_seconds
         self.preset = preset
         self.simulated = simulated
+        if db is None and store is not None:
+            db = str(store.path)
         self.secret = _key_file(db)
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
-        self.game = Game()
         self.broker = Broker(snapshot=self.view)
         self.hardware: Any = None
         self.camera: Any = None
@@ -151,28 +153,27 @@ class Table:
         self._pending_demo: tuple[int, int] | None = None
         self._seen: dict[str, str] | None = None
         self._stopped = threading.Event()
-        self._replay()
+        if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
+            # A restart mid-round: the store replayed the journal; pick the round up again.
+            self._start_round_helpers(resumed=True)
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
 
+    @property
+    def game(self) -> Game:
+        """The game, replayed by the store from its journal (the store may rebuild it)."""
+        return self.store.game if self.store is not None else self._game
+
     def now(self) -> float:
-        """The table's clock: monotonic, and never earlier than the journal's last command, so
-        a restart continues the same game time (the hourglass resumes where it was)."""
-        return self._clock() + self._offset
+        """The table's one clock (the store shifts journaled times across a restart)."""
+        return self._clock()
 
-    def _replay(self) -> None:
-        if self.journal is None:
-            return
-        last = self.journal.replay(self.game)
-        if last is not None:
-            self._offset = max(0.0, float(last) - self._clock())
-        if self.game.phase in ("bidding", "timer", "demonstrating"):
-            self._start_round_helpers(resumed=True)
-
-    def _journal(self, cmd: Mapping[str, Any]) -> None:
-        if self.journal is not None:
-            self.journal.append(dict(cmd))
+    def _game_apply(self, cmd: dict[str, Any]) -> list[dict[str, Any]]:
+        """Apply and journal: on disk before anyone is told it happened."""
+        if self.store is not None:
+            return self.store.apply(cmd)
+        return self.game.apply(cmd)
 
     # ------------------------------------------------------------ running
 
@@ -200,8 +201,8 @@ class Table:
                 self.hardware.close()
             except Exception:  # noqa: BLE001 - closing must not hide the shutdown
                 log.exception("closing the hardware")
-        if self.journal is not None and hasattr(self.journal, "close"):
-            self.journal.close()
+        if self.store is not None:
+            self.store.close()
         self._stopped.set()
 
     def attach_hardware(self, hardware: Any) -> None:
@@ -264,14 +265,15 @@ class Table:
                     item.future.set_result(Outcome(False, f"internal error: {e}"))
 
     def _tick(self) -> None:
-        deadline = self.game.next_deadline()
+        g = self.game
         now = self.now()
-        if deadline is None or deadline > now:
+        deadline = g.next_deadline()
+        if g.phase != "timer" and (deadline is None or deadline > now):
             return
-        cmd = {"type": "tick", "at": now}
-        events = self.game.apply(cmd)
+        # While the timer runs the store journals a heartbeat tick now and then, so a power
+        # cut hands back at most that much sand.
+        events = self.store.advance(now) if self.store is not None else g.advance(now)
         if events:
-            self._journal(cmd)
             self._after(events)
 
     def _handle(self, item: _Item) -> None:
@@ -299,14 +301,12 @@ class Table:
         cmd.setdefault("source", source)
         clean = {k: v for k, v in cmd.items() if k != "source"}
         try:
-            events = self.game.apply(clean)
+            events = self._game_apply(clean)
         except GameError as e:
             return Outcome(False, str(e))
-        if kind in ("setup", "new_game") and clean.get("seed") is None:
-            seed = next((e.get("seed") for e in events if e.get("type") == "game_set_up"), None)
-            if seed is not None:
-                clean["seed"] = seed
-        self._journal(clean)
+        except RuntimeError as e:  # the store's JournalError: the disk refused it
+            log.error("journal: %s", e)
+            return Outcome(False, str(e))
         self._after(events, cmd=clean)
         return Outcome(True, result=events)
 
@@ -504,6 +504,7 @@ class Table:
                              "start": {}, "error": err}
             self._publish()
             return Outcome(False, err)
+        status = getattr(result, "status", "solved" if result is not None else "no_solution")
         moves = _solution_moves(result)
         steps = []
         p = pos
@@ -512,8 +513,9 @@ class Table:
             steps.append({"move": m.text(), "robots": _names(p)})
         self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
                          "moves": [m.text() for m in moves or []], "steps": steps,
-                         "start": _names(pos)}
-        if moves:
+                         "start": _names(pos), "status": status,
+                         "reason": getattr(result, "reason", None)}
+        if moves and status == "solved":
             self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
         else:
             self._publish()
@@ -675,12 +677,18 @@ class Table:
                 "tile_names": list(tile_names())}
 
     def history(self) -> dict[str, Any]:
-        games = list(self.journal.games()) if self.journal is not None and hasattr(
-            self.journal, "games") else []
-        current = self.game.summary()
-        if current["players"] and not any(g.get("current") for g in games):
-            games.append({**current, "current": True})
-        return summarise(games)
+        """Every game on this table and each player's record (from the store's journal)."""
+        if self.store is None:
+            s = self.game.summary()
+            games = [{"id": 1, "started": None, "ended": None, "status": "playing",
+                      "rules": s["rules"], "players": s["players"], "chips": s["chips"],
+                      "winners": [s["players"][i] for i in s["winners"]],
+                      "rounds": len(s["rounds"])}] if s["players"] else []
+            return {"games": games, "players": []}
+        games = [{k: v for k, v in g.items() if k != "summary"} for g in self.store.history()]
+        stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
+        stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
+        return {"games": games, "players": stats}
 
     # --------------------------------------------- camera, calibration, virtual buttons
 
@@ -763,55 +771,6 @@ def _spread(board: Board, names: list[str], seed: int) -> dict[str, str]:
             and board.diagonal_at(c) is None]
     cells = rng.sample(free, len(names))
     return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
-
-
-def summarise(games: list[Mapping[str, Any]]) -> dict[str, Any]:
-    """Per-player statistics over game summaries (``Game.summary()`` shape)."""
-    players: dict[str, dict[str, Any]] = {}
-    out_games = []
-    for g in games:
-        names = list(g.get("players") or [])
-        chips = list(g.get("chips") or [0] * len(names))
-        winners = [names[i] for i in g.get("winners") or [] if i < len(names)]
-        out_games.append({"started": g.get("started"), "preset": _preset_name(g.get("rules")),
-                          "players": [{"name": n, "chips": c} for n, c in zip(names, chips,
-                                                                               strict=False)],
-                          "winners": winners, "rounds": len(g.get("rounds") or []),
-                          "current": bool(g.get("current"))})
-        for i, n in enumerate(names):
-            p = players.setdefault(n, {"name": n, "games": 0, "wins": 0, "chips": 0,
-                                       "rounds_won": 0, "demonstrations": 0, "successes": 0,
-                                       "_over": []})
-            p["games"] += 1
-            p["chips"] += chips[i] if i < len(chips) else 0
-            if n in winners and g.get("phase") == "game_over":
-                p["wins"] += 1
-        for rnd in g.get("rounds") or []:
-            for b in rnd.get("bids") or []:
-                n = b.get("name")
-                if n not in players or b.get("status") not in ("succeeded", "failed"):
-                    continue
-                players[n]["demonstrations"] += 1
-                if b["status"] == "succeeded":
-                    players[n]["successes"] += 1
-                    players[n]["rounds_won"] += 1
-                    if rnd.get("optimum"):
-                        players[n]["_over"].append(b["value"] - rnd["optimum"])
-    stats = []
-    for p in players.values():
-        over = p.pop("_over")
-        p["avg_over_optimal"] = sum(over) / len(over) if over else None
-        stats.append(p)
-    stats.sort(key=lambda p: (-p["wins"], -p["chips"], p["name"]))
-    return {"players": stats, "games": out_games}
-
-
-def _preset_name(spec: Any) -> str:
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, Mapping):
-        return f"{spec.get('preset', 'abacus-2013')} (custom)"
-    return "abacus-2013"
 
 
 # ---------------------------------------------------------------- the simulated table
