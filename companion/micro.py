@@ -2,8 +2,8 @@
 
 The second game of the rule sheet ``001_…`` (RULES.md, section Micro Robots), on the same
 companion. Pure: no threads, no clock, no randomness of its own — the caller supplies the time
-of every command and a random source for the dice. The only I/O is :meth:`Layout.load` and
-:meth:`Layout.save`, which read and write a layout file on a path the caller chooses.
+of every command, and the dice are seeded by the game's setup. The only I/O is
+:meth:`Layout.load` and :meth:`Layout.save`, on a path the caller chooses.
 
 Vocabulary first:
 
@@ -16,7 +16,8 @@ Vocabulary first:
   the exact set of move counts a route can have (see :class:`ExactLengths` for why it is exact).
 * :func:`check_demonstration` — a called number and the landings seen: the verdict and why.
 * :func:`roll`, :func:`roll_target`, :func:`roll_via` — the two dice, with the re-roll rules.
-* :class:`MicroGame` — the game: commands in, events out, :meth:`MicroGame.view` for the page.
+* :class:`MicroGame` — the game: commands in, events out, :meth:`MicroGame.view` for the page,
+  in the manner of the classic :class:`companion.game.Game`.
 
 >>> layout = example_layout()
 >>> shortest_route(layout, Space.parse("pink 1"), Space.parse("white 2")).moves
@@ -27,12 +28,15 @@ Vocabulary first:
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 import os
+import random
 import tempfile
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -53,10 +57,6 @@ class LayoutError(ValueError):
 
 class SpaceError(ValueError):
     """Text that is not a space (``"purple 3"``)."""
-
-
-class CommandError(ValueError):
-    """A game command that cannot be applied now; the game is unchanged."""
 
 
 # ---------------------------------------------------------------- spaces
@@ -596,13 +596,15 @@ def route_of_length(
         return Route(start, ()) if start == target and via is None else None
     dist, parent = _search(layout, start, via)
     end: _State = (target, moves % 2, True)
-    if end not in dist or dist[end] > moves:
-        if not (dist.get(end) == 0 and layout.moves(target)):
+    least = dist.get(end)
+    if least is None or least > moves:
+        return None
+    landings = list(_path(parent, end, start).landings)
+    if landings:
+        back = landings[-2] if len(landings) >= 2 else start
+    else:  # already there: hop to a neighbour and back
+        if not layout.moves(target):
             return None
-    base = _path(parent, end, start)
-    landings = list(base.landings)
-    back = landings[-2] if len(landings) >= 2 else start
-    if not landings:  # already there: hop to a neighbour and back
         back = layout.moves(target)[0]
     while len(landings) < moves:
         landings += [back, target]
@@ -731,8 +733,8 @@ def roll_via(rng: RandomSource, start: Space, target: Space) -> Space:
 
 @dataclass(frozen=True)
 class MicroOptions:
-    """The game's settings. ``stall_seconds`` is the hourglass after which nobody has called
-    and the target is re-rolled (the rules say 2 or 3 minutes); None turns it off."""
+    """The game's settings. ``stall_seconds`` is the hourglass after which, with nobody having
+    called, the target is re-rolled (the rules say 2 or 3 minutes); None turns it off."""
 
     vp_to_win: int = 5
     chips: int = 25
@@ -745,14 +747,18 @@ class MicroOptions:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{key}: a whole number from 1, not {v!r}")
         s = self.stall_seconds
-        if s is not None and (isinstance(s, bool) or not isinstance(s, int | float) or s <= 0):
+        if s is not None and (isinstance(s, bool) or not isinstance(s, int | float)
+                              or not math.isfinite(s) or s <= 0):
             raise ValueError(f"stall_seconds: a positive number of seconds or null, not {s!r}")
         if not isinstance(self.expert, bool):
             raise ValueError(f"expert: true or false, not {self.expert!r}")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> MicroOptions:
-        data = dict(data or {})
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise ValueError(f"options: an object like {{\"expert\": true}}, not {data!r}")
         known = ("vp_to_win", "chips", "stall_seconds", "expert")
         unknown = sorted(set(data) - set(known))
         if unknown:
@@ -764,441 +770,572 @@ class MicroOptions:
                 "stall_seconds": self.stall_seconds, "expert": self.expert}
 
 
-PHASES = ("setup", "ready", "round", "demonstrating", "over")
+class MicroGameError(ValueError):
+    """A command the game refuses; the message is meant for the players. Nothing changed."""
+
+
+Event = dict[str, Any]
+Command = Mapping[str, Any]
+
+PHASES = ("setup", "idle", "round", "demonstrating", "round_over", "game_over")
+COMMANDS = ("setup", "roll", "place", "reroll", "call", "land", "done", "give_up", "verdict",
+            "tick", "undo", "new_game")
+MAX_CALL = 99
+MAX_PLAYERS = 12
+UNDO_DEPTH = 200
 
 
 @dataclass
-class _GameState:
-    vp: list[int]
-    roller: int
+class _State:
     phase: str = "setup"
-    start: Space | None = None
+    now: float = -math.inf
+    players: list[str] = field(default_factory=list)
+    vp: list[int] = field(default_factory=list)
+    layout: Layout | None = None
+    options: MicroOptions = field(default_factory=MicroOptions)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    seed: int | None = None
+    roller: int = 0  # the seat that rolls the dice next (or rolled the target in play)
+    round: int = 0
+    start: Space | None = None  # where the robot stands when the round begins
     target: Space | None = None
     via: Space | None = None
-    round: int = 1
-    target_since: float | None = None  # when the hourglass was last turned
+    target_since: float | None = None  # when the stall hourglass was last turned
     caller: int | None = None
     called: int | None = None
     landings: list[Space] = field(default_factory=list)
-    last_result: dict[str, Any] | None = None
+    rounds: list[dict[str, Any]] = field(default_factory=list)  # finished rounds
     winners: list[int] = field(default_factory=list)
-    end_reason: str | None = None
-    at: float | None = None  # time of the last command
+    end_reason: str | None = None  # "vp" (someone has 5) | "chips" (all 25 given out)
 
-    def copy(self) -> _GameState:
-        return replace(self, vp=list(self.vp), landings=list(self.landings),
-                       winners=list(self.winners),
-                       last_result=None if self.last_result is None else dict(self.last_result))
+
+@dataclass
+class _UndoEntry:
+    before: _State
+    command: dict[str, Any]
 
 
 class MicroGame:
-    """A game of Micro Robots at one table: commands in, events out.
+    """A whole game of Micro Robots as the table plays it: commands in, events out.
 
-    >>> import random
-    >>> g = MicroGame(example_layout(), ["Ann", "Bo"], rng=random.Random(1))
-    >>> [e["type"] for e in g.apply({"type": "roll", "at": 0})]
-    ['rolled']
-    >>> g.view()["phase"]
-    'round'
+    >>> g = MicroGame()
+    >>> _ = g.apply({"type": "setup", "at": 0, "players": ["Ann", "Bo"],
+    ...              "layout": example_layout().to_dict(), "seed": 1})
+    >>> _ = g.apply({"type": "place", "at": 1, "start": "pink1", "target": "white2"})
+    >>> [e["type"] for e in g.apply({"type": "call", "at": 9, "seat": 1, "number": 5})]
+    ['demonstration_started']
+    >>> events = g.apply({"type": "land", "at": 12,
+    ...                   "spaces": ["pink6", "white6", "red6", "red2", "white2"]})
+    >>> [e["type"] for e in events][-3:]
+    ['demonstration_succeeded', 'chip_won', 'round_over']
+    >>> g.view()["players"][1]["vp"], g.view()["start"]
+    (1, 'white2')
 
-    ``players`` sit in clockwise order; ``first_roller`` is the seat that rolls first (the
-    youngest). ``rng`` is the digital dice' random source; without it, targets come from the
-    table's dice with ``place``. Every command is a dict with a ``"type"`` and the time
-    ``"at"`` in seconds on the caller's monotonic clock:
+    Pure like :class:`companion.game.Game`: every command carries its time ``at`` (monotonic
+    seconds chosen by the caller), the stall hourglass runs on those times (:meth:`advance`,
+    :meth:`next_deadline`), and the dice are a ``random.Random`` seeded by ``setup``, so the
+    same commands at the same times always give the same game: a journal of commands rebuilds
+    it. ``rng`` only draws a seed for a ``setup`` that brings none (the ``game_set_up`` event
+    says which, for the journal).
 
-    * ``roll`` — the dice: the start (first round only), the target, and in the expert variant
-      the intermediate target. ``place`` — the same from the table's real dice:
-      ``{"start": "pink1"}`` (first round), ``"target"``, ``"via"``; during a round it replaces
-      the target.
-    * ``reroll`` — the players agree to give up on this target: a new one (the chip moves).
-    * ``tick`` — time passes: when nobody has called for ``stall_seconds`` the target is
-      re-rolled (or, without digital dice, a ``stalled`` event asks for new dice).
-    * ``call`` — ``{"player": "Ann", "number": 5}``: the first call demonstrates.
-    * ``land`` — ``{"space": "pink6"}`` or ``{"spaces": [...]}``: the robot's landings, as the
-      camera or the page gives them. The verdict comes at the called number of moves or at an
-      illegal move. ``finish`` — the player stops: the verdict now.
-    * ``undo`` — take back the last command (any number of times).
+    Commands (dicts; every one has ``"type"`` and ``"at"``); a player is ``"seat"`` (0, 1, …
+    clockwise) or ``"player"`` (her name):
 
-    :meth:`apply` returns the events (JSON-ready dicts, each with ``"type"`` and ``"at"``) or
-    raises :class:`CommandError` and changes nothing. :meth:`view` is the snapshot the page
-    draws; :meth:`to_dict` / :meth:`from_dict` keep a game across a restart.
+    ``setup``     ``players`` [names] clockwise; ``layout`` (a ``micro-layout/1`` object);
+                  ``options`` (:class:`MicroOptions` as an object); ``seed``; ``first_roller``
+                  (the seat of the youngest player, default 0).
+    ``roll``      the digital dice: the start (first round only), the target, and in the
+                  expert variant the intermediate target, each re-rolled as the rules say.
+    ``place``     the same read from the real dice: ``start`` (first round only), ``target``,
+                  ``via`` (expert). During a round it replaces the target (an agreed re-roll).
+    ``reroll``    the players agree to give up on this target: new dice, the chip moves along.
+    ``call``      player, ``number``: the first call demonstrates.
+    ``land``      ``space`` or ``spaces``: where the robot landed, move by move (the camera, or
+                  taps on the page). The verdict comes at the called number of moves, or at once
+                  on an illegal move. A landing where the robot already stands is refused.
+    ``done``      the demonstrator stops: judged now. ``give_up``: she fails.
+    ``verdict``   ``success`` (bool), ``by``: the table's own word on the demonstration.
+    ``tick``      nothing but the time (the journaled form of :meth:`advance`).
+    ``undo``      take back the last command (not ``tick``); a round's hourglass restarts.
+    ``new_game``  back to setup; with setup's fields, the next game is set up at once.
+
+    Events (JSON-able; each has ``"type"`` and ``"at"``): ``game_set_up``, ``rolled``,
+    ``target_rerolled`` {reason: stall | agreed}, ``demonstration_started``, ``landed``,
+    ``demonstration_succeeded``, ``demonstration_failed``, ``chip_won``, ``chip_given``,
+    ``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``new_game``.
+    A refused command raises :class:`MicroGameError`; nothing changes.
     """
 
-    def __init__(
-        self,
-        layout: Layout,
-        players: Sequence[str],
-        *,
-        options: MicroOptions | None = None,
-        rng: RandomSource | None = None,
-        first_roller: int = 0,
-    ) -> None:
-        names = list(players)
-        if len(names) < 2:
-            raise ValueError("players: Micro Robots needs at least two players")
-        for n in names:
-            if not isinstance(n, str) or not n.strip():
-                raise ValueError(f"players: a player's name is non-empty text, not {n!r}")
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"players: {dupes[0]!r} is seated twice")
-        if not 0 <= first_roller < len(names):
-            raise ValueError(f"first_roller: a seat from 0 to {len(names) - 1}")
-        self.layout = layout
-        self.players: tuple[str, ...] = tuple(names)
-        self.options = options or MicroOptions()
-        self.rng = rng
-        self._s = _GameState(vp=[0] * len(names), roller=first_roller)
-        self._history: list[tuple[str, _GameState]] = []
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self._rng = rng or random.Random()
+        self.s = _State()
+        self._undo: list[_UndoEntry] = []
 
-    # -- the public surface
-
-    def apply(self, command: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Apply one command; its events, or :class:`CommandError` with the game unchanged."""
-        if not isinstance(command, Mapping):
-            raise CommandError(f"a command is an object with a 'type', not {command!r}")
-        kind = command.get("type")
-        if not isinstance(kind, str) or kind not in self._HANDLERS:
-            raise CommandError(f"unknown command type {kind!r} (known: "
-                               f"{', '.join(sorted(self._HANDLERS))})")
-        at = command.get("at")
-        if isinstance(at, bool) or not isinstance(at, int | float):
-            raise CommandError(f"{kind}: 'at' (the time in seconds) is missing or not a number")
-        if self._s.at is not None and at < self._s.at:
-            raise CommandError(f"{kind}: at {at} is before the last command's {self._s.at}")
-        if kind == "undo":
-            return self._undo(float(at))
-        handler = self._HANDLERS[kind]
-        before = self._s.copy()
-        try:
-            events = handler(self, command, float(at))
-        except (SpaceError, ValueError) as e:
-            self._s = before
-            if isinstance(e, CommandError):
-                raise
-            raise CommandError(f"{kind}: {e}") from None
-        except BaseException:
-            self._s = before
-            raise
-        if events:
-            self._s.at = float(at)
-            self._history.append((kind, before))
-        for e in events:
-            e["at"] = float(at)
-        return events
+    # -- public API
 
     @property
     def phase(self) -> str:
-        return self._s.phase
+        return self.s.phase
 
-    def vp(self, player: str) -> int:
-        return self._s.vp[self._seat(player)]
+    @property
+    def now(self) -> float:
+        return self.s.now
 
-    def view(self) -> dict[str, Any]:
-        """Everything the page shows, JSON-ready. The answer (shortest route, possible counts)
-        appears only in ``last_result``, once a round is over."""
-        s = self._s
-        name = _name_or_none
+    def apply(self, command: Command) -> list[Event]:
+        """Apply one command; the events it caused (time events due first). Raises
+        :class:`MicroGameError` with a reason for the players; the game is then unchanged."""
+        if not isinstance(command, Mapping):
+            raise MicroGameError("a command is an object with a 'type'")
+        kind = command.get("type")
+        if kind not in COMMANDS:
+            raise MicroGameError(f"unknown command {kind!r} (known: {', '.join(COMMANDS)})")
+        at = command.get("at")
+        if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+            raise MicroGameError(f"the {kind} command needs its time 'at' in seconds")
+        cmd = dict(command)
+        before = self._snapshot()
+        undo_len = len(self._undo)
+        try:
+            events = self._advance(float(at))
+            events += getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
+        except MicroGameError:
+            self.s = before
+            del self._undo[undo_len:]
+            raise
+        except (LayoutError, SpaceError, ValueError) as e:
+            self.s = before
+            del self._undo[undo_len:]
+            raise MicroGameError(str(e)) from None
+        if kind == "setup" or kind == "new_game":
+            self._undo.clear()
+        elif kind not in ("undo", "tick"):
+            self._undo.append(_UndoEntry(before, cmd))
+            del self._undo[:-UNDO_DEPTH]
+        return events
+
+    def advance(self, now: float) -> list[Event]:
+        """Let time pass to ``now``: the stall hourglass re-rolls the target here."""
+        return self._advance(float(now))
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`advance` will next have something to do (for the table loop's sleep)."""
+        s = self.s
+        if s.phase == "round" and s.options.stall_seconds and s.target_since is not None:
+            return s.target_since + s.options.stall_seconds
+        return None
+
+    def view(self, now: float | None = None) -> dict[str, Any]:
+        """Everything the page shows, JSON-able. ``now`` only sets the hourglass's
+        ``remaining``; it does not advance the game. The round's answer (shortest route,
+        possible counts) is in ``rounds`` only once the round is over."""
+        s = self.s
+        t = s.now if now is None else max(now, s.now)
+        deadline = self.next_deadline()
         robot = s.landings[-1] if s.landings else s.start
-        deadline = None
-        if s.phase == "round" and self.options.stall_seconds and s.target_since is not None:
-            deadline = s.target_since + self.options.stall_seconds
         demo = None
         if s.phase == "demonstrating" and s.caller is not None and s.called is not None:
-            demo = {"player": self.players[s.caller], "called": s.called,
+            demo = {"seat": s.caller, "name": s.players[s.caller], "number": s.called,
                     "landings": [x.name for x in s.landings],
                     "moves_left": s.called - len(s.landings),
                     "via_landed": None if s.via is None else s.via in s.landings}
+        in_play = s.target is not None
         return {
             "game": "micro-robots",
-            "layout": self.layout.to_dict(),
-            "options": self.options.to_dict(),
-            "players": [{"name": p, "seat": i, "vp": s.vp[i]} for i, p in
-                        enumerate(self.players)],
             "phase": s.phase,
+            "at": s.now if math.isfinite(s.now) else None,
+            "players": [{"seat": i, "name": p, "vp": s.vp[i]} for i, p in enumerate(s.players)],
+            "layout": s.layout.to_dict() if s.layout is not None else None,
+            "options": s.options.to_dict(),
             "round": s.round,
-            "roller": self.players[s.roller],
-            "start": name(s.start),
-            "target": name(s.target),
-            "via": name(s.via),
-            "robot": name(robot),
-            "chips_in_supply": self.options.chips - sum(s.vp) - (s.target is not None),
-            "chip_on_target": s.target is not None,
-            "stall": {"seconds": self.options.stall_seconds, "since": s.target_since,
-                      "deadline": deadline},
+            "roller": s.roller if s.players else None,
+            "start": _name_or_none(s.start),
+            "target": _name_or_none(s.target),
+            "via": _name_or_none(s.via),
+            "robot": _name_or_none(robot),
+            "moves": [m.name for m in s.layout.moves(robot)] if s.layout and robot else [],
+            "chip_on_target": in_play,
+            "chips_in_supply": s.options.chips - sum(s.vp) - in_play,
+            "stall": {"seconds": s.options.stall_seconds, "since": s.target_since,
+                      "ends_at": deadline,
+                      "remaining": None if deadline is None else round(max(0.0, deadline - t),
+                                                                       3)},
             "demonstration": demo,
-            "last_result": s.last_result,
-            "winners": [self.players[i] for i in s.winners],
+            "rounds": [dict(r) for r in s.rounds],
+            "winners": list(s.winners),
             "end_reason": s.end_reason,
-            "can_undo": bool(self._history),
-            "at": s.at,
+            "can_undo": bool(self._undo),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        """The whole game, JSON-ready, to survive a restart (undo history excepted)."""
-        s = self._s
-        return {
-            "format": "micro-game/1",
-            "layout": self.layout.to_dict(),
-            "players": list(self.players),
-            "options": self.options.to_dict(),
-            "state": {
-                "vp": list(s.vp), "roller": s.roller, "phase": s.phase,
-                "start": _name_or_none(s.start), "target": _name_or_none(s.target),
-                "via": _name_or_none(s.via), "round": s.round, "target_since": s.target_since,
-                "caller": s.caller, "called": s.called,
-                "landings": [x.name for x in s.landings], "last_result": s.last_result,
-                "winners": list(s.winners), "end_reason": s.end_reason, "at": s.at,
-            },
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], rng: RandomSource | None = None) -> MicroGame:
-        """A game saved by :meth:`to_dict`."""
-        if not isinstance(data, Mapping) or data.get("format") != "micro-game/1":
-            raise ValueError("not a saved Micro Robots game (format micro-game/1)")
-        game = cls(Layout.from_dict(data["layout"]), data["players"],
-                   options=MicroOptions.from_dict(data["options"]), rng=rng)
-        st = dict(data["state"])
-        for key in ("start", "target", "via"):
-            st[key] = None if st[key] is None else Space.parse(st[key])
-        st["landings"] = [Space.parse(x) for x in st["landings"]]
-        if st["phase"] not in PHASES or len(st["vp"]) != len(game.players):
-            raise ValueError("a saved game's state does not fit its players")
-        game._s = _GameState(**st)
-        return game
+    def summary(self) -> dict[str, Any]:
+        """What history keeps of this game: players, VP, winners, every finished round."""
+        s = self.s
+        return {"game": "micro-robots", "players": list(s.players), "vp": list(s.vp),
+                "phase": s.phase, "winners": list(s.winners), "end_reason": s.end_reason,
+                "options": s.options.to_dict(), "rounds": [dict(r) for r in s.rounds]}
 
     # -- helpers
 
-    def _seat(self, player: Any) -> int:
-        if isinstance(player, str) and player in self.players:
-            return self.players.index(player)
-        raise CommandError(f"{player!r} is not at this table (players: "
-                           f"{', '.join(self.players)})")
+    def _snapshot(self) -> _State:
+        memo: dict[int, Any] = {}
+        if self.s.layout is not None:
+            memo[id(self.s.layout)] = self.s.layout  # immutable: shared, not copied
+        return copy.deepcopy(self.s, memo)
 
-    def _need(self, kind: str, *phases: str) -> None:
-        if self._s.phase not in phases:
-            what = {
-                "setup": "the first roll has not been made",
-                "ready": "the next target has not been rolled",
-                "round": "the round is open, nobody has called yet",
-                "demonstrating": f"{self.players[self._s.caller or 0]} is demonstrating",
-                "over": "the game is over",
-            }[self._s.phase]
-            raise CommandError(f"{kind}: not now: {what}")
+    def _name(self, seat: int) -> str:
+        return self.s.players[seat]
 
-    def _draw(self, needs_start: bool) -> tuple[Space | None, Space, Space | None, int]:
-        if self.rng is None:
-            raise CommandError("roll: this table has no digital dice; 'place' the target "
-                               "from the real dice")
-        start = self._s.start
-        discarded = 0
-        if needs_start:
-            start = roll(self.rng)
-        assert start is not None
-        target, d = roll_avoiding(self.rng, (start,))
-        discarded += d
-        via = None
-        if self.options.expert:
-            via, d = roll_avoiding(self.rng, (start, target))
-            discarded += d
-        return (start if needs_start else None), target, via, discarded
+    def _seat(self, cmd: Command) -> int:
+        players = self.s.players
+        who = ", ".join(f"{i} {p}" for i, p in enumerate(players))
+        if cmd.get("player") is not None:
+            name = cmd["player"]
+            if name in players:
+                return players.index(name)
+            raise MicroGameError(f"{name!r} is not at this table (seats: {who})")
+        seat = cmd.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise MicroGameError("say which player: 'seat' (a seat number from 0) or 'player' "
+                                 "(a name)")
+        if not 0 <= seat < len(players):
+            raise MicroGameError(f"there is no seat {seat} (seats: {who})")
+        return seat
+
+    def _need_phase(self, kind: str, *phases: str) -> None:
+        p = self.s.phase
+        if p in phases:
+            return
+        if p == "setup":
+            raise MicroGameError("the game is not set up yet")
+        if p == "game_over":
+            raise MicroGameError("the game is over; start a new game")
+        if p in ("idle", "round_over"):
+            raise MicroGameError("no target yet: roll the dice")
+        if p == "demonstrating":
+            raise MicroGameError(f"{self._name(self.s.caller or 0)} is demonstrating")
+        raise MicroGameError("the round is under way and nobody has called yet")
+
+    def _space(self, cmd: Command, key: str) -> Space | None:
+        raw = cmd.get(key)
+        if raw is None:
+            return None
+        try:
+            return Space.parse(raw)
+        except SpaceError as e:
+            raise MicroGameError(f"{key}: {e}") from None
 
     def _set_target(self, target: Space, via: Space | None, at: float) -> None:
-        s = self._s
+        s = self.s
         if target == s.start:
-            raise CommandError(f"target {target} is the start: roll again")
-        if self.options.expert:
+            raise MicroGameError(f"the target {target} is the start; roll again")
+        if s.options.expert:
             if via is None:
-                raise CommandError("the expert variant needs an intermediate target ('via')")
+                raise MicroGameError("the expert variant needs an intermediate target ('via')")
             if via in (s.start, target):
-                raise CommandError(f"intermediate target {via} is the start or the target: "
-                                   "roll again")
+                raise MicroGameError(f"the intermediate target {via} is the start or the "
+                                     "target; roll again")
         elif via is not None:
-            raise CommandError("an intermediate target is for the expert variant only")
+            raise MicroGameError("an intermediate target ('via') is for the expert variant")
         s.target, s.via, s.target_since = target, via, at
         s.phase = "round"
 
-    def _rolled_event(self, kind: str, start: Space | None, dice: str, discarded: int,
-                      reason: str | None = None) -> dict[str, Any]:
-        s = self._s
-        e: dict[str, Any] = {"type": kind, "by": self.players[s.roller], "dice": dice,
-                             "start": _name_or_none(s.start), "target": _name_or_none(s.target),
-                             "via": _name_or_none(s.via), "discarded": discarded,
-                             "round": s.round}
-        if reason:
-            e["reason"] = reason
-        if start is not None:
-            e["first_start"] = True
-        return e
+    def _roll_target(self) -> tuple[Space, Space | None, int]:
+        s = self.s
+        assert s.start is not None
+        target, discarded = roll_avoiding(s.rng, (s.start,))
+        via = None
+        if s.options.expert:
+            via, more = roll_avoiding(s.rng, (s.start, target))
+            discarded += more
+        return target, via, discarded
+
+    def _rolled(self, kind: str, at: float, dice: str, discarded: int,
+                **extra: Any) -> Event:
+        s = self.s
+        return {"type": kind, "at": at, "round": s.round, "seat": s.roller,
+                "name": self._name(s.roller), "dice": dice, "start": _name_or_none(s.start),
+                "target": _name_or_none(s.target), "via": _name_or_none(s.via),
+                "discarded": discarded, **extra}
+
+    def _advance(self, now: float) -> list[Event]:
+        s = self.s
+        events: list[Event] = []
+        now = max(now, s.now)
+        while True:
+            due = self.next_deadline()
+            if due is None or due > now:
+                break
+            s.now = max(s.now, due)
+            target, via, discarded = self._roll_target()
+            self._set_target(target, via, due)
+            events.append(self._rolled("target_rerolled", due, "digital", discarded,
+                                       reason="stall"))
+        s.now = now
+        return events
 
     # -- commands
 
-    def _cmd_roll(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("roll", "setup", "ready")
-        needs_start = self._s.phase == "setup"
-        start, target, via, discarded = self._draw(needs_start)
-        if start is not None:
-            self._s.start = start
-        self._set_target(target, via, at)
-        return [self._rolled_event("rolled", start, "digital", discarded)]
+    def _do_setup(self, cmd: Command, at: float) -> list[Event]:
+        self._need_phase("setup", "setup")
+        known = {"type", "at", "players", "layout", "options", "seed", "first_roller"}
+        unknown = sorted(set(cmd) - known)
+        if unknown:
+            raise MicroGameError(f"setup: unknown field {unknown[0]!r} (known: "
+                                 f"{', '.join(sorted(known - {'type', 'at'}))})")
+        names = cmd.get("players")
+        if isinstance(names, str) or not isinstance(names, Sequence) \
+                or not 2 <= len(names) <= MAX_PLAYERS:
+            raise MicroGameError(f"players: a list of 2 to {MAX_PLAYERS} names, in seat order "
+                                 "clockwise")
+        clean = []
+        for n in names:
+            if not isinstance(n, str) or not n.strip():
+                raise MicroGameError(f"players: a name is non-empty text, not {n!r}")
+            clean.append(n.strip())
+        dupes = sorted({n for n in clean if clean.count(n) > 1})
+        if dupes:
+            raise MicroGameError(f"players: {dupes[0]!r} is seated twice")
+        if cmd.get("layout") is None:
+            raise MicroGameError("layout: the board's layout is missing (a micro-layout/1 "
+                                 "object)")
+        try:
+            layout = Layout.from_dict(cmd["layout"])
+        except LayoutError as e:
+            raise MicroGameError(f"layout: {e}") from None
+        try:
+            options = MicroOptions.from_dict(cmd.get("options"))
+        except (TypeError, ValueError) as e:
+            raise MicroGameError(f"options: {e}") from None
+        seed = cmd.get("seed")
+        if seed is None:
+            seed = self._rng.randrange(2**32)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise MicroGameError(f"seed: a whole number, not {seed!r}")
+        first = cmd.get("first_roller", 0)
+        if isinstance(first, bool) or not isinstance(first, int) \
+                or not 0 <= first < len(clean):
+            raise MicroGameError(f"first_roller: a seat from 0 to {len(clean) - 1}")
+        self.s = _State(phase="idle", now=self.s.now, players=clean, vp=[0] * len(clean),
+                        layout=layout, options=options, rng=random.Random(seed), seed=seed,
+                        roller=first)
+        return [{"type": "game_set_up", "at": at, "players": list(clean),
+                 "layout": layout.to_dict(), "options": options.to_dict(), "seed": seed,
+                 "first_roller": first}]
 
-    def _cmd_place(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("place", "setup", "ready", "round")
-        s = self._s
-        start = None
-        if s.phase == "setup":
-            if cmd.get("start") is None:
-                raise CommandError("place: the first round needs a 'start' too")
-            start = Space.parse(cmd["start"])
+    def _do_new_game(self, cmd: Command, at: float) -> list[Event]:
+        now = self.s.now
+        self.s = _State(now=now)
+        events: list[Event] = [{"type": "new_game", "at": at}]
+        if set(cmd) - {"type", "at"}:
+            events += self._do_setup({**cmd, "type": "setup"}, at)
+        return events
+
+    def _do_roll(self, cmd: Command, at: float) -> list[Event]:
+        self._need_phase("roll", "idle", "round_over")
+        s = self.s
+        first = s.start is None
+        discarded = 0
+        if first:
+            s.start = roll(s.rng)
+        s.round += 1
+        target, via, more = self._roll_target()
+        self._set_target(target, via, at)
+        return [self._rolled("rolled", at, "digital", discarded + more, first_round=first)]
+
+    def _do_place(self, cmd: Command, at: float) -> list[Event]:
+        self._need_phase("place", "idle", "round_over", "round")
+        s = self.s
+        start = self._space(cmd, "start")
+        target = self._space(cmd, "target")
+        via = self._space(cmd, "via")
+        first = s.start is None
+        if first and start is None:
+            raise MicroGameError("place: the first round needs the 'start' too")
+        if not first and start is not None and start != s.start:
+            raise MicroGameError(f"place: the robot starts on {s.start}, where the last round's "
+                                 "target was; only the first round places the start")
+        if target is None:
+            raise MicroGameError("place: say the 'target' the dice show")
+        if first:
             s.start = start
-        elif cmd.get("start") is not None:
-            raise CommandError("place: the start is where the last target was; only the "
-                               "first round places it")
-        if cmd.get("target") is None:
-            raise CommandError("place: 'target' is missing")
-        target = Space.parse(cmd["target"])
-        via = None if cmd.get("via") is None else Space.parse(cmd["via"])
-        rerolling = s.phase == "round"
+        if s.phase == "round":
+            self._set_target(target, via, at)
+            return [self._rolled("target_rerolled", at, "table", 0, reason="agreed")]
+        s.round += 1
         self._set_target(target, via, at)
-        if rerolling:
-            return [self._rolled_event("target_rerolled", None, "table", 0, "agreed")]
-        return [self._rolled_event("rolled", start, "table", 0)]
+        return [self._rolled("rolled", at, "table", 0, first_round=first)]
 
-    def _cmd_reroll(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("reroll", "round")
-        return self._reroll(at, "agreed")
-
-    def _reroll(self, at: float, reason: str) -> list[dict[str, Any]]:
-        _, target, via, discarded = self._draw(False)
+    def _do_reroll(self, cmd: Command, at: float) -> list[Event]:
+        self._need_phase("reroll", "round")
+        target, via, discarded = self._roll_target()
         self._set_target(target, via, at)
-        return [self._rolled_event("target_rerolled", None, "digital", discarded, reason)]
+        return [self._rolled("target_rerolled", at, "digital", discarded, reason="agreed")]
 
-    def _cmd_tick(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        s = self._s
-        limit = self.options.stall_seconds
-        if s.phase != "round" or not limit or s.target_since is None \
-                or at < s.target_since + limit:
-            return []
-        if self.rng is None:
-            s.target_since = at  # the hourglass is turned again while the dice are rolled
-            return [{"type": "stalled", "target": _name_or_none(s.target)}]
-        return self._reroll(at, "stall")
-
-    def _cmd_call(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("call", "round")
-        seat = self._seat(cmd.get("player"))
+    def _do_call(self, cmd: Command, at: float) -> list[Event]:
+        self._need_phase("call", "round")
+        seat = self._seat(cmd)
         n = cmd.get("number")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise CommandError(f"call: the number of moves is a whole number from 1, not {n!r}")
-        s = self._s
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CALL:
+            raise MicroGameError(f"call: a number of moves from 1 to {MAX_CALL}, not {n!r}")
+        s = self.s
         s.caller, s.called, s.landings, s.phase = seat, n, [], "demonstrating"
-        return [{"type": "called", "player": self.players[seat], "number": n}]
+        s.target_since = None  # the hourglass stops
+        return [{"type": "demonstration_started", "at": at, "seat": seat,
+                 "name": self._name(seat), "number": n}]
 
-    def _cmd_land(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("land", "demonstrating")
+    def _demonstrator(self, cmd: Command, kind: str) -> int:
+        """The seat demonstrating; a player named in the command must be her."""
+        self._need_phase(kind, "demonstrating")
+        s = self.s
+        assert s.caller is not None
+        if cmd.get("seat") is not None or cmd.get("player") is not None:
+            seat = self._seat(cmd)
+            if seat != s.caller:
+                raise MicroGameError(f"it is {self._name(s.caller)}'s demonstration, not "
+                                     f"{self._name(seat)}'s")
+        return s.caller
+
+    def _do_land(self, cmd: Command, at: float) -> list[Event]:
+        seat = self._demonstrator(cmd, "land")
         if ("space" in cmd) == ("spaces" in cmd):
-            raise CommandError("land: give 'space' (one landing) or 'spaces' (a list)")
+            raise MicroGameError("land: give 'space' (one landing) or 'spaces' (a list)")
         raw = [cmd["space"]] if "space" in cmd else cmd["spaces"]
         if isinstance(raw, str) or not isinstance(raw, Sequence) or not raw:
-            raise CommandError("land: 'spaces' is a non-empty list of spaces")
-        spaces = [Space.parse(x) for x in raw]
-        s = self._s
-        events: list[dict[str, Any]] = []
-        for space in spaces:
+            raise MicroGameError("land: 'spaces' is a non-empty list of spaces")
+        s = self.s
+        events: list[Event] = []
+        for i, item in enumerate(raw):
+            try:
+                space = Space.parse(item)
+            except SpaceError as e:
+                raise MicroGameError(f"land: {e}") from None
             if s.phase != "demonstrating":
-                raise CommandError(f"land: {space} comes after the demonstration ended")
+                raise MicroGameError(f"land: {space} comes after the demonstration ended "
+                                     f"({i} of {len(raw)} landings used)")
+            here = s.landings[-1] if s.landings else s.start
+            if space == here:
+                raise MicroGameError(f"land: the robot already stands on {space}; nothing moved")
             s.landings.append(space)
-            verdict = self._verdict(finished=False)
-            legal = verdict.illegal_move is None
-            events.append({"type": "landed", "player": self.players[s.caller or 0],
-                           "space": space.name, "move": len(s.landings), "legal": legal})
+            verdict = self._judge(finished=False)
+            events.append({"type": "landed", "at": at, "seat": seat, "space": space.name,
+                           "move": len(s.landings), "legal": verdict.illegal_move is None})
             if verdict.complete:
-                events += self._end_round(verdict)
+                events += self._end_demonstration(at, verdict.success, verdict.reason,
+                                                  "rules")
         return events
 
-    def _cmd_finish(self, cmd: Mapping[str, Any], at: float) -> list[dict[str, Any]]:
-        self._need("finish", "demonstrating")
-        return self._end_round(self._verdict(finished=True))
+    def _do_done(self, cmd: Command, at: float) -> list[Event]:
+        self._demonstrator(cmd, "done")
+        v = self._judge(finished=True)
+        return self._end_demonstration(at, v.success, v.reason, "rules")
 
-    def _verdict(self, finished: bool) -> Verdict:
-        s = self._s
-        assert s.start is not None and s.target is not None and s.called is not None
-        return check_demonstration(self.layout, s.start, s.target, s.called, s.landings,
-                                   s.via, finished)
+    def _do_give_up(self, cmd: Command, at: float) -> list[Event]:
+        seat = self._demonstrator(cmd, "give_up")
+        return self._end_demonstration(at, False, f"{self._name(seat)} gave up", seat)
 
-    def _end_round(self, verdict: Verdict) -> list[dict[str, Any]]:
-        s = self._s
-        assert s.caller is not None and s.start is not None and s.target is not None
-        caller = s.caller
-        lengths = exact_lengths(self.layout, s.start, s.target, s.via)
-        best = shortest_route(self.layout, s.start, s.target, s.via)
-        chip: dict[str, str] | None = None
-        if verdict.success:
-            s.vp[caller] += 1
+    def _do_verdict(self, cmd: Command, at: float) -> list[Event]:
+        seat = self._demonstrator(cmd, "verdict")
+        success = cmd.get("success")
+        if not isinstance(success, bool):
+            raise MicroGameError("a verdict says success: true or false")
+        by = cmd.get("by")
+        if by is None or by == "" or isinstance(by, bool) or not isinstance(by, str | int):
+            raise MicroGameError("a verdict says who gave it ('by')")
+        reason = None if success else \
+            f"the table judged {self._name(seat)}'s demonstration a failure"
+        return self._end_demonstration(at, success, reason, by)
+
+    def _do_tick(self, cmd: Command, at: float) -> list[Event]:
+        return []
+
+    def _do_undo(self, cmd: Command, at: float) -> list[Event]:
+        if not self._undo:
+            raise MicroGameError("there is nothing to undo")
+        entry = self._undo.pop()
+        now = self.s.now
+        self.s = entry.before
+        self.s.now = now
+        if self.s.phase == "round":
+            self.s.target_since = at  # the hourglass is turned again
+        return [{"type": "undone", "at": at, "command": entry.command.get("type")}]
+
+    # -- the end of a round
+
+    def _judge(self, finished: bool) -> Verdict:
+        s = self.s
+        assert s.layout is not None and s.start is not None and s.target is not None
+        assert s.called is not None
+        return check_demonstration(s.layout, s.start, s.target, s.called, s.landings, s.via,
+                                   finished)
+
+    def _end_demonstration(self, at: float, success: bool, reason: str | None,
+                           by: Any) -> list[Event]:
+        s = self.s
+        assert s.caller is not None and s.layout is not None
+        assert s.start is not None and s.target is not None
+        seat, name = s.caller, self._name(s.caller)
+        landings = [x.name for x in s.landings]
+        events: list[Event] = []
+        given = None
+        if success:
+            events.append({"type": "demonstration_succeeded", "at": at, "seat": seat,
+                           "name": name, "number": s.called, "landings": landings, "by": by})
+            s.vp[seat] += 1
+            events.append({"type": "chip_won", "at": at, "seat": seat, "name": name,
+                           "vp": s.vp[seat]})
         else:
-            to = penalty_recipient(s.vp, caller)
+            events.append({"type": "demonstration_failed", "at": at, "seat": seat,
+                           "name": name, "number": s.called, "landings": landings,
+                           "reason": reason, "by": by})
+            to = penalty_recipient(s.vp, seat)
             if to is not None:
-                s.vp[caller] -= 1
+                s.vp[seat] -= 1
                 s.vp[to] += 1
-                chip = {"from": self.players[caller], "to": self.players[to]}
-        result = {
-            "round": s.round, "player": self.players[caller], "called": s.called,
-            "start": s.start.name, "target": s.target.name, "via": _name_or_none(s.via),
-            "landings": [x.name for x in s.landings], "success": verdict.success,
-            "reason": verdict.reason, "penalty": chip,
+                given = to
+                events.append({"type": "chip_given", "at": at, "seat": seat, "name": name,
+                               "to": to, "to_name": self._name(to),
+                               "vp": {"from": s.vp[seat], "to": s.vp[to]}})
+            events.append({"type": "chip_returned", "at": at, "target": s.target.name,
+                           "reason": "the demonstration failed"})
+        lengths = exact_lengths(s.layout, s.start, s.target, s.via)
+        best = shortest_route(s.layout, s.start, s.target, s.via)
+        record = {
+            "round": s.round, "start": s.start.name, "target": s.target.name,
+            "via": _name_or_none(s.via), "seat": seat, "name": name, "number": s.called,
+            "landings": landings, "success": success, "reason": reason, "by": by,
+            "chip_to": given, "chip_to_name": None if given is None else self._name(given),
             "possible": s.called in lengths, "shortest": lengths.shortest,
             "shortest_route": None if best is None else [x.name for x in best.spaces()],
-            "lengths": lengths.describe(),
+            "lengths": lengths.describe(), "vp": list(s.vp), "ended_at": at,
         }
-        events: list[dict[str, Any]] = [
-            {"type": "round_ended", **result,
-             "vp": {p: s.vp[i] for i, p in enumerate(self.players)}}
-        ]
-        # The robot ends on the target either way; the target becomes the next start.
-        s.last_result = result
+        s.rounds.append(record)
+        events.append({"type": "round_over", "at": at, **copy.deepcopy(record)})
+        # The robot ends on the target either way; the target becomes the next start, and the
+        # dice pass to the left: the next seat clockwise.
         s.start, s.target, s.via, s.target_since = s.target, None, None, None
         s.caller, s.called, s.landings = None, None, []
-        s.roller = (s.roller + 1) % len(self.players)
-        s.round += 1
-        s.phase = "ready"
-        events += self._check_end()
-        return events
+        s.roller = (s.roller + 1) % len(s.players)
+        s.phase = "round_over"
+        return events + self._check_game_over(at)
 
-    def _check_end(self) -> list[dict[str, Any]]:
-        s = self._s
+    def _check_game_over(self, at: float) -> list[Event]:
+        s = self.s
         top = max(s.vp)
-        if top >= self.options.vp_to_win:
+        if top >= s.options.vp_to_win:
             reason = "vp"
-        elif sum(s.vp) >= self.options.chips:
+        elif sum(s.vp) >= s.options.chips:
             reason = "chips"
         else:
             return []
-        s.phase, s.end_reason = "over", reason
+        s.phase, s.end_reason = "game_over", reason
         s.winners = [i for i, v in enumerate(s.vp) if v == top]
-        return [{"type": "game_over", "reason": reason,
-                 "winners": [self.players[i] for i in s.winners],
-                 "vp": {p: s.vp[i] for i, p in enumerate(self.players)}}]
-
-    def _undo(self, at: float) -> list[dict[str, Any]]:
-        if not self._history:
-            raise CommandError("undo: nothing to undo")
-        kind, before = self._history.pop()
-        self._s = before
-        if self._s.phase == "round":
-            self._s.target_since = at  # the hourglass is turned again
-        self._s.at = at
-        return [{"type": "undone", "command": kind, "at": at}]
-
-    _HANDLERS = {
-        "roll": _cmd_roll, "place": _cmd_place, "reroll": _cmd_reroll, "tick": _cmd_tick,
-        "call": _cmd_call, "land": _cmd_land, "finish": _cmd_finish, "undo": None,
-    }
+        return [{"type": "game_over", "at": at, "reason": reason, "winners": list(s.winners),
+                 "names": [self._name(i) for i in s.winners], "scores": list(s.vp)}]
 
 
 def penalty_recipient(vp: Sequence[int], failed: int) -> int | None:
-    """Who gets a chip from the player at seat ``failed`` (seats clockwise): the other player
-    with the fewest chips, ties to the nearest clockwise from her; None when she has none."""
+    """Who gets a chip from the seat ``failed`` after a failed demonstration (seats clockwise):
+    the other player with the fewest chips, ties to the nearest clockwise from her; None when
+    she has no chip to give."""
     if vp[failed] <= 0:
         return None
     n = len(vp)
