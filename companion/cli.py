@@ -367,6 +367,54 @@ def _history_parser(sub) -> None:
     p.set_defaults(handler=_cmd_history)
 
 
+# ---------------------------------------------------------------- verify
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from . import verify
+
+    pos = load_position(args.start, args.rules)
+    if pos.target is None:
+        raise UsageError("--start: the position has no target to verify against")
+    if args.bid < 1:
+        raise UsageError(f"--bid: a bid is a number of moves from 1, not {args.bid}")
+    frames = Path(args.frames)
+    if not frames.exists():
+        raise UsageError(f"FRAMES: {args.frames!r} does not exist")
+    try:
+        if frames.is_file() and frames.suffix.lower() in (".jsonl", ".json"):
+            observations = verify.read_observation_log(frames)
+        else:
+            observations = verify.frame_observations(frames, pos)
+        result = verify.replay(pos, args.bid, observations)
+    except ValueError as e:
+        raise UsageError(f"FRAMES: {e}") from None
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        for m in result.moves:
+            extra = f" (cost {m['move_cost']})" if "move_cost" in m else ""
+            print(f"{m['count']:>3}. {m['move']:<22} {m['from']}→{m['to']}{extra}"
+                  f"   {m['cost']}/{args.bid}  at {m['at']:.1f}s")
+        for e in result.events:
+            if e["type"] in ("ambiguous", "robot_missing", "robots_merged", "misplaced",
+                             "rule_unmet"):
+                print(f"     {e['type']}: {e['message']}")
+        print(f"{result.verdict}: {result.reason}")
+    return EXIT_OK if result.verdict == "success" else EXIT_NO
+
+
+def _verify_parser(sub) -> None:
+    p = sub.add_parser("verify", help="replay a recorded demonstration and judge it")
+    p.add_argument("frames", metavar="FRAMES",
+                   help="a video file, a folder of frames, or a .jsonl observation log")
+    p.add_argument("--start", required=True, help="position file when the chip was revealed")
+    p.add_argument("--bid", type=int, required=True, help="the bid being demonstrated")
+    p.add_argument("--rules", help="rule preset to use instead of the file's")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_cmd_verify)
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -404,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _micro_parser(sub)
     _history_parser(sub)
+    _verify_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser

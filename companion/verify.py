@@ -34,8 +34,10 @@ Every event is a JSON-serialisable ``dict`` with a ``"type"``; verdict events al
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .board import DIRECTIONS, Board, Cell, Direction
@@ -516,7 +518,9 @@ class Demonstration:
         if not legal:
             self._last_rejection = self._rejection(result.explanations[0])
             return None
-        legal.sort(key=lambda c: (c.success_at is None, c.success_at or 0))
+        # A success first; of those, the reading in which arriving is the last move seen.
+        legal.sort(key=lambda c: (c.success_at is None, c.success_at != len(c.steps),
+                                  c.success_at or 0))
         chosen = legal[0]
         sig = _signature(chosen.steps)
         others: list[tuple[Step, ...]] = []
@@ -723,14 +727,17 @@ def describe_change(finder: MoveFinder, before: State, after: State, rules: Rule
                             f"{d.word} from {name_a} it slides on to {board.name(s.end)})")
                 if s.error:
                     return f"{robot} {d.word} from {name_a}: {s.error}"
-            free = slide(board, frozenset(), a, robot, d, (), rules)
-            if b in free.path[1:] and b not in s.path[1:] and s.moved:
+            if s.final_direction != d or b in s.path:
+                continue
+            line, c = [], s.end
+            while (c := board.neighbour(c, d)) is not None:
+                line.append(c)
+            if b in line:
                 stop = s.end
-                nxt = board.neighbour(stop, s.final_direction)
-                who = next((finder.names[j] for j, c in enumerate(before) if c == nxt and j != i),
-                           None)
-                what = f"the {who} robot on {board.name(nxt)}" if who and nxt is not None \
-                    else "a wall"
+                nxt = line[0]
+                who = next((finder.names[j] for j, c in enumerate(before)
+                            if c == nxt and j != i), None)
+                what = f"the {who} robot on {board.name(nxt)}" if who else "a wall"
                 return (f"{robot} cannot get from {board.name(a)} to {board.name(b)} going "
                         f"{d.word}: {what} stops it on {board.name(stop)}")
     return None
@@ -831,3 +838,99 @@ class RoundVerifier:
             e["winner_cost"] = winner["cost"]
             e["optimal"] = winner["cost"] == best
         return e
+
+
+# ---------------------------------------------------------------- replaying a recording
+
+
+@dataclass
+class Replay:
+    """A recorded demonstration played through a :class:`Demonstration`: every event, the moves
+    seen, and the verdict (``incomplete`` when the recording ends first)."""
+
+    events: list[Event]
+    moves: list[Event]
+    verdict: str
+    reason: str | None
+    count: int
+    cost: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "reason": self.reason, "count": self.count,
+                "cost": self.cost, "moves": self.moves, "events": self.events}
+
+
+def replay(
+    position: Position,
+    bid: int,
+    observations: Iterable[tuple[float, Mapping[str, Cell | str] | None]],
+    *,
+    max_gap: int = DEFAULT_MAX_GAP,
+) -> Replay:
+    """Judge a recorded stream of ``(time, robots or None)`` observations as one demonstration."""
+    demo = Demonstration(position, bid, max_gap=max_gap)
+    events: list[Event] = []
+    for at, robots in observations:
+        events += demo.observe(robots, at)
+        if demo.verdict is not None:
+            break
+    moves = [e for e in events if e["type"] == "move"]
+    if demo.verdict is not None:
+        verdict, reason = demo.verdict["verdict"], demo.verdict.get("reason")
+        if verdict == "success":
+            reason = demo.verdict["message"]
+    else:
+        verdict = "incomplete"
+        if demo.phase == WAITING:
+            reason = "the recording ends while a robot is off the board"
+        elif not demo.route:
+            reason = "the recording ends before any move"
+        else:
+            result = validate_route(position, demo.route, bid)
+            reason = f"the recording ends: {result.reason or 'the bid is not met'}"
+    return Replay(events, moves, verdict, reason, demo.count, demo.cost)
+
+
+def read_observation_log(path: str | Path) -> list[tuple[float, dict[str, str] | None]]:
+    """A recorded observation stream: one JSON object a line, ``{"at": 12.5, "robots":
+    {"blue": "c2", ...}}`` (``"robots": null`` while the board was hidden).
+
+    Raises ``ValueError`` naming the line that is wrong."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"{str(p)!r}: cannot read it: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{str(p)!r}: not a text file of observations") from None
+    out: list[tuple[float, dict[str, str] | None]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{p.name} line {n}: not JSON ({e.msg})") from None
+        if not isinstance(data, dict) or "robots" not in data:
+            raise ValueError(f"{p.name} line {n}: an object with 'at' and 'robots'")
+        at = data.get("at", float(n))
+        robots = data["robots"]
+        if isinstance(at, bool) or not isinstance(at, int | float):
+            raise ValueError(f"{p.name} line {n}: 'at' is a time in seconds, not {at!r}")
+        if robots is not None and not (
+            isinstance(robots, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in robots.items())
+        ):
+            raise ValueError(f"{p.name} line {n}: 'robots' maps robot names to cells, or null")
+        out.append((float(at), robots))
+    return out
+
+
+def frame_observations(
+    path: str | Path, position: Position
+) -> Iterator[tuple[float, dict[str, Cell] | None]]:
+    """Stable observations from a video file or a folder of frames, through the camera
+    pipeline (frame source → reader → tracker)."""
+    raise ValueError(
+        f"{str(path)!r}: reading frames needs the camera tracker, which is not part of this "
+        "build yet; give a .jsonl observation log instead")
