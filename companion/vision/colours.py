@@ -28,15 +28,16 @@ DEFAULT_REFERENCES: dict[str, tuple[float, float, float]] = {
     "surface": (88.0, 0.0, 0.0),
     "grey": (62.0, 0.0, 0.0),
     "dark": (24.0, 0.0, 0.0),
-    "red": (36.0, 50.0, 30.0),
-    "green": (48.0, -45.0, 40.0),
-    "blue": (30.0, 18.0, -48.0),
-    "yellow": (62.0, 18.0, 66.0),
-    "black": (12.0, 0.0, 0.0),
-    "silver": (70.0, -1.0, -4.0),
+    "red": (36.0, 45.0, 25.0),
+    "green": (40.0, -32.0, 28.0),
+    "blue": (28.0, 10.0, -35.0),
+    "yellow": (60.0, 20.0, 52.0),
+    "black": (18.0, 0.0, 0.0),
+    "silver": (55.0, 0.0, -2.0),
 }
-# How far (in balanced Lab units, L counted at half weight) a colour may stray from its class.
-DEFAULT_SPREAD = 16.0
+# How far (radians) a robot's hue may stray from its reference.
+HUE_SPREAD = 0.30
+DEFAULT_SPREAD = 16.0  # kept in profile files for older readers; unused
 
 
 class ProfileError(ValueError):
@@ -97,19 +98,33 @@ class Profile:
 
     # -- classification
     def classes(self) -> tuple[str, ...]:
-        return ("surface", "grey", "dark", *self.robots)
+        return self.robots
 
     def membership(self, lab: np.ndarray) -> dict[str, np.ndarray]:
-        """Soft class memberships (summing to 1) of ``(..., 3)`` balanced Lab colours."""
-        names = self.classes()
-        refs = np.array([self.references[n] for n in names], dtype=np.float32)
-        d = lab[..., None, :] - refs
-        d2 = (0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2
-        logit = -d2 / (2 * self.spread ** 2)
-        logit -= logit.max(axis=-1, keepdims=True)
-        p = np.exp(logit)
-        p /= p.sum(axis=-1, keepdims=True)
-        return {n: p[..., i] for i, n in enumerate(names)}
+        """How much ``(..., 3)`` balanced Lab colours look like each robot colour, 0..1.
+
+        Coloured robots are told by hue, which survives dim light and shading far better than
+        brightness does; they must also be clearly coloured (chroma), which the white cells,
+        grey walls and shadows are not. Black is dark and colourless; silver mid-grey."""
+        L, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
+        chroma = np.hypot(a, b)
+        hue = np.arctan2(b, a)
+        out: dict[str, np.ndarray] = {}
+        for name in self.robots:
+            rl, ra, rb = self.references[name]
+            if name in ("black", "silver"):
+                grey = 1.0 / (1.0 + np.exp((chroma - 10.0) / 2.5))
+                if name == "black":
+                    out[name] = grey / (1.0 + np.exp((L - (rl + 14.0)) / 3.0))
+                else:
+                    out[name] = grey * np.exp(-0.5 * ((L - rl) / 12.0) ** 2)
+                continue
+            ref_c = float(np.hypot(ra, rb))
+            dh = np.angle(np.exp(1j * (hue - np.arctan2(rb, ra))))
+            c_min = min(12.0, 0.3 * ref_c)
+            out[name] = (1.0 / (1.0 + np.exp(-(chroma - c_min) / 2.0))
+                         * np.exp(-0.5 * (dh / HUE_SPREAD) ** 2))
+        return out
 
 
 def white_of(board_pixels: np.ndarray) -> np.ndarray:

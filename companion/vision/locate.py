@@ -292,70 +292,110 @@ def _intersect(l1: np.ndarray, l2: np.ndarray) -> np.ndarray:
     return p1 + s[0] * d1
 
 
+def _component(mask: np.ndarray) -> tuple[np.ndarray, int]:
+    """The board's region in a surface mask: the large component that is most nearly a filled
+    convex shape (a light table around the board is large too, but it is a ring)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    H_, W_ = mask.shape
+    best, best_score = -1, 0.0
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area < 0.04 * W_ * H_:
+            continue
+        x, y, bw, bh = stats[i, :4]
+        blob = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cnt = max(cnts, key=cv2.contourArea)
+        hull_area = max(cv2.contourArea(cv2.convexHull(cnt)), 1.0)
+        solidity = area / hull_area
+        score = area * solidity ** 4
+        if score > best_score:
+            best, best_score = i, score
+    if best < 0:
+        raise BoardNotFound("no board in view (nothing large and board-coloured)")
+    return (labels == best).astype(np.uint8) * 255, int(stats[best, cv2.CC_STAT_AREA])
+
+
+def _on_frame_edge(a: np.ndarray, b: np.ndarray, W: int, H: int, m: float = 3.0) -> bool:
+    for k, lim in ((0, 0.0), (1, 0.0), (0, W - 1.0), (1, H - 1.0)):
+        if abs(a[k] - lim) <= m and abs(b[k] - lim) <= m:
+            return True
+    return False
+
+
+def _quad_from_hull(hull: np.ndarray, W: int, H: int) -> np.ndarray | None:
+    """Four sides from a convex outline: its four longest edges that are not the frame's edge
+    (where the board runs out of the picture), met pairwise at the corners."""
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.015, 0.02, 0.03, 0.04, 0.06):
+        poly = cv2.approxPolyDP(hull, eps * peri, True).reshape(-1, 2).astype(np.float64)
+        if len(poly) < 4:
+            return None
+        edges = [(poly[i], poly[(i + 1) % len(poly)]) for i in range(len(poly))]
+        keep = [i for i, (a, b) in enumerate(edges) if not _on_frame_edge(a, b, W, H)]
+        if len(keep) < 4 or len(poly) > 8:
+            continue
+        longest = sorted(keep, key=lambda i: -np.linalg.norm(edges[i][1] - edges[i][0]))[:4]
+        longest.sort()
+        lines = []
+        for i in longest:
+            a, b = edges[i]
+            d = (b - a) / np.linalg.norm(b - a)
+            lines.append(np.array([d[0], d[1], a[0], a[1]]))
+        quad = []
+        for j in range(4):
+            l1, l2 = lines[j - 1], lines[j]
+            if abs(l1[0] * l2[1] - l1[1] * l2[0]) < 0.3:  # nearly parallel: not a corner
+                return None
+            quad.append(_intersect(l1, l2))
+        return np.array(quad)
+    return None
+
+
 def locate_outline(image: np.ndarray) -> Location:
     """The board from its own outline (see the module docstring)."""
     h0, w0 = image.shape[:2]
-    scale = 480.0 / max(h0, w0)
+    scale = min(1.0, 480.0 / max(h0, w0))
     small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
                        interpolation=cv2.INTER_AREA) if scale < 1 else image
-    if scale >= 1:
-        scale = 1.0
     mask = surface_mask(small)
-    k = max(3, int(round(min(small.shape[:2]) / 60)) | 1)
-    ker = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    # Close over walls, grid lines, targets and small pieces; open away thin table texture.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, ker, iterations=2)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, ker)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    if n <= 1:
-        raise BoardNotFound("no board in view")
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    area = stats[best, cv2.CC_STAT_AREA]
+    # Close the thin lines between cells, never the board's dark frame.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    blob, area = _component(mask)
     H_, W_ = mask.shape
-    if area < 0.05 * W_ * H_:
-        raise BoardNotFound("no board in view (nothing large and board-coloured)")
-    x, y, bw, bh = stats[best, :4]
-    blob = (labels == best).astype(np.uint8) * 255
     cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     cnt = max(cnts, key=cv2.contourArea)
     hull = cv2.convexHull(cnt)
-    peri = cv2.arcLength(hull, True)
-    quad = None
-    for eps in np.linspace(0.01, 0.12, 23):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4:
-            quad = approx.reshape(4, 2).astype(np.float64)
-            break
+    quad = _quad_from_hull(hull, W_, H_)
     if quad is None:
         raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of "
                             "frame or covered?)")
     quad = order_corners(quad)
     fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
     pts = cnt.reshape(-1, 2).astype(np.float64)
-    tol = 0.03 * peri / 4 + 2
+    onedge = ((pts[:, 0] <= 1) | (pts[:, 1] <= 1) | (pts[:, 0] >= W_ - 2)
+              | (pts[:, 1] >= H_ - 2))
+    pts = pts[~onedge]
+    tol = 0.01 * cv2.arcLength(hull, True) + 2
     lines = [_fit_side(pts, quad[i], quad[(i + 1) % 4], tol) for i in range(4)]
     if all(ln is not None for ln in lines):
         refined = np.array([_intersect(lines[i - 1], lines[i]) for i in range(4)])
         if np.abs(refined - quad).max() < 0.1 * np.sqrt(area):
             quad = refined
-    # Touching the frame edge means part of the board may be cut off.
-    margin = 2
-    touches = (x <= margin) + (y <= margin) + (x + bw >= W_ - margin) + (y + bh >= H_ - margin)
-    corners = quad / scale
-    corners += 0.5 / scale - 0.5  # pixel centres of the small image → of the full image
-    notes: list[str] = []
-    inside = ((corners[:, 0] >= -2) & (corners[:, 0] <= w0 + 1) & (corners[:, 1] >= -2)
-              & (corners[:, 1] <= h0 + 1))
-    if touches >= 1 and not inside.all():
+    corners = quad / scale + (0.5 / scale - 0.5)  # small-image pixel centres → full image
+    cell = np.sqrt(cv2.contourArea(corners.astype(np.float32))) / GRID
+    out = ((corners[:, 0] < -0.3 * cell) | (corners[:, 0] > w0 - 1 + 0.3 * cell)
+           | (corners[:, 1] < -0.3 * cell) | (corners[:, 1] > h0 - 1 + 0.3 * cell))
+    if out.any():
         raise BoardNotFound("part of the board is out of the frame")
-    if touches:
-        notes.append("the board touches the edge of the frame")
     _check_quad(corners, (w0, h0))
     quality = float(np.clip(fill, 0, 1))
     if quality < 0.8:
         raise BoardNotFound("the board is not clearly in view (its outline is broken; "
                             "covered, or out of frame?)")
-    return from_corners(corners, (w0, h0), method="outline", quality=quality, notes=tuple(notes))
+    notes = ("the board touches the edge of the frame",) if onedge.any() else ()
+    return from_corners(corners, (w0, h0), method="outline", quality=quality, notes=notes)
 
 
 def refine_lattice(image_gray: np.ndarray, loc: Location, px: int = 12) -> Location:
