@@ -35,8 +35,10 @@ Every event is a JSON-serialisable ``dict`` with a ``"type"``; verdict events al
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -260,33 +262,40 @@ class MoveFinder:
         return paths, expanded, False
 
 
+@lru_cache(maxsize=8)
+def finder_for(board: Board, rules: Rules, names: tuple[str, ...]) -> MoveFinder:
+    """One finder (and its slide caches) shared by every demonstration on the same board."""
+    return MoveFinder(board, rules, names)
+
+
 # ---------------------------------------------------------------- the solver, behind one door
 
 
-def optimal_solution(position: Position, **options: Any) -> Event:
+def optimal_solution(position: Position, seconds: float = 20.0) -> Event:
     """The round's optimal solution as a ``solution`` event, or one that says why there is none.
 
-    Kept behind this one function so verification works whether or not the solver is present."""
+    Kept behind this one function so verification works whether or not the solver is present;
+    ``seconds`` bounds the search (the event then says it stopped)."""
     try:
-        from . import solver  # type: ignore[attr-defined]
-    except ImportError:
+        from . import solver
+    except ImportError:  # pragma: no cover - the solver ships with the package
         return {"type": "solution", "available": False, "reason": "the solver is not available"}
     try:
-        result = solver.solve(position, **options)
+        result = solver.solve(position, deadline=time.monotonic() + seconds)
     except Exception as e:  # noqa: BLE001 - a solver failure must not stop the table
         return {"type": "solution", "available": False, "reason": f"the solver failed: {e}"}
     return solution_event(position, result)
 
 
 def solution_event(position: Position, result: Any) -> Event:
-    """A ``solution`` event from whatever the solver returned: a list of moves, an object with
-    ``moves`` (and maybe ``length``/``cost``), or ``None`` for no solution."""
-    if result is None:
-        return {"type": "solution", "available": True, "solved": False,
-                "reason": "no solution within the solver's limit"}
-    moves = getattr(result, "moves", result)
-    if isinstance(result, Mapping):
-        moves = result.get("moves", [])
+    """A ``solution`` event from what a solver returned: a :class:`companion.solver.Solution`,
+    a list of moves, a mapping with ``moves``, or ``None`` for no solution."""
+    status = getattr(result, "status", None)
+    if result is None or (status is not None and status != "solved"):
+        reason = getattr(result, "reason", None) or status or "no solution found"
+        return {"type": "solution", "available": True, "solved": False, "reason": reason}
+    moves = result.get("moves", []) if isinstance(result, Mapping) else getattr(
+        result, "moves", result)
     route = [m if isinstance(m, Move) else _move_from(m) for m in moves]
     check = validate_route(position, route)
     return {
@@ -355,7 +364,7 @@ class Demonstration:
         self.rules = self.snapshot.rules
         self.start_state: State = tuple(self.snapshot.robots[n] for n in self.names)
         self.state: State = self.start_state
-        self.finder = MoveFinder(self.board, self.rules, self.names)
+        self.finder = finder_for(self.board, self.rules, self.names)
         self._look = _Look()
         self._lifted: dict[str, Cell] = {}
         self._last_rejection: str | None = None

@@ -476,3 +476,17 @@ def test_cli_rejects_a_bad_bid_and_a_missing_recording(tmp_path, capsys):
     assert main(["verify", log, "--start", start, "--bid", "0"]) == 2
     assert "--bid" in capsys.readouterr().err
 
+
+
+def test_round_ends_with_the_solvers_optimal_route():
+    p = red_square()
+    rnd = RoundVerifier(p)  # the real solver
+    rnd.begin(6, "Ada", at=0.0)
+    events = feed(rnd, looks(p, "yellow left, " + RED_SQUARE_ROUTE))
+    assert verdicts(events) == ["success"]
+    solution = events[-1]
+    assert solution["type"] == "solution" and solution["solved"]
+    assert solution["length"] == 4 and solution["winner_cost"] == 5
+    assert solution["optimal"] is False
+    route = parse_route(solution["route"])
+    assert validate_route(p, route).reached
