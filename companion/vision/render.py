@@ -306,19 +306,22 @@ def _paste_warped(dst: np.ndarray, src: np.ndarray, M: np.ndarray,
     if x1 <= x0 or y1 <= y0:
         return
     T = np.array([[1.0, 0, -x0], [0, 1, -y0], [0, 0, 1]]) @ M
-    roi = dst[y0:y1, x0:x1]
     if mask is None:
-        mask = np.full((h, w), 255, np.uint8)
+        # hard-edged: pixels outside the source keep what is there
+        roi = np.ascontiguousarray(dst[y0:y1, x0:x1])
+        cv2.warpPerspective(src, T, (x1 - x0, y1 - y0), dst=roi, flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_TRANSPARENT)
+        dst[y0:y1, x0:x1] = roi
+        return
     a = cv2.warpPerspective(mask, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     warped = cv2.warpPerspective(src, T, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE)
-    full = a == 255
-    roi[full] = warped[full]
-    edge = (a > 0) & ~full
-    if edge.any():
-        al = (a[edge].astype(np.float32) / 255.0)[:, None]
-        roi[edge] = (warped[edge] * al + roi[edge] * (1 - al)).astype(np.uint8)
+    a3 = cv2.merge([a, a, a])
+    roi = dst[y0:y1, x0:x1]
+    blended = cv2.add(cv2.multiply(warped, a3, scale=1 / 255),
+                      cv2.multiply(roi, cv2.bitwise_not(a3), scale=1 / 255))
+    dst[y0:y1, x0:x1] = blended
 
 
 # ---------------------------------------------------------------- symbols
@@ -407,101 +410,102 @@ def _put(dst: np.ndarray, patch: np.ndarray, cx: float, cy: float) -> None:
 PX = 56  # texture pixels per cell
 
 
-def _speckle(img: np.ndarray, mask: np.ndarray, rng: np.random.Generator, base: tuple) -> None:
-    """The printed stone texture of walls and frame: dark with lighter flecks."""
-    idx = np.nonzero(mask)
-    n = len(idx[0])
-    if n == 0:
-        return
-    tone = rng.normal(0, 1, n).astype(np.float32)
-    fleck = rng.random(n) < 0.12
-    vals = np.array(base, np.float32)[None, :] * (1 + 0.18 * tone[:, None])
-    vals[fleck] = np.array((150, 150, 148), np.float32) * (0.8 + 0.4 * rng.random((
-        int(fleck.sum()), 1)).astype(np.float32))
-    img[idx] = np.clip(vals, 0, 255).astype(np.uint8)
+@lru_cache(maxsize=4)
+def _stone(h: int, w: int, base: tuple[int, int, int]) -> np.ndarray:
+    """The printed stone texture of walls and frame: dark with lighter flecks. Fixed seed, so
+    every process prints the same board."""
+    rng = np.random.default_rng(sum(base) * 7919 + h * 31 + w)
+    tone = 1 + 0.18 * rng.normal(0, 1, (h, w, 1)).astype(np.float32)
+    img = np.array(base, np.float32)[None, None, :] * tone
+    fleck = rng.random((h, w)) < 0.08
+    img[fleck] = np.float32(115) * (0.8 + 0.4 * rng.random((int(fleck.sum()), 1),
+                                                             dtype=np.float32))
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (3, 3), 0)
+    img.flags.writeable = False
+    return img
 
 
-@lru_cache(maxsize=24)
-def board_texture(board: Board) -> np.ndarray:
-    """The board seen from straight above with north up, :data:`PX` pixels per cell, its
-    frame included: pixel ``((u + BORDER) * PX - 0.5, (v + BORDER) * PX - 0.5)`` is board-plane
-    point ``(u, v)``. Cached: a board's print never changes."""
+def _cell_patch(slash: bool) -> np.ndarray:
+    """One plain cell's print: a grey square, a pale inner square with three hatch stripes,
+    rivet dots along the edge."""
     P = PX
-    bw, bh = board.width, board.height
+    cp = np.empty((P, P, 3), np.uint8)
+    cp[:] = CELL_BG
+    for (q0, q1), col in (((0.24, 0.76), CELL_FRAME), ((0.29, 0.71), CELL_INNER)):
+        cv2.rectangle(cp, (int(P * q0 * _ONE), int(P * q0 * _ONE)),
+                      (int(P * q1 * _ONE), int(P * q1 * _ONE)), col, -1, cv2.LINE_AA, _SHIFT)
+    hatch = np.zeros((P, P), np.uint8)
+    for k in (-1, 0, 1):
+        d = k * P * 0.11
+        if slash:
+            a, b = (P * 0.36 + d, P * 0.64 + d), (P * 0.64 + d, P * 0.36 + d)
+        else:
+            a, b = (P * 0.36 + d, P * 0.36 - d), (P * 0.64 + d, P * 0.64 - d)
+        _line(hatch, a, b, 255, max(2, P // 14))
+    inside = np.zeros((P, P), np.uint8)
+    inside[int(P * 0.31):int(P * 0.69) + 1, int(P * 0.31):int(P * 0.69) + 1] = 255
+    hatch = cv2.bitwise_and(hatch, inside)
+    al = (hatch.astype(np.float32) / 255)[..., None]
+    cp[:] = (cp * (1 - al) + np.array(HATCH, np.float32) * al).astype(np.uint8)
+    for k in range(1, 6):
+        for (x, y) in ((k * P / 6, P * 0.1), (k * P / 6, P * 0.9), (P * 0.1, k * P / 6),
+                       (P * 0.9, k * P / 6)):
+            _circle(cp, (x, y), P * 0.018, (170, 170, 168))
+    return cp
+
+
+def _uv_tex(u: float, v: float) -> tuple[float, float]:
+    """Board-plane ``(u, v)`` → texture pixel coordinates."""
+    return (u + BORDER) * PX - 0.5, (v + BORDER) * PX - 0.5
+
+
+@lru_cache(maxsize=4)
+def _blank_board(bw: int, bh: int, tiled: bool) -> np.ndarray:
+    """The print every board shares: frame, plain cells, grid lines, tile seams."""
+    P = PX
     off = BORDER * P
     Wt, Ht = int(round((bw + 2 * BORDER) * P)), int(round((bh + 2 * BORDER) * P))
-    img = np.empty((Ht, Wt, 3), np.uint8)
-    img[:] = FRAME
-    rng = np.random.default_rng(hash(board) & 0xFFFFFFFF)
-
-    def uv(u: float, v: float) -> tuple[float, float]:
-        return (u + BORDER) * P - 0.5, (v + BORDER) * P - 0.5
-
-    # one cell's print, cached per hatch direction
-    def cell_patch(slash: bool) -> np.ndarray:
-        cp = np.empty((P, P, 3), np.uint8)
-        cp[:] = CELL_BG
-        q0, q1 = P * 0.24, P * 0.76
-        cv2.rectangle(cp, (int(q0 * _ONE), int(q0 * _ONE)), (int(q1 * _ONE), int(q1 * _ONE)),
-                      CELL_FRAME, -1, cv2.LINE_AA, _SHIFT)
-        q0, q1 = P * 0.29, P * 0.71
-        cv2.rectangle(cp, (int(q0 * _ONE), int(q0 * _ONE)), (int(q1 * _ONE), int(q1 * _ONE)),
-                      CELL_INNER, -1, cv2.LINE_AA, _SHIFT)
-        hatch = np.zeros((P, P), np.uint8)
-        for k in (-1, 0, 1):
-            d = k * P * 0.11
-            if slash:
-                a, b = (P * 0.36 + d, P * 0.64 + d), (P * 0.64 + d, P * 0.36 + d)
-            else:
-                a, b = (P * 0.36 + d, P * 0.36 - d), (P * 0.64 + d, P * 0.64 - d)
-            _line(hatch, a, b, 255, max(2, P // 14))
-        inside = np.zeros((P, P), np.uint8)
-        inside[int(P * 0.31):int(P * 0.69) + 1, int(P * 0.31):int(P * 0.69) + 1] = 255
-        hatch = cv2.bitwise_and(hatch, inside)
-        al = (hatch.astype(np.float32) / 255)[..., None]
-        cp[:] = (cp * (1 - al) + np.array(HATCH, np.float32) * al).astype(np.uint8)
-        # the small rivet dots along the cell's edge
-        for k in range(1, 6):
-            for (x, y) in ((k * P / 6, P * 0.1), (k * P / 6, P * 0.9), (P * 0.1, k * P / 6),
-                           (P * 0.9, k * P / 6)):
-                _circle(cp, (x, y), P * 0.018, (170, 170, 168))
-        return cp
-
-    patches = {True: cell_patch(True), False: cell_patch(False)}
-    plain = np.empty((P, P, 3), np.uint8)
-    plain[:] = CELL_BG
+    img = _stone(Ht, Wt, FRAME).copy()
+    patches = {True: _cell_patch(True), False: _cell_patch(False)}
     half_w, half_h = bw // 2, bh // 2
-    for cell in board.cells():
-        f, r = board.xy(cell)
-        v = bh - 1 - r
-        x0, y0 = int(round(off + f * P)), int(round(off + v * P))
-        if cell in board.blocked:
-            continue
-        if board.tiles is not None:
+    for v in range(bh):
+        for f in range(bw):
             # a tile is printed once and turned into its quadrant: the hatch turns with it
             quadrant = (0 if f < half_w else 1) if v < half_h else (3 if f < half_w else 2)
-            slash = quadrant % 2 == 0
-        else:
-            slash = True
-        t = board.target_at(cell)
-        if t is not None:
-            img[y0:y0 + P, x0:x0 + P] = plain
-            sym, _ = _symbol(t.color, t.shape, int(P * 0.62))
-            _put(img, sym, x0 + P / 2, y0 + P / 2)
-        else:
+            slash = quadrant % 2 == 0 if tiled else True
+            x0, y0 = int(round(off + f * P)), int(round(off + v * P))
             img[y0:y0 + P, x0:x0 + P] = patches[slash]
-        # slight print variation per tile
-    # grid lines
     for k in range(bw + 1):
         x = off + k * P - 0.5
         _line(img, (x, off), (x, off + bh * P), GRID_LINE, 2)
     for k in range(bh + 1):
         y = off + k * P - 0.5
         _line(img, (off, y), (off + bw * P, y), GRID_LINE, 2)
-    if board.tiles is not None:  # the seams between the four tiles
-        _line(img, uv(half_w, 0), uv(half_w, bh), (96, 98, 96), 3)
-        _line(img, uv(0, half_h), uv(bw, half_h), (96, 98, 96), 3)
-    # diagonal barriers
+    if tiled:  # the seams between the four tiles
+        _line(img, _uv_tex(half_w, 0), _uv_tex(half_w, bh), (96, 98, 96), 3)
+        _line(img, _uv_tex(0, half_h), _uv_tex(bw, half_h), (96, 98, 96), 3)
+    img.flags.writeable = False
+    return img
+
+
+@lru_cache(maxsize=8)
+def board_texture(board: Board) -> np.ndarray:
+    """The board seen from straight above with north up, :data:`PX` pixels per cell, its
+    frame included: pixel ``((u + BORDER) * PX - 0.5, (v + BORDER) * PX - 0.5)`` is board-plane
+    point ``(u, v)``. Cached: a board's print never changes."""
+    P = PX
+    bw, bh = board.width, board.height
+    img = _blank_board(bw, bh, board.tiles is not None).copy()
+    stone = _stone(img.shape[0], img.shape[1], WALL)
+    uv = _uv_tex
+    plain = np.empty((P, P, 3), np.uint8)
+    plain[:] = CELL_BG
+    for t in board.targets:
+        f, r = board.xy(t.cell)
+        x0, y0 = int(round(BORDER * P + f * P)), int(round(BORDER * P + (bh - 1 - r) * P))
+        img[y0 + 2:y0 + P - 1, x0 + 2:x0 + P - 1] = CELL_BG
+        sym, _ = _symbol(t.color, t.shape, int(P * 0.62))
+        _put(img, sym, x0 + P / 2, y0 + P / 2)
     for dg in board.diagonals:
         f, r = board.xy(dg.cell)
         v = bh - 1 - r
@@ -514,23 +518,17 @@ def board_texture(board: Board) -> np.ndarray:
         _line(img, a, b, ink, int(P * 0.12))
         _line(img, a, b, _shade(ink, 1.25), max(1, int(P * 0.03)))
     # the centre piece: blocked cells, grey, raised
-    if board.blocked:
-        for cell in board.blocked:
-            f, r = board.xy(cell)
-            v = bh - 1 - r
-            p0, p1 = uv(f, v), uv(f + 1, v + 1)
-            cv2.rectangle(img, (int(p0[0]), int(p0[1])), (int(math.ceil(p1[0])),
-                                                        int(math.ceil(p1[1]))), CENTRE_PIECE, -1)
-    # walls (not the outer edge, which is the frame, nor around the centre piece)
-    wall_mask = np.zeros(img.shape[:2], np.uint8)
-    th = P * 0.17
+    for cell in board.blocked:
+        f, r = board.xy(cell)
+        v = bh - 1 - r
+        p0, p1 = uv(f, v), uv(f + 1, v + 1)
+        cv2.rectangle(img, (int(p0[0]), int(p0[1])), (int(math.ceil(p1[0])),
+                                                    int(math.ceil(p1[1]))), CENTRE_PIECE, -1)
+    # walls: each inner wall once, from its north or east side; the edge is the frame, and the
+    # centre piece's own walls are its sides
+    half = PX * 0.17 / 2 / P
     for cell, d in board.walls:
-        if d.name not in ("UP", "RIGHT"):
-            # every inner wall is stored on both cells; draw each once from its UP/RIGHT side
-            nb = board.neighbour(cell, d)
-            if nb is not None:
-                continue
-        if board.is_edge(cell, d):
+        if d.name not in ("UP", "RIGHT") or board.is_edge(cell, d):
             continue
         nb = board.neighbour(cell, d)
         if cell in board.blocked or nb in board.blocked:
@@ -538,16 +536,12 @@ def board_texture(board: Board) -> np.ndarray:
         f, r = board.xy(cell)
         v = bh - 1 - r
         if d.name == "UP":
-            a, b = (f - th / P / 2, v - th / P / 2), (f + 1 + th / P / 2, v + th / P / 2)
+            pa, pb = uv(f - half, v - half), uv(f + 1 + half, v + half)
         else:
-            a, b = (f + 1 - th / P / 2, v - th / P / 2), (f + 1 + th / P / 2, v + 1 + th / P / 2)
-        pa, pb = uv(*a), uv(*b)
-        cv2.rectangle(wall_mask, (int(round(pa[0])), int(round(pa[1]))),
-                      (int(round(pb[0])), int(round(pb[1]))), 255, -1)
-    _speckle(img, wall_mask > 0, rng, WALL)
-    frame_mask = np.ones(img.shape[:2], bool)
-    frame_mask[int(off):int(off + bh * P), int(off):int(off + bw * P)] = False
-    _speckle(img, frame_mask, rng, FRAME)
+            pa, pb = uv(f + 1 - half, v - half), uv(f + 1 + half, v + 1 + half)
+        x0, y0 = int(round(pa[0])), int(round(pa[1]))
+        x1, y1 = int(round(pb[0])) + 1, int(round(pb[1])) + 1
+        img[y0:y1, x0:x1] = stone[y0:y1, x0:x1]
     if board.blocked:  # the centre piece's bevel
         cells = list(board.blocked)
         fs = [board.xy(c)[0] for c in cells]
@@ -666,92 +660,116 @@ def marker_layout(board: Board) -> dict[int, np.ndarray]:
 # ---------------------------------------------------------------- robots
 
 
-def _robot_profile() -> list[tuple[float, float]]:
-    """(height, radius) slices of a robot, bottom to top, in cells: a wide foot, a tapering
+def _robot_profile(n: int = 36) -> tuple[np.ndarray, np.ndarray]:
+    """Heights and radii of a robot's slices, bottom to top, in cells: a wide foot, a tapering
     body, a neck and a round head, like the real pawns."""
-    out = []
-    for z in np.linspace(0, 0.95, 12):
-        if z < 0.12:
-            r = ROBOT_RADIUS
-        else:
-            r = ROBOT_RADIUS - (ROBOT_RADIUS - 0.25) * ((z - 0.12) / 0.83) ** 1.2
-        out.append((float(z), float(r)))
-    head_c, head_r = 1.17, 0.28
-    for z in np.linspace(0.97, ROBOT_HEIGHT - 0.015, 9):
-        r = math.sqrt(max(head_r ** 2 - (z - head_c) ** 2, 0.0)) if z > head_c else \
-            max(0.24, math.sqrt(max(head_r ** 2 - (z - head_c) ** 2, 0.0)))
-        out.append((float(z), float(max(r, 0.04))))
-    return out
+    z = np.linspace(0, ROBOT_HEIGHT, n)
+    body = ROBOT_RADIUS - (ROBOT_RADIUS - 0.24) * np.clip((z - 0.1) / 0.85, 0, 1) ** 1.2
+    body[z < 0.1] = ROBOT_RADIUS
+    head_c, head_r = ROBOT_HEIGHT - 0.28, 0.28
+    head = np.sqrt(np.clip(head_r ** 2 - (z - head_c) ** 2, 0, None))
+    r = np.where(z < 0.95, body, np.maximum(head, np.where(z < head_c, 0.24, 0)))
+    r[-1] = max(r[-1], 0.05)
+    return z, r
 
 
-_PROFILE = _robot_profile()
-_RING = np.stack([np.cos(np.linspace(0, 2 * math.pi, 28, endpoint=False)),
-                  np.sin(np.linspace(0, 2 * math.pi, 28, endpoint=False))], axis=1)
+_Z, _R = _robot_profile()
+# the surface normal's vertical slope on each slice (a tapering side faces a little upwards)
+_SLOPE = np.gradient(-_R, _Z)
+_N_RING = 24
+_RING = np.stack([np.cos(np.linspace(0, 2 * math.pi, _N_RING, endpoint=False)),
+                  np.sin(np.linspace(0, 2 * math.pi, _N_RING, endpoint=False))], axis=1)
 
 
 def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarray, name: str,
                 light: np.ndarray) -> None:
-    color = np.array(ROBOT_COLORS[name], np.float32)
-    metallic = name == "silver"
-    glassy = name == "transparent"
-    # A robot is drawn into its own window so a transparent one can be blended afterwards.
-    top = np.array([base[0], base[1], ROBOT_HEIGHT])
-    pts = cam.project(np.array([base + [ROBOT_RADIUS * sx, ROBOT_RADIUS * sy, 0] for sx in (-1, 1)
-                                for sy in (-1, 1)] + [top + [0.3 * sx, 0.3 * sy, 0] for sx in
-                                                       (-1, 1) for sy in (-1, 1)]))
+    """A pawn, ray-cast in its own small window: each pixel's ray meets the slices top down;
+    the first slice it is inside is the surface seen there, shaded by its normal."""
     H, W = img.shape[:2]
-    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 3
-    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 4
+    outline = np.stack([base[0] + ROBOT_RADIUS * np.r_[_RING[:, 0], _RING[:, 0]],
+                        base[1] + ROBOT_RADIUS * np.r_[_RING[:, 1], _RING[:, 1]],
+                        np.r_[np.zeros(_N_RING), np.full(_N_RING, ROBOT_HEIGHT)]], axis=1)
+    pts = cam.project(outline)
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 3
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
     if x1 <= x0 or y1 <= y0:
         return
-    layer = img[y0:y1, x0:x1].copy()
-    lmask = np.zeros(layer.shape[:2], np.uint8)
-    lxy = light[:2] / (np.linalg.norm(light[:2]) + 1e-9)
-    shift = np.array([x0, y0], float)
-    for i, (z, r) in enumerate(_PROFILE):
-        ring = np.column_stack([base[0] + r * _RING[:, 0], base[1] + r * _RING[:, 1],
-                                np.full(len(_RING), z)])
-        poly = cam.project(ring) - shift
-        # side shading: the slice's slope gives its normal's z; the lit side is brighter
-        slope = 0.0 if i == 0 else (_PROFILE[i - 1][1] - r) / max(z - _PROFILE[i - 1][0], 1e-3)
-        nz = slope / math.sqrt(1 + slope * slope)
-        up_light = max(0.0, nz * light[2])
-        dark = 0.42 + 0.25 * up_light + 0.12 * (z / ROBOT_HEIGHT)
-        lit = dark + 0.45 * math.sqrt(max(0.0, 1 - nz * nz)) * math.hypot(light[0], light[1])
-        _poly(layer, poly, tuple(float(c) for c in np.clip(color * dark, 0, 255)))
-        # the lit crescent: the same ring pushed towards the light and trimmed
-        lring = np.column_stack([base[0] + lxy[0] * r * 0.35 + r * 0.75 * _RING[:, 0],
-                                 base[1] + lxy[1] * r * 0.35 + r * 0.75 * _RING[:, 1],
-                                 np.full(len(_RING), z)])
-        lit_col = np.clip(color * lit + (40 if metallic else 0), 0, 255)
-        _poly(layer, cam.project(lring) - shift, tuple(float(c) for c in lit_col))
-        _poly(lmask, poly, 255)
-    # the head's highlight
-    hl = np.array([base[0] + lxy[0] * 0.1, base[1] + lxy[1] * 0.1, 1.3])
-    hp = cam.project(hl[None])[0] - shift
-    px_per_cell = np.linalg.norm(cam.project(np.array([hl, hl + [0.1, 0, 0]]))[1] - hp - shift)
-    spec = 90 if metallic else (60 if glassy else 45)
-    blob = np.zeros(layer.shape[:2], np.float32)
-    _circle(blob, hp, max(1.5, px_per_cell * 0.9), 1.0)
-    blob = cv2.GaussianBlur(blob, (0, 0), max(1.0, px_per_cell * 0.5))
-    layer = np.clip(layer.astype(np.float32) + blob[..., None] * spec, 0, 255).astype(np.uint8)
-    m = lmask > 0
-    roi = img[y0:y1, x0:x1]
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    rays_cam = np.stack([(xs - cam.K[0, 2]) / cam.K[0, 0], (ys - cam.K[1, 2]) / cam.K[1, 1],
+                         np.ones_like(xs)], axis=-1)
+    d = rays_cam @ cam.R.astype(np.float32)  # camera → world directions (R: world → camera)
+    c = cam.position.astype(np.float32)
+    zs, rs = _Z.astype(np.float32), _R.astype(np.float32)
+    # the ray's point at every slice height: (h, w, slices)
+    t = (zs[None, None, :] - c[2]) / d[..., 2:3]
+    px = c[0] + t * d[..., 0:1] - base[0]
+    py = c[1] + t * d[..., 1:2] - base[1]
+    rho = np.sqrt(px * px + py * py)
+    inside = rho < rs[None, None, :]
+    hit = inside.any(axis=-1)
+    if not hit.any():
+        return
+    last = len(_Z) - 1
+    k = last - np.argmax(inside[..., ::-1], axis=-1)  # the highest slice hit
+    k1 = np.minimum(k + 1, last)
+
+    def at(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(a, idx[..., None], -1)[..., 0]
+
+    # where between slice k (inside) and k + 1 (outside) the ray crosses the surface
+    out_k1 = at(rho, k1) - _R[k1]
+    in_k = at(rho, k) - _R[k]
+    frac = np.where(k < last, out_k1 / np.minimum(out_k1 - in_k, -1e-9) * -1, 0.0)
+    frac = np.clip(frac, 0, 1)
+    hx = at(px, k1) + (at(px, k) - at(px, k1)) * frac
+    hy = at(py, k1) + (at(py, k) - at(py, k1)) * frac
+    hr = np.sqrt(hx * hx + hy * hy)
+    top = k == last
+    nxy = np.where(top, 0.0, 1.0)
+    nz = np.where(top, 1.0, _SLOPE[k1] + (_SLOPE[k] - _SLOPE[k1]) * frac)
+    nx = hx / np.maximum(hr, 1e-6) * nxy
+    ny = hy / np.maximum(hr, 1e-6) * nxy
+    norm = np.sqrt(nx * nx + ny * ny + nz * nz)
+    nx, ny, nz = nx / norm, ny / norm, nz / norm
+    lam = np.clip(nx * light[0] + ny * light[1] + nz * light[2], 0, 1)
+    # Blinn highlight towards the camera
+    view = -d / np.linalg.norm(d, axis=-1, keepdims=True)
+    half = view + light
+    half /= np.linalg.norm(half, axis=-1, keepdims=True)
+    spec = np.clip(nx * half[..., 0] + ny * half[..., 1] + nz * half[..., 2], 0, 1)
+    metallic = name == "silver"
+    glassy = name == "transparent"
+    color = np.array(ROBOT_COLORS[name], np.float32)
+    shine = spec ** (40 if metallic else 18) * (200 if metallic else (150 if glassy else 90))
+    shade = 0.38 + 0.75 * lam
+    if metallic:  # a polished surface mirrors the room: darker band low, brighter high
+        shade = 0.45 + 0.45 * lam + 0.15 * np.cos(hr * 9 + k * 0.15)
+    rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
+    # soft silhouette: how far inside the slice's circle the ray passes, in pixels
+    tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
+    cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
+    margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
+    alpha = np.clip(margin + 0.5, 0, 1) * hit
     if glassy:
-        a = 0.45
-        roi[m] = (layer[m] * a + roi[m] * (1 - a)).astype(np.uint8)
-    else:
-        roi[m] = layer[m]
-    mask[y0:y1, x0:x1] |= lmask
+        alpha = alpha * 0.5
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    a3 = alpha[..., None].astype(np.float32)
+    roi = roi * (1 - a3) + np.clip(rgb, 0, 255) * a3
+    img[y0:y1, x0:x1] = roi.astype(np.uint8)
+    mask[y0:y1, x0:x1] |= (alpha > 0.5).astype(np.uint8) * 255
 
 
 def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
+    """A robot's shadow on the board: its slices projected along the light onto the plane."""
     d = -light[:2] / max(light[2], 0.2)
-    for z, r in _PROFILE[::2]:
-        ring = np.column_stack([base[0] + d[0] * z + r * _RING[:, 0],
-                                base[1] + d[1] * z + r * _RING[:, 1], np.zeros(len(_RING))])
-        _poly(shadow, cam.project(ring), 255)
+    z, r = _Z[::4], _R[::4]
+    n = len(z)
+    pts = np.stack([base[0] + d[0] * z[:, None] + r[:, None] * _RING[None, :, 0],
+                    base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
+                    np.zeros((n, _N_RING))], axis=-1).reshape(-1, 3)
+    polys = _fx(cam.project(pts)).reshape(n, _N_RING, 1, 2)
+    cv2.fillPoly(shadow, list(polys), 255, cv2.LINE_8, _SHIFT)
 
 
 # ---------------------------------------------------------------- hands and arms
@@ -838,16 +856,19 @@ def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray, rng: np.ra
 
 @lru_cache(maxsize=2)
 def _noise_bank(W: int, H: int) -> np.ndarray:
-    """A fixed field of unit Gaussian noise, a little larger than the frame: each frame takes
-    a seeded crop of it, far cheaper than drawing fresh noise for every pixel."""
+    """A fixed field of Gaussian noise (32 levels per standard deviation), a little larger than
+    the frame: each frame takes a seeded crop of it, far cheaper than fresh noise per pixel."""
     rng = np.random.default_rng(77)
-    bank = rng.standard_normal((H + 64, W + 64, 3), dtype=np.float32)
+    bank = (rng.standard_normal((H + 64, W + 64, 3), dtype=np.float32) * 32).astype(np.int16)
     bank.flags.writeable = False
     return bank
 
 
 def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
                 shadow: np.ndarray | None) -> np.ndarray:
+    """Light and sensor, in the order a camera meets them: shadows and uneven light, colour
+    cast, glare, optical blur, sensor noise, JPEG. Done on 8-bit images with OpenCV's
+    saturating arithmetic, the only way to stay inside the frame budget."""
     H, W = img.shape[:2]
     h, w = max(H // 8, 4), max(W // 8, 4)
     gain = np.full((h, w), scene.brightness, np.float32)
@@ -857,32 +878,32 @@ def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
         lin = ((xx / w - 0.5) * math.cos(ang) + (yy / h - 0.5) * math.sin(ang))
         cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
         rad = np.sqrt(((xx - cx) / w) ** 2 + ((yy - cy) / h) ** 2)
-        g = 1 - scene.gradient * (0.6 * (lin + 0.5) + 0.6 * rad)
-        gain *= np.clip(g, 0.15, 1.2)
-    glare = None
+        g = 1 - scene.gradient * (0.8 * (lin + 0.5) + 0.6 * rad)
+        gain *= np.clip(g, 0.12, 1.2)
+    gain3 = gain[..., None] * np.array(scene.cast, np.float32)[None, None, :]
+    gain3 = np.clip(gain3 * 128, 0, 255).astype(np.uint8)
+    out = cv2.multiply(img, cv2.resize(gain3, (W, H), interpolation=cv2.INTER_LINEAR),
+                       scale=1 / 128)
+    if shadow is not None and shadow.any():
+        s = cv2.GaussianBlur(shadow, (0, 0), 3.0)
+        keep = cv2.bitwise_not(cv2.multiply(s, 0.45, dtype=cv2.CV_8U))
+        out = cv2.multiply(out, cv2.merge([keep, keep, keep]), scale=1 / 255)
     if scene.glare > 0:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         gx, gy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
         sx, sy = rng.uniform(0.04, 0.12) * w, rng.uniform(0.04, 0.12) * h
-        glare = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2)).astype(np.float32)
-        glare = cv2.resize(glare * (scene.glare * 255), (W, H), interpolation=cv2.INTER_LINEAR)
-    gain_full = cv2.resize(gain, (W, H), interpolation=cv2.INTER_LINEAR)
-    if shadow is not None:
-        s = cv2.GaussianBlur(shadow, (0, 0), 3.0)
-        gain_full *= 1 - 0.45 * (s.astype(np.float32) / 255)
-    f = img.astype(np.float32)
-    f *= gain_full[..., None]
-    if scene.cast != (1.0, 1.0, 1.0):
-        f *= np.array(scene.cast, np.float32)
-    if glare is not None:
-        f += glare[..., None]
+        glare = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2))
+        glare = np.clip(glare * scene.glare * 255, 0, 255).astype(np.uint8)
+        glare = cv2.resize(glare, (W, H), interpolation=cv2.INTER_LINEAR)
+        out = cv2.add(out, cv2.merge([glare, glare, glare]))
     if scene.blur > 0:
-        f = cv2.GaussianBlur(f, (0, 0), scene.blur)
+        out = cv2.GaussianBlur(out, (0, 0), scene.blur)
     if scene.noise > 0:
         bank = _noise_bank(W, H)
-        ox, oy = rng.integers(0, 64, 2)
-        f += bank[oy:oy + H, ox:ox + W] * np.float32(scene.noise)
-    out = np.clip(f, 0, 255).astype(np.uint8)
+        ox, oy = (int(v) for v in rng.integers(0, 64, 2))
+        noise = cv2.multiply(np.ascontiguousarray(bank[oy:oy + H, ox:ox + W]),
+                             scene.noise / 32.0, dtype=cv2.CV_16S)
+        out = cv2.add(out, noise, dtype=cv2.CV_8U)
     if scene.jpeg is not None:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg)])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
