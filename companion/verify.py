@@ -63,7 +63,7 @@ VERDICTS = ("success", "over_bid", "illegal", "incomplete", "gave_up")
 FAILURES = ("over_bid", "illegal", "incomplete", "gave_up")
 
 # More moves than this between two looks is not believed: the hand would have been seen.
-DEFAULT_MAX_GAP = 6
+DEFAULT_MAX_GAP = 4
 # Search states expanded before a change is declared unexplained (keeps a look bounded in time).
 DEFAULT_NODE_BUDGET = 60_000
 # Shortest explanations collected per change (enough to see whether there is an alternative).
@@ -134,8 +134,16 @@ class MoveFinder:
 
     def successors(self, state: State, max_cost: int = MAX_PASSES) -> Iterator[Step]:
         """Every legal move from ``state`` (robots in :attr:`names` order)."""
+        for i, d, passes, end, cost in self._moves(state, max_cost):
+            yield Step(Move(self.names[i], d, passes), state[i], end, cost)
+
+    def _moves(
+        self, state: State, max_cost: int
+    ) -> Iterator[tuple[int, Direction, tuple[str, ...], Cell, int]]:
+        """``successors`` as plain tuples ``(robot index, direction, passes, end, cost)``."""
         occupied = set(state)
         barrier_stop_illegal = self.rules.barrier_stop == "illegal"
+        diag_cells = self._diag_cells
         for i, robot in enumerate(self.names):
             start = state[i]
             if robot == TRANSPARENT:
@@ -144,7 +152,7 @@ class MoveFinder:
                     for passes, s in transparent_options(
                         self.board, occ, start, d, self.rules, limit=max(0, max_cost - 1)
                     ):
-                        yield Step(Move(robot, d, passes), start, s.end, s.cost)
+                        yield i, d, passes, s.end, s.cost
                 continue
             for d in DIRECTIONS:
                 path, loops = self._walk(robot, start, d)
@@ -157,9 +165,9 @@ class MoveFinder:
                     end = c
                 if end == start or (loops and not blocked):
                     continue
-                if barrier_stop_illegal and end in self._diag_cells:
+                if barrier_stop_illegal and end in diag_cells:
                     continue
-                yield Step(Move(robot, d), start, end, 1)
+                yield i, d, (), end, 1
 
     # -- the lower bound
     def _reachable(self, robot: str, cell: Cell) -> frozenset[Cell]:
@@ -173,15 +181,15 @@ class MoveFinder:
             self._reach[key] = r
         return r
 
+    def _robot_bound(self, i: int, cell: Cell, goal: Cell) -> int:
+        if cell == goal:
+            return 0
+        robot = self.names[i]
+        return 1 if robot == TRANSPARENT or goal in self._reachable(robot, cell) else 2
+
     def _bound(self, state: State, goal: State) -> int:
-        h = 0
-        for robot, c, g in zip(self.names, state, goal, strict=True):
-            if c != g:
-                if robot == TRANSPARENT or g in self._reachable(robot, c):
-                    h += 1
-                else:
-                    h += 2
-        return h
+        return sum(self._robot_bound(i, c, g) for i, (c, g) in enumerate(zip(state, goal,
+                                                                               strict=True)))
 
     # -- the search
     def explain(
@@ -215,8 +223,11 @@ class MoveFinder:
         """Uniform-cost search pruned by ``g + h <= bound``; the shortest paths are read back
         through every parent that reached a placement at its best cost."""
         best: dict[State, int] = {start: 0}
-        parents: dict[State, list[tuple[State, Step]]] = {start: []}
+        h_of: dict[State, int] = {start: self._bound(start, goal)}
+        parents: dict[State, list[tuple[State, tuple]]] = {start: []}
         buckets: dict[int, list[State]] = {0: [start]}
+        # Each robot's share of the bound, by cell: the only part a move changes.
+        shares: list[dict[Cell, int]] = [{} for _ in self.names]
         expanded = 0
         g = 0
         reached = False
@@ -231,19 +242,31 @@ class MoveFinder:
                 expanded += 1
                 if expanded > budget:
                     return [], expanded, True
-                for step in self.successors(state, bound - g):
-                    i = self.names.index(step.move.robot)
-                    nxt = (*state[:i], step.end, *state[i + 1:])
-                    ng = g + step.cost
-                    if ng > bound or ng + self._bound(nxt, goal) > bound:
+                h = h_of[state]
+                for move in self._moves(state, bound - g):
+                    i, _d, _passes, end, cost = move
+                    ng = g + cost
+                    if ng > bound:
                         continue
+                    share = shares[i]
+                    new = share.get(end)
+                    if new is None:
+                        new = share[end] = self._robot_bound(i, end, goal[i])
+                    old_share = share.get(state[i])
+                    if old_share is None:
+                        old_share = share[state[i]] = self._robot_bound(i, state[i], goal[i])
+                    nh = h - old_share + new
+                    if ng + nh > bound:
+                        continue
+                    nxt = (*state[:i], end, *state[i + 1:])
                     old = best.get(nxt)
                     if old is None or ng < old:
                         best[nxt] = ng
-                        parents[nxt] = [(state, step)]
+                        h_of[nxt] = nh
+                        parents[nxt] = [(state, move)]
                         buckets.setdefault(ng, []).append(nxt)
                     elif ng == old:
-                        parents[nxt].append((state, step))
+                        parents[nxt].append((state, move))
             g += 1
         if goal not in best or best[goal] > bound:
             return [], expanded, False
@@ -255,7 +278,8 @@ class MoveFinder:
             if state == start:
                 paths.append(tail)
                 return
-            for parent, step in parents[state]:
+            for parent, (i, d, passes, end, cost) in parents[state]:
+                step = Step(Move(self.names[i], d, passes), parent[i], end, cost)
                 back(parent, (step, *tail))
 
         back(goal, ())
