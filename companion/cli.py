@@ -415,6 +415,49 @@ def _verify_parser(sub) -> None:
     p.set_defaults(handler=_cmd_verify)
 
 
+# ---------------------------------------------------------------- run
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .store import JournalError
+    from .web.serve import RunOptions, run
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port: a port number from 0 to 65535, not {args.port}")
+    camera = args.camera
+    if camera is not None and camera not in ("pi", "sim") and not camera.startswith("usb:") \
+            and not Path(camera).exists():
+        raise UsageError(f"--camera: pi, usb:N, sim or a video file; {camera!r} is none of them")
+    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
+        raise UsageError("--pin: 4 to 12 digits")
+    opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
+                      preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet)
+    try:
+        return run(opts)
+    except JournalError as e:
+        raise UsageError(f"--db: {e}") from None
+    except OSError as e:
+        if e.errno in (98, 48, 10048):  # address already in use
+            raise UsageError(f"--port: {args.port} is already in use") from None
+        raise
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _run_parser(sub) -> None:
+    p = sub.add_parser("run", help="the companion: camera, buttons and the live page")
+    p.add_argument("--camera", help="pi, usb:N, a video file, or sim "
+                                    "(default: pi on a Raspberry Pi, sim elsewhere)")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000)")
+    p.add_argument("--db", help="the journal database (default: in the user's data directory)")
+    p.add_argument("--preset", default="abacus-2013", help="edition for new games")
+    p.add_argument("--pin", help="the table PIN (default: a new random one each start)")
+    p.add_argument("--pins", help="pin map (default: hardware/pins.toml)")
+    p.add_argument("--quiet", action="store_true", help="no QR code, warnings only")
+    p.set_defaults(handler=_cmd_run)
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -453,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     _micro_parser(sub)
     _history_parser(sub)
     _verify_parser(sub)
+    _run_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser

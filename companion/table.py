@@ -105,8 +105,9 @@ class Table:
     >>> table.submit({"type": "setup", "players": ["Anna", "Ben"]}).ok   # doctest: +SKIP
     True
 
-    ``store`` is the :class:`companion.store.Store` that journals every command and owns the
-    replayed game (``None``: an unjournaled game, for tests); ``solve`` is
+    ``open_store`` opens the :class:`companion.store.Store` that journals every command and
+    owns the replayed game; it is called on the loop's thread (an SQLite connection belongs to
+    the thread that opened it), by :meth:`start`. ``None``: an unjournaled game. ``solve`` is
     :func:`companion.solver.solve`; ``clock`` the monotonic clock the store was opened with.
     ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera`` (:class:`CameraFeed`) are
     attached with :meth:`attach_hardware` / :meth:`attach_camera` since they need
@@ -116,7 +117,7 @@ class Table:
     def __init__(
         self,
         *,
-        store: Any = None,
+        open_store: Callable[[], Any] | None = None,
         db: str | None = None,
         solve: Callable[..., Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -126,14 +127,13 @@ class Table:
         solve_seconds: float = 30.0,
     ) -> None:
         self._clock = clock
-        self.store = store
-        self._game = Game() if store is None else None
+        self._open_store = open_store
+        self.store: Any = None
+        self._game = Game()
         self.solve = solve
         self.solve_seconds = solve_seconds
         self.preset = preset
         self.simulated = simulated
-        if db is None and store is not None:
-            db = str(store.path)
         self.secret = _key_file(db)
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.broker = Broker(snapshot=self.view)
@@ -152,10 +152,8 @@ class Table:
         self._verifier: Any = None
         self._pending_demo: tuple[int, int] | None = None
         self._seen: dict[str, str] | None = None
-        self._stopped = threading.Event()
-        if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
-            # A restart mid-round: the store replayed the journal; pick the round up again.
-            self._start_round_helpers(resumed=True)
+        self._ready = threading.Event()
+        self._open_error: BaseException | None = None
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
@@ -177,14 +175,33 @@ class Table:
 
     # ------------------------------------------------------------ running
 
-    def start(self) -> None:
-        """Start the loop thread (and the camera, if attached)."""
+    def start(self, timeout: float = 60.0) -> None:
+        """Start the loop thread, which opens the store and replays its journal; returns once
+        the table is ready (raises what opening the store raised). Then the camera starts."""
         if self._thread is not None:
             return
         self._thread = threading.Thread(target=self._run, name="table-loop", daemon=True)
         self._thread.start()
+        self._ready.wait(timeout)
+        if self._open_error is not None:
+            self._thread.join(1.0)
+            self._thread = None
+            raise self._open_error
         if self.camera is not None:
             self.camera.start()
+
+    def _open(self) -> None:
+        if self._open_store is not None:
+            self.store = self._open_store()
+        if self.sim is not None:
+            self.sim.sync(self.game)
+        if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
+            # A restart mid-round: the store replayed the journal; pick the round up again.
+            self._start_round_helpers(resumed=True)
+            if self.sim is not None:
+                pos = self._position()
+                self.sim.set_target(pos.target if pos is not None else None)
+        self._refresh()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Finish every queued command, then stop: nothing submitted before is lost."""
@@ -201,9 +218,6 @@ class Table:
                 self.hardware.close()
             except Exception:  # noqa: BLE001 - closing must not hide the shutdown
                 log.exception("closing the hardware")
-        if self.store is not None:
-            self.store.close()
-        self._stopped.set()
 
     def attach_hardware(self, hardware: Any) -> None:
         self.hardware = hardware
@@ -244,6 +258,20 @@ class Table:
     # ------------------------------------------------------------ the loop
 
     def _run(self) -> None:
+        try:
+            self._open()
+        except BaseException as e:  # noqa: BLE001 - handed to start()'s caller
+            self._open_error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            self._loop()
+        finally:
+            if self.store is not None:
+                self.store.close()
+
+    def _loop(self) -> None:
         while True:
             deadline = self.game.next_deadline()
             wait = IDLE_WAIT if deadline is None else max(0.0, min(IDLE_WAIT,
@@ -320,6 +348,9 @@ class Table:
                 self._message = ""
             if t == "chip_revealed":
                 self._start_round_helpers()
+                if self.sim is not None:
+                    pos = self._position()
+                    self.sim.set_target(pos.target if pos is not None else None)
             elif t == "demonstration_started":
                 self._begin_demo(e["seat"], e.get("bid"))
             elif t == "demonstration_succeeded":
@@ -569,8 +600,8 @@ class Table:
             "winners": gv["winners"],
             "can_undo": gv["can_undo"],
             "sim": self.simulated,
-            "buttons": self.hardware.virtual_buttons() if self.simulated and hasattr(
-                self.hardware, "virtual_buttons") else None,
+            "buttons": self._virtual_buttons(),
+            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
         }
         with self._state_lock:
@@ -593,9 +624,37 @@ class Table:
         if self.hardware is None:
             return
         try:
-            self.hardware.show(self.game.view(self.now()))
+            view = self.game.view(self.now())
+            verdict = None
+            if self._verdict is not None:
+                verdict = "success" if self._verdict["result"] == "success" else "failure"
+            view.update(mode="solo" if view.get("solo") else "multi",
+                        easy=view["timer"].get("runs") == 2, verdict=verdict)
+            self.hardware.show(view)
         except Exception:  # noqa: BLE001 - a LED fault must not stop the game
             log.exception("hardware.show")
+
+    def _virtual_buttons(self) -> list[dict[str, Any]] | None:
+        """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
+        hw = self.hardware
+        if not self.simulated or hw is None or not hasattr(hw, "status"):
+            return None
+        working = hw.status()
+        out = []
+        if working.get("start") == "ok":
+            out.append({"name": "start", "label": "Start (reveal)", "kind": "button"})
+            out.append({"name": "start-hold", "label": "Hold start (undo)", "kind": "button"})
+        players = self.game.s.players
+        for seat in range(len(getattr(hw.pins, "bids", ()))):
+            if working.get(f"bid[{seat}]") == "ok" and seat < max(1, len(players)):
+                who = players[seat].name if seat < len(players) else f"seat {seat + 1}"
+                out.append({"name": f"bid-{seat}", "label": f"{who}'s button",
+                            "kind": "button"})
+                out.append({"name": f"bid-{seat}-hold", "label": f"Hold {who}'s button",
+                            "kind": "button"})
+        if working.get("dial") == "ok":
+            out.append({"name": "dial", "label": "Dial", "kind": "dial"})
+        return out
 
     # ------------------------------------------------------------ what the page reads
 
@@ -617,6 +676,10 @@ class Table:
         self._put(_Item("call", fn, "page", fut))
         out = fut.result(timeout)
         return out.result
+
+    def call_soon(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` on the loop's thread later and republish; never blocks."""
+        self._put(_Item("call", fn, "table"))
 
     def check_setup(self, players: list[str], preset: str, options: dict[str, Any],
                     tiles: list[str] | None) -> dict[str, Any]:
@@ -677,7 +740,10 @@ class Table:
                 "tile_names": list(tile_names())}
 
     def history(self) -> dict[str, Any]:
-        """Every game on this table and each player's record (from the store's journal)."""
+        """Every game on this table and each player's record (from the store's journal, read
+        on the loop's thread)."""
+        if self._thread is not None and threading.current_thread() is not self._thread:
+            return self.call(self.history)
         if self.store is None:
             s = self.game.summary()
             games = [{"id": 1, "started": None, "ended": None, "status": "playing",
@@ -708,10 +774,33 @@ class Table:
             raise ValueError("there is no camera to calibrate")
         return self.camera.calibrate_colors()
 
-    def press(self, name: str, action: str, steps: int = 1) -> None:
-        if self.hardware is None or not hasattr(self.hardware, "press"):
+    def press(self, name: str, action: str = "press", steps: int = 1) -> None:
+        """A virtual button on the simulated table: drives the same gpio code a finger would,
+        through gpiozero's mock pins. ``name``: ``start``, ``bid-N``, ``dial``, with
+        ``-hold`` for a long press. A tap is held a little longer than the debounce."""
+        hw = self.hardware
+        if hw is None or not hasattr(hw, "press"):
             raise KeyError(name)
-        self.hardware.press(name, action, steps)
+        if name == "dial" or action == "turn":
+            if name != "dial":
+                raise ValueError("only the dial turns")
+            try:
+                hw.turn(steps)
+            except KeyError as e:
+                raise KeyError(name) from e
+            return
+        hold = name.endswith("-hold") or action == "hold"
+        base = name.removesuffix("-hold")
+        if base == "start":
+            target: tuple[str, int | None] = ("start", None)
+        elif base.startswith("bid-") and base[4:].isdigit():
+            target = ("bid", int(base[4:]))
+        else:
+            raise KeyError(name)
+        hw.pin(*target)  # KeyError for a button this table does not have
+        seconds = (float(getattr(hw.pins, "hold_seconds", 2.0)) + 0.3) if hold else 0.08
+        hw.press(*target)
+        threading.Timer(seconds, hw.release, args=target).start()
 
     def sim_move(self, robot: str, direction: str) -> dict[str, str]:
         """Slide a robot on the simulated table by hand (what a player's hand does)."""
@@ -788,6 +877,12 @@ class SimWorld:
         self.robots: dict[str, int] = {}
         self.target: Goal | None = None
         self.version = 0
+        self.on_change: Callable[[], Any] | None = None
+
+    def _changed(self) -> None:
+        self.version += 1
+        if self.on_change is not None:
+            self.on_change()
 
     def sync(self, game: Game) -> None:
         """Take the board and rules of a newly set-up game; robots only where none stand yet."""
@@ -796,19 +891,19 @@ class SimWorld:
             self.board, self.rules = s.board, s.rules
             if s.robots:
                 self.robots = dict(s.robots)
-            self.version += 1
+            self._changed()
 
     def set_target(self, goal: Goal | None) -> None:
         with self._lock:
             self.target = goal
-            self.version += 1
+            self._changed()
 
     def place(self, robots: Mapping[str, str]) -> None:
         with self._lock:
             if self.board is None:
                 return
             self.robots = {r: self.board.cell(c) for r, c in robots.items()}
-            self.version += 1
+            self._changed()
 
     def slide(self, robot: str, direction: str) -> dict[str, str]:
         with self._lock:
@@ -827,7 +922,7 @@ class SimWorld:
             if not s.moved:
                 raise ValueError(f"{move.text()}: the robot cannot move that way")
             self.robots[robot] = s.end
-            self.version += 1
+            self._changed()
             return {r: self.board.name(c) for r, c in self.robots.items()}
 
     def position(self) -> Position | None:
@@ -843,3 +938,180 @@ class SimWorld:
             if self.board is None:
                 return None
             return {r: self.board.name(c) for r, c in self.robots.items()}
+
+
+# ---------------------------------------------------------------- the camera
+
+
+class CameraFeed:
+    """The camera on its own thread: frames in, stable observations to the table out.
+
+    On the simulated table the camera is the renderer drawing the :class:`SimWorld`; what the
+    world holds is handed to the table the moment it changes (the renderer says exactly what it
+    drew), and a frame is rendered only when someone asks for a picture. With a real camera
+    (``pi``, ``usb:N`` or a file) frames come from :func:`companion.vision.sources.open_source`
+    and are read by the vision pipeline when it is installed; until then the feed reports that
+    the board cannot be read and the referee places robots from the page.
+    """
+
+    def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
+                 interval: float = 0.2) -> None:
+        self.table = table
+        self.spec = spec
+        self.sim = sim
+        self.interval = interval
+        self.corners: list[tuple[float, float]] | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._frame: Any = None
+        self._frame_key: Any = None
+        self._last: dict[str, str] | None = None
+        self._error: str | None = None
+        self._frames = 0
+        self._source: Any = None
+        if sim is not None:
+            sim.on_change = self._wake.set
+
+    # -- thread
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(3.0)
+            self._thread = None
+        if self._source is not None and hasattr(self._source, "close"):
+            self._source.close()
+
+    def _run(self) -> None:
+        if self.sim is None:
+            self._run_source()
+            return
+        while not self._stop.is_set():
+            self._wake.wait(self.interval * 5)
+            self._wake.clear()
+            seen = self.sim.truth()
+            if seen and seen != self._last:
+                self._last = seen
+                self.table.observe(seen, "camera")
+
+    def _run_source(self) -> None:
+        try:
+            from .vision.sources import open_source  # type: ignore[import-not-found]
+
+            self._source = open_source(self.spec)
+        except Exception as e:  # noqa: BLE001 - shown on the page; the game goes on by hand
+            self._error = f"camera {self.spec}: {e}"
+            log.warning(self._error)
+            return
+        while not self._stop.is_set():
+            try:
+                frame = self._source.read()
+            except Exception as e:  # noqa: BLE001
+                self._error = f"camera {self.spec}: {e}"
+                self._stop.wait(1.0)
+                continue
+            if frame is None:
+                self._stop.wait(self.interval)
+                continue
+            with self._lock:
+                self._frame = getattr(frame, "image", frame)
+                self._frames += 1
+            self._error = "the board reader is not installed: place robots from the page"
+            self._stop.wait(self.interval)
+
+    # -- what the page asks
+    def status(self) -> dict[str, Any]:
+        return {"source": self.spec, "ok": self._error is None, "error": self._error,
+                "frames": self._frames}
+
+    def tiles(self) -> list[str] | None:
+        if self.sim is not None and self.sim.board is not None and self.sim.board.tiles:
+            return list(self.sim.board.tiles)
+        return None
+
+    def _image(self) -> tuple[Any, Any]:
+        """The latest picture and what is known about it (the rendered truth on the sim)."""
+        if self.sim is None:
+            with self._lock:
+                return self._frame, None
+        pos = self.sim.position()
+        if pos is None:
+            return None, None
+        key = (self.sim.version,)
+        with self._lock:
+            if self._frame_key == key:
+                return self._frame
+        from .vision.render import render
+
+        shot = render(pos, size=(960, 720), tilt=14, azimuth=20, rotation=3, noise=2)
+        with self._lock:
+            self._frame_key = key
+            self._frame = (shot.image, shot)
+            self._frames += 1
+        return shot.image, shot
+
+    def jpeg(self, overlay: bool = True) -> bytes | None:
+        import cv2
+
+        image, shot = self._image()
+        if image is None:
+            return None
+        img = image.copy()
+        if overlay and shot is not None:
+            import numpy as np
+
+            quad = np.asarray(shot.corners, dtype=np.int32).reshape(-1, 1, 2)
+            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
+            for name, cell in shot.robots.items():
+                x, y = shot.robot_pixels[name]["base"]
+                cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
+                cv2.putText(img, f"{name} {shot.board.name(cell)}", (int(x) + 16, int(y) - 8),
+                            cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+            if shot.tiles:
+                for label, (x, y) in zip(shot.tiles, shot.corners, strict=False):
+                    cv2.putText(img, label, (int(x) + 6, int(y) + 20),
+                                cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 220, 255), 2, cv2.LINE_AA)
+        if self.corners:
+            for i, (x, y) in enumerate(self.corners):
+                cv2.circle(img, (int(x), int(y)), 8, (255, 0, 255), 2, cv2.LINE_AA)
+                cv2.putText(img, str(i + 1), (int(x) + 10, int(y) - 10),
+                            cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2, cv2.LINE_AA)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return buf.tobytes() if ok else None
+
+    def detected(self) -> dict[str, Any]:
+        _, shot = self._image() if self.sim is not None else (None, None)
+        out: dict[str, Any] = {"source": self.spec, "robots": self._last, "tiles": self.tiles(),
+                               "corners": self.corners, "error": self._error}
+        if shot is not None:
+            out["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in shot.corners]
+        return out
+
+    def set_corners(self, corners: list[tuple[float, float]]) -> dict[str, Any]:
+        xs = [x for x, _ in corners]
+        ys = [y for _, y in corners]
+        if max(xs) - min(xs) < 40 or max(ys) - min(ys) < 40:
+            raise ValueError("corners: the four points must span the board (they are too close)")
+        self.corners = list(corners)
+        return {"corners": self.corners}
+
+    def calibrate_colors(self) -> dict[str, Any]:
+        image, shot = self._image()
+        if image is None:
+            raise ValueError("no camera picture yet")
+        robots = self.table.view().get("robots") or {}
+        if not robots:
+            raise ValueError("set up a game first: colours are learned from the robots where "
+                             "the game says they stand")
+        from .vision.colours import learn
+
+        profile = learn(image, dict(robots), tiles=self.tiles())
+        to_json = getattr(profile, "to_dict", None)
+        return to_json() if callable(to_json) else {"learned": sorted(robots)}
