@@ -114,7 +114,14 @@ UNDO_DEPTH = 200
 
 
 class GameError(ValueError):
-    """A command the game refuses; the message is meant for the players."""
+    """A command the game refuses; the message is meant for the players.
+
+    ``events``: what time itself did before the command was refused (the timer may have run
+    out just before a late bid); those stand."""
+
+    def __init__(self, message: str, events: list[Event] | None = None) -> None:
+        super().__init__(message)
+        self.events = events or []
 
 
 # ---------------------------------------------------------------- state
@@ -247,21 +254,21 @@ class Game:
         if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
             raise GameError(f"the {kind} command needs its time 'at' in seconds")
         cmd = dict(command)
-        before = self._snapshot()
-        undo_len = len(self._undo)
         if kind == "resume":
             return self._resume(float(at))
+        # Time passes first, whatever becomes of the command: it is no part of the command.
+        now_before = self.s.now
+        timed = self._advance(float(at)) if self.s.phase != "setup" else []
+        before = self._snapshot()
+        undo_len = len(self._undo)
         try:
-            events = self._advance(float(at))
-            events += getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
-        except GameError:
+            events = timed + getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
+        except (GameError, PositionError, BoardError, InvalidMoveError) as e:
             self.s = before
+            if not timed:  # a refused command leaves no trace, not even of its time
+                self.s.now = now_before
             del self._undo[undo_len:]
-            raise
-        except (PositionError, BoardError, InvalidMoveError) as e:
-            self.s = before
-            del self._undo[undo_len:]
-            raise GameError(str(e)) from None
+            raise GameError(str(e), timed) from None
         if kind in ("undo", "new_game", "setup"):
             pass
         elif kind in OBSERVATIONS:
@@ -740,6 +747,7 @@ class Game:
         s.deck = deck
         s.robots = self._parse_robots(cmd["robots"]) if cmd.get("robots") else {}
         s.phase = "idle"
+        s.now = max(s.now, at)
         return [{"type": "game_set_up", "at": at, "players": names, "rules": rules.to_spec(),
                  "seed": seed, "deck_size": len(deck), "solo": s.solo, "solo_runs": solo_runs,
                  "robots": self._cells(s.robots)}]
@@ -850,7 +858,7 @@ class Game:
         name = self._name(seat)
         if not result.legal and result.rule == "no_move":
             # Nothing moved on the table, so nothing was demonstrated: refuse, do not fail.
-            raise GameError(f"{move.text()}: {name}'s {result.reason.split(': ', 1)[-1]}")
+            raise GameError(f"{move.text()}: {result.reason.split('): ', 1)[-1]}")
         if not result.legal:
             r.moves = moves
             return events + self._fail(at, f"{name}'s {result.reason}", "rules")

@@ -231,7 +231,12 @@ class Store:
         if kind in ("setup", "new_game") and "players" in cmd and cmd.get("seed") is None:
             cmd["seed"] = self._rng.getrandbits(32)
         closing_summary = self.game.summary() if kind == "new_game" else None
-        events = self.game.apply(cmd)
+        try:
+            events = self.game.apply(cmd)
+        except GameError as e:
+            if e.events and self.game_id is not None:  # time changed the game; that stands
+                self._journal({"type": "tick", "at": self.game.now})
+            raise
         self._journal(cmd, new_game=kind == "new_game" or self.game_id is None,
                       summary=closing_summary)
         return events
