@@ -162,7 +162,7 @@ class Layout:
     """
 
     rows: tuple[tuple[Space, ...], ...]
-    name: str = ""
+    name: str = field(default="", compare=False)  # a label: equal boards are equal layouts
     _where: dict[Space, tuple[int, int]] = field(init=False, repr=False, compare=False)
     _moves: dict[Space, tuple[Space, ...]] = field(init=False, repr=False, compare=False)
 
