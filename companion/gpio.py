@@ -359,6 +359,7 @@ class _Button:
     device: Any
     down: bool = False
     accepted_at: float = -math.inf
+    last_edge: float = -math.inf
     settle_pending: bool = False
     token: int = 0  # bumps on every press, so a stale hold timer knows it is stale
     held: bool = False
@@ -442,6 +443,7 @@ class Hardware:
 
     def _build(self) -> None:
         import gpiozero as gz
+        from gpiozero.tones import Tone
 
         p, pf = self.pins, self._factory
         self._device("hourglass", lambda: gz.LEDBarGraph(
@@ -463,7 +465,7 @@ class Hardware:
             bz = p.buzzer
             if bz.kind == "tonal":
                 self._device("buzzer", lambda: gz.TonalBuzzer(
-                    bz.pin, mid_tone=gz.Tone("A4"), octaves=2, pin_factory=pf))
+                    bz.pin, mid_tone=Tone("A4"), octaves=2, pin_factory=pf))
             else:
                 self._device("buzzer", lambda: gz.Buzzer(bz.pin, pin_factory=pf))
         if p.display:
@@ -490,13 +492,15 @@ class Hardware:
         import gpiozero as gz
 
         name = key[0] if len(key) == 1 else f"{key[0]}[{key[1]}]"
-        device = self._device(name, lambda: gz.Button(
+        # DigitalInputDevice rather than Button: Button keeps a polling hold thread per
+        # button, and hold, tap and debounce are all timed here on the one worker thread.
+        device = self._device(name, lambda: gz.DigitalInputDevice(
             pin, pull_up=True, bounce_time=None, pin_factory=self._factory))
         if device is None:
             return
         self._buttons[key] = _Button(key, device, mode=key[0])
-        device.when_pressed = lambda: self._edge(key, True)
-        device.when_released = lambda: self._edge(key, False)
+        device.when_activated = lambda: self._edge(key, True)
+        device.when_deactivated = lambda: self._edge(key, False)
 
     # -- public interface
 
@@ -531,7 +535,8 @@ class Hardware:
             if name == "hourglass":
                 return self.devices["hourglass"][index].pin
             if name == "buzzer":
-                return self.devices["buzzer"].pin
+                buzzer = self.devices["buzzer"]
+                return getattr(buzzer, "pwm_device", buzzer).pin
             if name == "display":
                 return self.devices["display"][index].pin
             if name == "player_led":
@@ -717,7 +722,10 @@ class Hardware:
             self._set_dial(self._dial + level)
             return
         b = self._buttons.get(key)
-        if b is None or level == b.down:
+        if b is None:
+            return
+        b.last_edge = t
+        if level == b.down:
             return
         if t - b.accepted_at < self.pins.debounce:
             # Contact bounce: ignore, but look again once the lockout ends in case the
@@ -785,7 +793,8 @@ class Hardware:
                 name = arg[0] if len(arg) == 1 else f"{arg[0]}[{arg[1]}]"
                 actual = self._safe(name, lambda b=b: bool(b.device.is_active))
                 if actual is not None and actual != b.down:
-                    self._accept(b, actual, due, view)
+                    # the level has held since the last edge: date the change from there
+                    self._accept(b, actual, b.last_edge, view)
             elif kind == "hold":
                 b = self._buttons.get(arg)
                 if b is None or token != b.token or not b.down:
