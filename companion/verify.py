@@ -743,37 +743,60 @@ def describe_change(finder: MoveFinder, before: State, after: State, rules: Rule
 
     "blue stopped on f7: nothing stops it there", "blue cannot get from f2 to f14 going up:
     a wall stops it on f9", "blue up from f2 would stop on the barrier at f6"."""
-    board = finder.board
     moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    if len(moved) > 1:
+        # Speak of the robot whose own change no short legal sequence explains.
+        def alone_explained(i: int) -> bool:
+            solo = (*before[:i], after[i], *before[i + 1:])
+            return bool(finder.explain(before, solo, 2, node_budget=2_000).explanations)
+
+        moved.sort(key=alone_explained)
     for i in moved:
         robot = finder.names[i]
+        if robot == TRANSPARENT:
+            continue
         a, b = before[i], after[i]
-        occ = frozenset(c for j, c in enumerate(before) if j != i)
+        # Judge the slide among the others as they stood before and as they stand after: a
+        # robot that moved under the same hand may have been the stop.
+        placements = [before]
+        if any(before[j] != after[j] for j in moved if j != i):
+            placements.append((*after[:i], a, *after[i + 1:]))
         for d in DIRECTIONS:
-            s = slide(board, occ, a, robot, d, (), rules)
-            if robot == TRANSPARENT:
-                continue
-            if b in s.path[1:]:
-                name_b, name_a = board.name(b), board.name(a)
-                if b != s.end:
-                    return (f"{robot} stopped on {name_b}: nothing stops it there (going "
-                            f"{d.word} from {name_a} it slides on to {board.name(s.end)})")
-                if s.error:
-                    return f"{robot} {d.word} from {name_a}: {s.error}"
-            if s.final_direction != d or b in s.path:
-                continue
-            line, c = [], s.end
-            while (c := board.neighbour(c, d)) is not None:
-                line.append(c)
-            if b in line:
-                stop = s.end
-                nxt = line[0]
-                who = next((finder.names[j] for j, c in enumerate(before)
-                            if c == nxt and j != i), None)
-                what = f"the {who} robot on {board.name(nxt)}" if who else "a wall"
-                return (f"{robot} cannot get from {board.name(a)} to {board.name(b)} going "
-                        f"{d.word}: {what} stops it on {board.name(stop)}")
+            words = {_slide_words(finder, rules, place, i, a, b, d) for place in placements}
+            if len(words) == 1 and None not in words:
+                return words.pop()
     return None
+
+
+def _slide_words(finder: MoveFinder, rules: Rules, place: State, i: int, a: Cell, b: Cell,
+                 d: Direction) -> str | None:
+    """Why robot ``i`` cannot have slid from ``a`` to ``b`` going ``d`` among ``place``."""
+    board = finder.board
+    robot = finder.names[i]
+    occ = frozenset(c for j, c in enumerate(place) if j != i)
+    s = slide(board, occ, a, robot, d, (), rules)
+    name_a, name_b = board.name(a), board.name(b)
+    if b in s.path[1:]:
+        if b != s.end and board.diagonal_at(b) is not None:
+            return (f"{robot} stopped on the barrier at {name_b}: it turns there and slides on "
+                    f"to {board.name(s.end)}")
+        if b != s.end:
+            return (f"{robot} stopped on {name_b}: nothing stops it there (going "
+                    f"{d.word} from {name_a} it slides on to {board.name(s.end)})")
+        if s.error:
+            return f"{robot} {d.word} from {name_a}: {s.error}"
+        return None
+    if s.final_direction != d:
+        return None
+    line, c = [], s.end
+    while (c := board.neighbour(c, d)) is not None:
+        line.append(c)
+    if b not in line:
+        return None
+    who = next((finder.names[j] for j, c in enumerate(place) if c == line[0] and j != i), None)
+    what = f"the {who} robot on {board.name(line[0])}" if who else "a wall"
+    return (f"{robot} cannot get from {name_a} to {name_b} going {d.word}: {what} stops it "
+            f"on {board.name(s.end)}")
 
 
 # ---------------------------------------------------------------- a whole round

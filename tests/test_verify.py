@@ -490,3 +490,58 @@ def test_round_ends_with_the_solvers_optimal_route():
     assert solution["optimal"] is False
     route = parse_route(solution["route"])
     assert validate_route(p, route).reached
+
+
+def test_a_change_needing_more_moves_than_a_look_can_hide_is_illegal():
+    p = red_square()
+    seen = looks(p, "yellow left, green up, " + RED_SQUARE_ROUTE)
+    demo = Demonstration(p, bid=10, max_gap=4)
+    events = demo.observe(seen[-1], at=1.0)  # six moves in one look
+    assert verdicts(events) == ["illegal"]
+    assert "up to 4 moves" in of_type(events, "illegal")[0]["reason"]
+    assert of_type(events, "move") == []
+    wide = Demonstration(p, bid=10, max_gap=6).observe(seen[-1], at=1.0)
+    assert verdicts(wide) == ["success"] and wide[-1]["count"] == 6
+
+
+def test_with_two_robots_changed_the_one_that_broke_a_rule_is_named():
+    p = red_square()
+    first = looks(p, "yellow left")[0]
+    up = p.push(Move.parse("yellow left")).slide(Move.parse("red right"))
+    short = p.board.name(up.path[-2])
+    events = Demonstration(p, bid=6).observe({**first, "red": short}, at=1.0)
+    assert of_type(events, "illegal")[0]["reason"].startswith(f"red stopped on {short}")
+
+
+def test_stopping_on_a_barrier_is_illegal_in_words():
+    board = {"size": 8, "diagonals": [{"cell": "c5", "color": "red", "orientation": "/"}]}
+    p = pos(board, {"blue": "c1", "green": "h8"}, {"cell": "h5", "robot": "blue"})
+    events = Demonstration(p, bid=3).observe({"blue": "c5", "green": "h8"}, at=1.0)
+    reason = of_type(events, "illegal")[0]["reason"]
+    assert "barrier" in reason and "c5" in reason
+
+
+def test_a_barrier_bounce_is_one_move_and_a_ricochet():
+    board = {"size": 8, "diagonals": [{"cell": "c5", "color": "red", "orientation": "/"}]}
+    p = pos(board, {"blue": "c1", "green": "h8"}, {"cell": "h5", "robot": "blue"})
+    events = Demonstration(p, bid=1).observe({"blue": "h5", "green": "h8"}, at=1.0)
+    assert [e["move"] for e in of_type(events, "move")] == ["blue up"]
+    assert verdicts(events) == ["success"]
+
+
+def test_nothing_is_judged_after_a_success():
+    p = red_square()
+    demo = Demonstration(p, bid=4)
+    feed(demo, looks(p, RED_SQUARE_ROUTE))
+    assert demo.observe({r: p.board.name(c) for r, c in p.robots.items()}, at=20.0) == []
+    assert demo.done(at=21.0) == [] and demo.give_up(at=22.0) == []
+    assert demo.verdict["verdict"] == "success"
+
+
+def test_exactly_the_bid_is_needed_when_the_rules_say_so():
+    p = pos(OPEN4, {"blue": "a1", "red": "c3"}, {"cell": "d4", "robot": "blue"},
+            rules={"success": "exactly"})
+    demo = Demonstration(p, bid=4)
+    events = demo.observe({"blue": "d4", "red": "c3"}, at=1.0)
+    assert verdicts(events) == []
+    assert "exactly 4" in of_type(events, "rule_unmet")[0]["reason"]
