@@ -865,7 +865,7 @@ def _noise_bank(W: int, H: int) -> np.ndarray:
 
 
 def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
-                shadow: np.ndarray | None) -> np.ndarray:
+                shadow: np.ndarray | None, noise_rng: np.random.Generator) -> np.ndarray:
     """Light and sensor, in the order a camera meets them: shadows and uneven light, colour
     cast, glare, optical blur, sensor noise, JPEG. Done on 8-bit images with OpenCV's
     saturating arithmetic, the only way to stay inside the frame budget."""
@@ -900,7 +900,7 @@ def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
         out = cv2.GaussianBlur(out, (0, 0), scene.blur)
     if scene.noise > 0:
         bank = _noise_bank(W, H)
-        ox, oy = (int(v) for v in rng.integers(0, 64, 2))
+        ox, oy = (int(v) for v in noise_rng.integers(0, 64, 2))
         noise = cv2.multiply(np.ascontiguousarray(bank[oy:oy + H, ox:ox + W]),
                              scene.noise / 32.0, dtype=cv2.CV_16S)
         out = cv2.add(out, noise, dtype=cv2.CV_8U)
@@ -940,6 +940,7 @@ def render(
     seed: int = 0,
     size: tuple[int, int] = (1280, 960),
     scene: Scene | None = None,
+    noise_seed: int | None = None,
     **options: Any,
 ) -> Rendered:
     """Render a position as the camera would see it.
@@ -947,7 +948,8 @@ def render(
     ``size`` is ``(width, height)``. ``scene`` (default: a clean top-down shot) sets the camera,
     light and table; any :class:`Scene` field may also be passed as a keyword
     (``tilt=25, hands=1``) and overrides it. The same position, seed, size and scene always
-    give the same image.
+    give the same image. ``noise_seed``, when given, draws the sensor noise alone from it
+    (successive frames of one mounted camera: same pose and light, fresh noise).
     """
     unknown = set(options) - _SCENE_FIELDS
     if unknown:
@@ -1040,7 +1042,8 @@ def render(
             np.maximum(shadow, (hand_shadow // 2), out=shadow)
 
     hidden = _hidden_cells(board, Hb, occl, W, H) if scene.hands else frozenset()
-    image = _photometry(img, scene, rng, shadow)
+    noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
+    image = _photometry(img, scene, rng, shadow, noise_rng)
     in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
     return Rendered(
         image=image, corners=corners.astype(np.float64), homography=Hb,
