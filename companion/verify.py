@@ -426,17 +426,18 @@ class Demonstration:
     # -- input
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
         """One stable observation (robot name → cell, or ``None`` while the board is hidden)."""
-        if self.phase == SUCCEEDED or self.phase == RESTORED:
+        if self.phase == SUCCEEDED:
             return []
         if robots is None:
-            if self._look.occluded or self.phase == RESTORING:
+            if self._look.occluded or self.phase in (RESTORING, RESTORED):
                 return []
             self._look.occluded = True
             return [self._event("occluded", at, message="the board is hidden")]
         self._look.occluded = False
         seen = self._read(robots)
-        if self.phase == RESTORING:
-            return self._check_restored(seen, at)
+        if self.phase in (RESTORING, RESTORED):
+            # Until the next bidder begins, a robot nudged off its place undoes "restored".
+            return self._restore_events(seen, at)
         missing = [n for n in self.names if n not in seen]
         by_cell: dict[Cell, list[str]] = {}
         for n, c in seen.items():
@@ -673,16 +674,17 @@ class Demonstration:
         return [e, *self._restore_events(board, at)]
 
     # -- failures and restoring
-    def _check_restored(self, seen: dict[str, Cell], at: float) -> list[Event]:
-        return self._restore_events(seen, at)
-
     def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
         wrong = {n: {"at": self._name(seen.get(n)), "to": self._name(self.snapshot.robots[n])}
                  for n in self.names if seen.get(n) != self.snapshot.robots[n]}
         if not wrong:
+            if self.phase == RESTORED:
+                return []
             self.phase = RESTORED
+            self._look.restore = None
             return [self._event("restored", at, message="the board is back as it was: the "
                                 "next bidder may start")]
+        self.phase = RESTORING
         key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
         if key == self._look.restore:
             return []

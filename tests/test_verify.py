@@ -545,3 +545,19 @@ def test_exactly_the_bid_is_needed_when_the_rules_say_so():
     events = demo.observe({"blue": "d4", "red": "c3"}, at=1.0)
     assert verdicts(events) == []
     assert "exactly 4" in of_type(events, "rule_unmet")[0]["reason"]
+
+
+def test_a_robot_nudged_after_restoring_must_go_back_before_the_next_bidder():
+    p = red_square()
+    start = {r: p.board.name(c) for r, c in p.robots.items()}
+    rnd = RoundVerifier(p, solve=None)
+    rnd.begin(3, "Ada", at=0.0)
+    feed(rnd, looks(p, "red right"))
+    rnd.give_up(at=2.0)
+    assert [e["type"] for e in rnd.observe(start, at=3.0)] == ["restored"]
+    nudged = rnd.observe({**start, "green": "a12"}, at=4.0)
+    assert of_type(nudged, "restore")[0]["robots"] == {"green": {"at": "a12", "to": "a13"}}
+    with pytest.raises(NotRestoredError):
+        rnd.begin(4, "Bob", at=4.5)
+    assert [e["type"] for e in rnd.observe(start, at=5.0)] == ["restored"]
+    assert rnd.begin(4, "Bob", at=6.0)[0]["type"] == "demonstration"
