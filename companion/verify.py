@@ -19,8 +19,38 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
 may begin only once the board is restored, and the round ends with the optimal solution.
 
-Every event is a JSON-serialisable ``dict`` with a ``"type"``; verdict events also carry
-``"verdict"`` (one of :data:`VERDICTS`).
+Every event is a JSON-serialisable ``dict`` with a ``"type"``, the time ``"at"`` of the look
+that caused it, the ``"bid"`` (and ``"player"`` when known); verdict events also carry
+``"verdict"`` (one of :data:`VERDICTS`) and ``"reason"``; most carry a ``"message"`` for the
+page. Cells are names (``"c2"``).
+
+=================  ==========================================================================
+``move``           ``move`` (``"blue up"``, as :class:`companion.rules.Move` reads it),
+                   ``robot``, ``direction``, ``from``, ``to``, ``count`` (moves so far),
+                   ``cost`` (against the bid), ``remaining``, ``in_look`` (moves this look
+                   hid), ``assumed`` (another reading was possible), ``move_cost`` if not 1
+``ambiguous``      before the moves of a look two different sequences explain: ``assumed``,
+                   ``alternatives`` (routes as text); the count is the same either way
+``success``        ``count``, ``cost``, ``robot`` (who arrived), ``route``
+``over_bid``       ``count``/``cost`` at the move that passed the bid, ``reason``, ``route``
+``illegal``        ``reason`` in words, ``move_number``, ``seen_robots`` (the look judged)
+``incomplete``     the player pressed done without a success (``reason``)
+``gave_up``        the player gave up
+``rule_unmet``     a claimant stands on the target but the route is not a success yet
+                   (``rule``, ``reason``: no ricochet, bid not met exactly, ...)
+``occluded``       the board went out of sight (once per spell)
+``robot_missing``  ``robots`` off the board, ``put_back`` (robot → cell); the count waits
+``robots_merged``  two robots seen on one cell (a robot knocked); ``put_back``; waits
+``robots_back``    every robot is seen again
+``misplaced``      a lifted robot came back on a cell no legal move explains: ``robots``
+                   (robot → ``{"at", "to"}``); still waiting
+``restore``        after a failure, ``robots`` (robot → ``{"at", "to"}``) still out of place
+``restored``       the board shows the snapshot again: the next bidder may begin
+``demonstration``  (:class:`RoundVerifier`) a bidder begins: ``target``, ``robot``, ``robots``
+``solution``       (:class:`RoundVerifier`) the round is over: ``solved``, ``length``,
+                   ``cost``, ``route``, ``moves``; ``winner_cost`` and ``optimal`` after a
+                   success; ``available: false`` and ``reason`` without a solver
+=================  ==========================================================================
 
 >>> from companion.rules import Position
 >>> pos = Position.from_dict({"board": {"size": 4, "walls": [["b3", "left"]]},

@@ -561,3 +561,11 @@ def test_a_robot_nudged_after_restoring_must_go_back_before_the_next_bidder():
         rnd.begin(4, "Bob", at=4.5)
     assert [e["type"] for e in rnd.observe(start, at=5.0)] == ["restored"]
     assert rnd.begin(4, "Bob", at=6.0)[0]["type"] == "demonstration"
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    import companion.verify
+
+    assert doctest.testmod(companion.verify).failed == 0
