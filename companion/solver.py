@@ -38,6 +38,7 @@ from .rules import Move, Position, validate_route
 from .solver_tables import (
     DEFLECTED_BIT,
     HORIZONTAL_BIT,
+    NEVER,
     OK_BIT,
     KindTables,
     TableError,
@@ -483,6 +484,7 @@ class _Batch:
     cost: np.ndarray | int
     h: np.ndarray | int
     parent: np.ndarray | None = None  # trace mode: index of the parent in the chunk
+    new: np.ndarray | None = None  # trace mode: where the moving robot stopped
     slot: int = 0
     option: int = 0
 
@@ -547,9 +549,12 @@ class _Search:
             keep_mask = ~clear
             for o in range(t.n_options):
                 hit = t.hit[o]
-                m = hit.take(pairs[0])
-                for p in pairs[1:]:
-                    np.minimum(m, hit.take(p), out=m)
+                if pairs:
+                    m = hit.take(pairs[0])
+                    for p in pairs[1:]:
+                        np.minimum(m, hit.take(p), out=m)
+                else:
+                    m = np.full(mine.size, NEVER, np.uint8)
                 m -= 1
                 np.minimum(m, t.nat[o].take(mine), out=m)
                 code = t.end[o].take(base | m)
@@ -600,7 +605,7 @@ class _Search:
                 else:
                     ccells = [new if s == r else cells[s].take(sel) for s in range(r_count)]
                     h = self.estimate(ccells).astype(np.int64)
-                yield _Batch(child, cost, h, sel if trace else None, r, o)
+                yield _Batch(child, cost, h, sel if trace else None, new if trace else None, r, o)
 
     # -- the main loop
     def run(self) -> Solution:
@@ -767,8 +772,15 @@ class _Search:
                     cands.append(k | (np.uint64(fl) << lay.flag_shift) if lay.strict else k)
             cand = _sorted_unique(np.concatenate(cands))
             found = None
+            last = not steps  # the route's last move: the arriving robot, onto the target
             for b in self.successors(cand, 1, trace=True):
+                if last and not self.claim[b.slot]:
+                    continue
                 match = np.flatnonzero(b.keys == np.uint64(key))
+                if last:
+                    assert b.new is not None
+                    arrived = b.new.take(match) == self.target
+                    match = match.take(np.flatnonzero(arrived))
                 if match.size == 0:
                     continue
                 assert b.parent is not None
@@ -780,6 +792,8 @@ class _Search:
                     if pg < 0:
                         continue
                     pk = int(pk)
+                    if last and pg == 0 and self.lenient:
+                        continue
                     if pg == 0:
                         ok = pk == start_key
                     else:

@@ -269,3 +269,15 @@ def _relaxed_distance(t: KindTables, board: Board, target: int) -> np.ndarray:
         dist[cand] = frontier + 1
         frontier += 1
     return dist.astype(np.uint8)
+
+
+def table_slide(t: KindTables, start: int, option: int,
+                occupied: frozenset[int]) -> tuple[int, bool]:
+    """Where option ``option`` from ``start`` ends with robots on ``occupied``, read from the
+    tables exactly as the search reads them: ``(cell, legal)``. For tests and diagnostics."""
+    m = NEVER
+    for q in occupied:
+        m = min(m, int(t.hit[option][(start << 8) | q]))
+    e = min(m - 1, int(t.nat[option][start]))
+    code = int(t.end[option][(start << 8) | e])
+    return code & 255, bool(code & OK_BIT)

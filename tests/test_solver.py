@@ -1,0 +1,412 @@
+"""The optimal solver, held to a plain breadth-first (Dijkstra, for the transparent robot's costs)
+reference built on nothing but ``Position.legal_moves`` and the rules' own ricochet reading.
+Every route the solver returns is judged again by ``validate_route`` here."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from companion.board import DIRECTIONS, Board, Direction, cell_name
+from companion.rules import Position, Rules, slide, validate_route
+from companion.solver import (
+    SearchMemoryError,
+    Solution,
+    SolverError,
+    check_bid,
+    solve,
+)
+from companion.solver_tables import kind_tables, robot_kind, table_slide
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
+
+
+# ---------------------------------------------------------------- the reference
+
+
+def reference_cost(pos: Position, max_cost: int) -> int | None:
+    """The least cost of a route of cost <= max_cost, or None: Dijkstra over (robots, each
+    robot's ricochet progress), moves from ``legal_moves``, the goal test as RULES.md says."""
+    rules, goal = pos.rules, pos.target
+    assert goal is not None
+    names = list(pos.robots)
+    strict = rules.ricochet == "strict"
+    start = (tuple(pos.robots[n] for n in names), tuple((False, None) for _ in names))
+    best_cost = {start: 0}
+    heap = [(0, 0, start)]
+    tie = itertools.count(1)
+    best = None
+    while heap:
+        cost, _, state = heapq.heappop(heap)
+        if best is not None and cost >= best:
+            break
+        if cost > best_cost[state]:
+            continue
+        cells, progress = state
+        here = pos.with_robots(dict(zip(names, cells, strict=True)))
+        for move, s in here.legal_moves():
+            new_cost = cost + s.cost
+            if new_cost > max_cost:
+                continue
+            i = names.index(move.robot)
+            turned, last = progress[i]
+            turned = turned or (s.deflected and rules.diagonal_counts_as_ricochet) or (
+                last is not None and last.is_perpendicular(s.direction))
+            if goal.claims(move.robot) and s.end == goal.cell:
+                ok = {"strict": turned, "lenient": cost > 0, "off": True}[rules.ricochet]
+                if ok and (best is None or new_cost < best):
+                    best = new_cost
+            new_cells = cells[:i] + (s.end,) + cells[i + 1:]
+            new_prog = progress[:i] + ((turned, s.final_direction),) + progress[i + 1:] \
+                if strict else progress
+            nxt = (new_cells, new_prog)
+            if new_cost < best_cost.get(nxt, max_cost + 1):
+                best_cost[nxt] = new_cost
+                heapq.heappush(heap, (new_cost, next(tie), nxt))
+    return best
+
+
+def assert_agrees(pos: Position, max_cost: int) -> Solution:
+    expected = reference_cost(pos, max_cost)
+    got = solve(pos, max_cost=max_cost)
+    if expected is None:
+        assert got.status == "no_solution", got.describe()
+        assert got.moves is None
+    else:
+        assert got.solved, f"reference found {expected}: {got.describe()}"
+        assert got.cost == expected, got.describe()
+        verdict = validate_route(pos, got.moves)
+        assert verdict.legal and verdict.reached, verdict.reason
+        assert verdict.cost == got.cost
+    return got
+
+
+# ---------------------------------------------------------------- random positions
+
+SMALL_ROBOTS = ("red", "green", "blue", "yellow", "black", "transparent")
+
+
+@st.composite
+def small_positions(draw) -> Position:
+    n = draw(st.integers(3, 5))
+    cells = [cell_name(c, n) for c in range(n * n)]
+    walls = draw(st.lists(st.tuples(st.sampled_from(cells),
+                                    st.sampled_from(["up", "right", "down", "left"])),
+                          max_size=n * 2))
+    diag_cells = draw(st.lists(st.sampled_from(cells), max_size=3, unique=True))
+    diagonals = [{"cell": c, "color": draw(st.sampled_from(["red", "green", "blue", "yellow"])),
+                  "orientation": draw(st.sampled_from(["/", "\\"]))} for c in diag_cells]
+    edges = [(cell_name(i, n), "down") for i in range(n)] + \
+        [(cell_name(i * n, n), "left") for i in range(n)] + \
+        [(cell_name(i * n + n - 1, n), "right") for i in range(n)]
+    openings = draw(st.lists(st.sampled_from(edges), max_size=2, unique=True))
+    barrier_stop = draw(st.sampled_from(["illegal", "allowed"]))
+    rules = {
+        "ricochet": draw(st.sampled_from(["strict", "lenient", "off"])),
+        "barrier_stop": barrier_stop,
+        "diagonal_counts_as_ricochet": draw(st.booleans()),
+    }
+    k = draw(st.integers(1, 3 if n > 3 else 2))
+    names = draw(st.lists(st.sampled_from(SMALL_ROBOTS), min_size=k, max_size=k, unique=True))
+    free = [c for c in cells if barrier_stop == "allowed" or c not in diag_cells]
+    assume(len(free) >= k + 1)
+    spots = draw(st.lists(st.sampled_from(free), min_size=k, max_size=k, unique=True))
+    target = draw(st.sampled_from(cells))
+    claimant = draw(st.sampled_from([*names, "any"]))
+    data = {
+        "board": {"size": n, "walls": [list(w) for w in walls], "diagonals": diagonals,
+                  "openings": [list(o) for o in openings]},
+        "robots": dict(zip(names, spots, strict=True)),
+        "target": {"cell": target, "robot": claimant},
+        "rules": rules,
+    }
+    return Position.from_dict(data)
+
+
+BOARD_SIDES = ("A", "B", "C", "D")
+
+
+@st.composite
+def full_positions(draw, sides: str = "ABCD") -> Position:
+    order = draw(st.permutations([1, 2, 3, 4]))
+    tiles = [f"{b}{draw(st.sampled_from(sides))}" for b in order]
+    board = Board.from_tiles(tiles)
+    names = ["red", "green", "blue", "yellow"]
+    if draw(st.booleans()):
+        names.append("black")
+    diag = {d.cell for d in board.diagonals}
+    targets = {t.cell for t in board.targets}
+    free = [c for c in board.cells() if c not in board.blocked and c not in diag
+            and c not in targets]
+    spots = draw(st.lists(st.sampled_from(free), min_size=len(names), max_size=len(names),
+                          unique=True))
+    t = draw(st.sampled_from(board.targets))
+    rules = {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"]))}
+    return Position.from_dict({
+        "board": {"tiles": tiles},
+        "robots": {n: board.name(c) for n, c in zip(names, spots, strict=True)},
+        "target": {"color": t.color, "shape": t.shape},
+        "rules": rules,
+    })
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_positions())
+def test_solver_agrees_with_the_reference_on_small_boards_with_every_rule_option(pos):
+    assert_agrees(pos, max_cost=6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(full_positions())
+def test_solver_agrees_with_the_reference_on_real_boards_within_three_moves(pos):
+    assert_agrees(pos, max_cost=3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(full_positions())
+def test_every_route_on_real_boards_is_legal_and_no_shorter_one_exists(pos):
+    got = solve(pos, max_cost=12)
+    assume(got.solved)
+    verdict = validate_route(pos, got.moves)
+    assert verdict.legal and verdict.reached, verdict.reason
+    # nothing cheaper: the search bounded one below finds nothing
+    assert solve(pos, max_cost=got.cost - 1).status == "no_solution"
+
+
+# ---------------------------------------------------------------- the move tables
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_positions(), st.data())
+def test_move_tables_agree_with_rules_slide(pos, data):
+    board, rules = pos.board, pos.rules
+    for robot in pos.robots:
+        t = kind_tables(board, rules, robot_kind(board, robot))
+        occ = pos.occupied_by_others(robot)
+        start = pos.robots[robot]
+        for o, opt in enumerate(t.options[start]):
+            if opt is None:
+                continue
+            end, legal = table_slide(t, start, o, occ)
+            s = slide(board, occ, start, robot, opt.direction, opt.passes, rules)
+            assert legal == (s.error is None), (robot, opt, s)
+            if legal:
+                assert end == s.end
+
+
+def test_move_tables_agree_with_rules_slide_on_a_diagonal_board():
+    board = Board.from_tiles(["1D", "2D", "3D", "4D"])
+    rules = Rules()
+    for robot in ("red", "green", "blue", "yellow", "black"):
+        t = kind_tables(board, rules, robot_kind(board, robot))
+        for start in board.cells():
+            if start in board.blocked or board.diagonal_at(start):
+                continue
+            for o, d in enumerate(DIRECTIONS):
+                end, legal = table_slide(t, start, o, frozenset())
+                s = slide(board, frozenset(), start, robot, d, (), rules)
+                assert legal == (s.error is None) and (not legal or end == s.end)
+
+
+# ---------------------------------------------------------------- the hardest positions
+
+
+@pytest.mark.parametrize("name, length", [("hardest-25.json", 25), ("hardest-24.json", 24)])
+def test_the_published_hardest_positions_come_out_at_their_length(name, length):
+    pos = Position.load(EXAMPLES / name)
+    got = solve(pos)
+    assert got.solved and got.length == length == got.cost
+    verdict = validate_route(pos, got.moves)
+    assert verdict.legal and verdict.reached
+
+
+# ---------------------------------------------------------------- each rule
+
+
+def position(board: dict, robots: dict, target: dict, **rules) -> Position:
+    return Position.from_dict({"board": board, "robots": robots, "target": target,
+                               "rules": rules or None})
+
+
+def test_strict_ricochet_makes_a_straight_shot_longer():
+    board = {"size": 6}
+    robots = {"blue": "a1", "red": "f6"}
+    target = {"cell": "a6", "robot": "blue"}
+    off = solve(position(board, robots, target, ricochet="off"))
+    strict = solve(position(board, robots, target, ricochet="strict"))
+    assert off.cost == 1
+    assert strict.cost > 1
+    dirs = [m.direction for m in strict.moves if m.robot == "blue"]
+    assert any(a.is_perpendicular(b) for a, b in itertools.pairwise(dirs))
+
+
+def test_lenient_ricochet_forbids_only_the_one_straight_slide():
+    board = {"size": 6}
+    robots = {"blue": "a1", "red": "f6"}
+    target = {"cell": "a6", "robot": "blue"}
+    got = solve(position(board, robots, target, ricochet="lenient"))
+    assert got.cost == 2
+
+
+def test_vortex_can_be_taken_by_the_fifth_robot():
+    board = {"size": 6, "walls": [["c4", "up"]]}
+    robots = {"red": "a1", "black": "c1"}
+    target = {"cell": "c4", "robot": "any"}
+    got = solve(position(board, robots, target, ricochet="off"))
+    assert got.cost == 1 and got.moves[0].robot == "black"
+
+
+def test_vortex_under_strict_ricochet_picks_the_robot_that_can_turn():
+    board = {"size": 6, "walls": [["c4", "up"]]}
+    robots = {"red": "a4", "black": "c1"}
+    target = {"cell": "c4", "robot": "any"}
+    got = solve(position(board, robots, target))
+    verdict = validate_route(position(board, robots, target), got.moves)
+    assert verdict.reached
+    assert got.cost == reference_cost(position(board, robots, target), 6)
+
+
+def test_transparent_robot_pays_to_pass_a_wall_when_that_is_cheapest():
+    board = {"size": 6, "walls": [["c3", "up"], ["c5", "up"]]}
+    robots = {"transparent": "c1", "red": "f6"}
+    target = {"cell": "c5", "robot": "transparent"}
+    got = solve(position(board, robots, target, ricochet="off"))
+    assert got.cost == 2 and got.length == 1
+    assert got.moves[0].passes == ("wall",)
+
+
+def test_a_barrier_turns_a_robot_and_counts_as_a_ricochet():
+    board = {"size": 6, "diagonals": [{"cell": "c3", "color": "red", "orientation": "/"}]}
+    robots = {"blue": "c1"}
+    target = {"cell": "f3", "robot": "blue"}
+    got = solve(position(board, robots, target))
+    assert got.cost == 1
+    no_credit = solve(position(board, robots, target, diagonal_counts_as_ricochet=False))
+    assert no_credit.cost != 1
+    assert no_credit.cost == reference_cost(
+        position(board, robots, target, diagonal_counts_as_ricochet=False), 6)
+
+
+def test_stopping_on_a_barrier_only_where_the_house_rule_allows_it():
+    board = {"size": 6, "walls": [["c3", "up"]],
+             "diagonals": [{"cell": "c3", "color": "blue", "orientation": "/"}]}
+    robots = {"blue": "c1"}
+    target = {"cell": "c3", "robot": "blue"}
+    assert solve(position(board, robots, target, ricochet="off",
+                          barrier_stop="allowed")).cost == 1
+    assert not solve(position(board, robots, target, ricochet="off")).solved
+
+
+def test_a_robot_leaves_through_an_opening_and_comes_back_on_the_far_side():
+    board = {"size": 6, "openings": [["a3", "left"]], "walls": [["d3", "left"]]}
+    robots = {"green": "b3"}
+    target = {"cell": "d3", "robot": "green"}
+    got = solve(position(board, robots, target, ricochet="off"))
+    assert got.cost == 1 and got.moves[0].direction == Direction.LEFT
+
+
+def test_six_robots_with_the_transparent_one_as_a_helper():
+    board = Board.from_tiles(["1A", "2A", "3A", "4A"])
+    pos = Position.from_dict({
+        "board": {"tiles": ["1A", "2A", "3A", "4A"]},
+        "robots": {"red": "a1", "green": "p1", "blue": "a16", "yellow": "p16",
+                   "black": "e5", "transparent": "k11"},
+        "target": {"color": "red", "shape": board.targets[0].shape
+                   if board.targets[0].color == "red" else "circle"},
+        "rules": {"transparent_robot": True},
+    })
+    got = solve(pos, max_cost=12)
+    assert got.solved
+    assert validate_route(pos, got.moves).reached
+
+
+# ---------------------------------------------------------------- limits and bad input
+
+
+def test_a_walled_off_target_is_reported_at_once_with_the_reason():
+    board = {"size": 8, "walls": [["d4", "up"], ["d4", "down"], ["d4", "left"],
+                                  ["d4", "right"]]}
+    pos = position(board, {"red": "a1", "blue": "h8"}, {"cell": "d4", "robot": "red"})
+    started = time.perf_counter()
+    got = solve(pos)
+    assert time.perf_counter() - started < 0.5
+    assert got.status == "no_solution" and "walls" in got.reason
+
+
+def test_a_robot_that_cannot_move_gives_no_solution_promptly():
+    board = {"size": 8, "walls": [["a1", "up"], ["a1", "right"]]}
+    pos = position(board, {"red": "a1", "blue": "h8"}, {"cell": "e5", "robot": "red"})
+    got = solve(pos)
+    assert got.status == "no_solution"
+
+
+def test_a_position_without_target_is_refused():
+    pos = Position.from_dict({"board": {"size": 6}, "robots": {"red": "a1"}})
+    with pytest.raises(SolverError, match="target"):
+        solve(pos)
+
+
+def test_max_cost_below_the_optimum_says_no_solution_within_it():
+    pos = Position.load(EXAMPLES / "hardest-24.json")
+    got = solve(pos, max_cost=10)
+    assert got.status == "no_solution" and "within 10" in got.reason
+    assert got.lower_bound == 11
+
+
+def test_check_bid_below_the_optimum_fails_and_at_the_optimum_succeeds():
+    board = {"size": 6}
+    pos = position(board, {"blue": "a1", "red": "f6"}, {"cell": "a6", "robot": "blue"})
+    best = solve(pos).cost
+    assert check_bid(pos, best - 1).meets is False
+    ok = check_bid(pos, best)
+    assert ok.meets is True and ok.solution.cost == best
+    with pytest.raises(SolverError):
+        check_bid(pos, 0)
+
+
+def test_a_deadline_stops_the_search_with_a_proven_lower_bound():
+    pos = Position.load(EXAMPLES / "hardest-25.json")
+    got = solve(pos, deadline=time.monotonic() + 0.3)
+    assert got.status == "deadline"
+    assert 1 <= got.lower_bound <= 25
+    assert f"{got.lower_bound}" in got.reason
+
+
+def test_a_search_in_a_worker_thread_stops_when_cancelled():
+    pos = Position.load(EXAMPLES / "hardest-25.json")
+    cancel = threading.Event()
+    out: list[Solution] = []
+    worker = threading.Thread(target=lambda: out.append(solve(pos, cancel=cancel)))
+    worker.start()
+    cancel.set()
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert out[0].status == "cancelled"
+
+
+def test_the_memory_cap_raises_a_clear_error():
+    pos = Position.load(EXAMPLES / "hardest-24.json")
+    with pytest.raises(SearchMemoryError, match="MiB"):
+        solve(pos, memory_limit=4 << 20)
+
+
+def test_solution_json_has_the_contract_fields():
+    pos = position({"size": 6}, {"blue": "a1", "red": "f6"}, {"cell": "a6", "robot": "blue"})
+    out = solve(pos).to_json()
+    assert out["length"] == len(out["moves"]) and out["cost"] == out["length"]
+    assert set(out["moves"][0]) >= {"robot", "direction"}
+
+
+def test_rules_presets_all_solve_the_same_board():
+    base = Position.load(EXAMPLES / "hardest-24.json")
+    for preset in ("classic-1999", "riogrande-2003"):
+        got = solve(replace(base, rules=Rules.from_spec(preset)), max_cost=8)
+        assert got.status == "no_solution"
