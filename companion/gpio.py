@@ -353,6 +353,10 @@ def digit_at(value: int | None, elapsed: float) -> str:
 # ---------------------------------------------------------------- the hardware
 
 
+def _key_name(key: tuple) -> str:
+    return key[0] if len(key) == 1 else f"{key[0]}[{key[1]}]"
+
+
 @dataclass
 class _Button:
     key: tuple  # ("start",), ("bid", seat) or ("push",)
@@ -491,7 +495,7 @@ class Hardware:
     def _button(self, key: tuple, pin: int) -> None:
         import gpiozero as gz
 
-        name = key[0] if len(key) == 1 else f"{key[0]}[{key[1]}]"
+        name = _key_name(key)
         # DigitalInputDevice rather than Button: Button keeps a polling hold thread per
         # button, and hold, tap and debounce are all timed here on the one worker thread.
         device = self._device(name, lambda: gz.DigitalInputDevice(
@@ -790,7 +794,7 @@ class Hardware:
                 if b is None:
                     continue
                 b.settle_pending = False
-                name = arg[0] if len(arg) == 1 else f"{arg[0]}[{arg[1]}]"
+                name = _key_name(arg)
                 actual = self._safe(name, lambda b=b: bool(b.device.is_active))
                 if actual is not None and actual != b.down:
                     # the level has held since the last edge: date the change from there
@@ -799,6 +803,9 @@ class Hardware:
                 b = self._buttons.get(arg)
                 if b is None or token != b.token or not b.down:
                     continue
+                name = _key_name(arg)
+                if self._safe(name, lambda b=b: bool(b.device.is_active)) is False:
+                    continue  # released, and the release edge is still on its way here
                 b.held = True
                 if b.mode == "start":
                     self._emit({"type": "undo"})
@@ -842,7 +849,8 @@ class Hardware:
             levels = hourglass_levels(n, 0.0, 1.0, since_up=since_up)
         elif running or phase == "timer":
             duration = timer.get("duration") if timer else None
-            second = bool(v.get("easy") and timer and timer.get("run") == 2)
+            second = bool(timer and timer.get("run") == 2
+                          and (v.get("easy") or timer.get("runs") == 2))
             levels = hourglass_levels(n, remaining, duration, pwm=self.pins.hourglass_pwm,
                                       dim=second)
         elif phase == "bidding":
@@ -925,6 +933,8 @@ class Hardware:
         number: int | None
         if "dial" in self.devices:
             number = self._dial
+        elif phase in ("bidding", "timer", "demonstrating") and v.get("bid_to_meet") is not None:
+            number = int(v["bid_to_meet"])
         else:
             number = None
             leader = v.get("leader")

@@ -334,6 +334,16 @@ def test_display_shows_the_dialled_number_through_the_bcd_decoder(rig):
     assert tuple(int(hw.pin("display", i).state) for i in range(4)) == BCD_FONT["1"]
 
 
+def test_display_without_a_dial_shows_the_leading_bid(rig):
+    hw, _ = rig(dial=None)
+    hw.show(view("timer", running=True, leader=1, bids={1: 7, 2: 9}))
+    assert hw.refresh()
+    assert tuple(int(hw.pin("display", i).state) for i in range(4)) == BCD_FONT["7"]
+    hw.show(view("idle"))
+    assert hw.refresh()
+    assert tuple(int(hw.pin("display", i).state) for i in range(4)) == BCD_FONT[" "]
+
+
 def test_numbers_from_ten_are_spelled_digit_by_digit():
     assert digit_at(7, 12.3) == "7"
     assert [digit_at(12, t) for t in (0.0, 0.6, 1.1, 1.6)] == ["1", "2", " ", "1"]
