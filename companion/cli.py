@@ -392,13 +392,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        for m in result.moves:
-            extra = f" (cost {m['move_cost']})" if "move_cost" in m else ""
-            print(f"{m['count']:>3}. {m['move']:<22} {m['from']}→{m['to']}{extra}"
-                  f"   {m['cost']}/{args.bid}  at {m['at']:.1f}s")
         for e in result.events:
-            if e["type"] in ("ambiguous", "robot_missing", "robots_merged", "misplaced",
-                             "rule_unmet"):
+            if e["type"] == "move":
+                extra = f" (cost {e['move_cost']})" if "move_cost" in e else ""
+                where = f"{e['from']}→{e['to']}"
+                print(f"{e['count']:>3}. {e['move']:<22} {where:<9} {e['cost']:>3}/{args.bid}"
+                      f"  at {e['at']:.1f}s{extra}")
+            elif e["type"] in ("ambiguous", "robot_missing", "robots_merged", "misplaced",
+                               "robots_back", "rule_unmet"):
                 print(f"     {e['type']}: {e['message']}")
         print(f"{result.verdict}: {result.reason}")
     return EXIT_OK if result.verdict == "success" else EXIT_NO
