@@ -175,11 +175,121 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_bid_only(pos: Position, args: argparse.Namespace) -> int:
+    """``check --bid N`` without a route: can the bid be met? Answered by the solver, searching
+    no deeper than the bid; the JSON has the shape of a route check, for the optimal route."""
+    from .solver import SearchMemoryError, SolverError, check_bid
+
     try:
-        from . import solver
-    except ImportError:  # pragma: no cover - the solver ships with the package
-        raise UsageError("check --bid needs the solver") from None
-    return solver.cli_check_bid(pos, args.bid, as_json=args.json)
+        result = check_bid(pos, args.bid)
+    except SearchMemoryError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_NO
+    except SolverError as e:
+        raise UsageError(str(e)) from None
+    sol = result.solution
+    robots = dict(pos.robots)
+    if sol.moves is not None:
+        robots = validate_route(pos, sol.moves).robots
+    b = pos.board
+    if args.json:
+        print(json.dumps({
+            "legal": True,
+            "reason": None if result.meets else sol.reason,
+            "moves": sol.length,
+            "cost": sol.cost,
+            "reached": sol.solved,
+            "meets_bid": result.meets,
+            "robots": {r: b.name(c) for r, c in robots.items()},
+            "route": None if sol.moves is None else [m.to_json() for m in sol.moves],
+        }))
+    elif result.meets:
+        print(f"bid {args.bid}: can be met; the best is {sol.describe()}")
+    else:
+        print(f"bid {args.bid}: cannot be met: {sol.reason}")
+    return EXIT_OK if result.meets else EXIT_NO
+
+
+# ---------------------------------------------------------------- solve
+
+
+def _solve_one(pos: Position, max_moves: int | None) -> dict:
+    from .solver import SearchMemoryError, SolverError, solve
+
+    try:
+        return solve(pos, max_cost=max_moves).to_json()
+    except SearchMemoryError as e:
+        return {"status": "memory", "length": None, "cost": None, "moves": None,
+                "reason": str(e)}
+    except SolverError as e:
+        raise UsageError(str(e)) from None
+
+
+def _print_solution(pos: Position, out: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(out))
+    elif out["status"] == "solved":
+        extra = "" if out["cost"] == out["length"] else f", cost {out['cost']}"
+        route = ", ".join(" ".join([m["robot"], m["direction"]]
+                                   + [p if p == "bounce" else f"+{p}"
+                                      for p in m.get("passes", [])])
+                          for m in out["moves"])
+        print(f"{out['length']} moves{extra}: {route}")
+    else:
+        print(out["reason"])
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    if args.max_moves is not None and args.max_moves < 1:
+        raise UsageError(f"--max-moves: a number of moves from 1, not {args.max_moves}")
+    if args.position.endswith(".jsonl"):
+        return _solve_batch(args)
+    pos = load_position(args.position, args.rules)
+    out = _solve_one(pos, args.max_moves)
+    _print_solution(pos, out, args.json)
+    return EXIT_OK if out["status"] == "solved" else EXIT_NO
+
+
+def _solve_batch(args: argparse.Namespace) -> int:
+    """One position per line; one JSON result per line, in order. A bad line gives
+    ``{"error": ...}`` and the rest go on. Exit 2 if any line was bad, else 1 if any had no
+    solution within the limit, else 0."""
+    from dataclasses import replace
+
+    try:
+        lines = Path(args.position).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise UsageError(f"{args.position}: cannot read it: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{args.position}: not a text file") from None
+    rules = Rules.from_spec(args.rules) if args.rules is not None else None
+    status = EXIT_OK
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            pos = Position.from_json(line)
+            if rules is not None:
+                pos = replace(pos, rules=rules)
+            out = _solve_one(pos, args.max_moves)
+        except (PositionError, UsageError) as e:
+            print(json.dumps({"error": f"line {number}: {e}"}), flush=True)
+            status = EXIT_BAD
+            continue
+        print(json.dumps(out), flush=True)
+        if out["status"] != "solved" and status == EXIT_OK:
+            status = EXIT_NO
+    return status
+
+
+def _solve_parser(sub) -> None:
+    p = sub.add_parser("solve", help="the optimal route of a position (or of each line of a "
+                                     ".jsonl file)")
+    p.add_argument("position", help="position file, or a .jsonl file of positions")
+    p.add_argument("--json", action="store_true",
+                   help='print {"length", "cost", "moves"} (always, for .jsonl)')
+    p.add_argument("--max-moves", type=int, help="give up beyond this many moves")
+    p.add_argument("--rules", help="rule preset to use instead of the file's")
+    p.set_defaults(handler=_cmd_solve)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -494,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
     p.set_defaults(handler=_cmd_bench)
 
+    _solve_parser(sub)
     _micro_parser(sub)
     _history_parser(sub)
     _verify_parser(sub)

@@ -534,9 +534,6 @@ class _Search:
         r_count = len(lay.names)
         cells = [((keys >> np.uint64(8 * s)) & _U8).astype(np.intp) for s in range(r_count)]
         flag = (keys >> lay.flag_shift).astype(np.intp) if lay.strict else None
-        parent_h = None
-        if lay.active is None and not trace:
-            parent_h = None  # recomputed per child below
         for r in range(r_count):
             t = self.tables[r]
             mine = cells[r]
