@@ -103,7 +103,7 @@ class Scene:
     tilt: float = 0.0  # camera axis off vertical, degrees (0–30 for a mounted camera)
     azimuth: float = 0.0  # which side the camera leans from, degrees (0 = from the south)
     rotation: float = 0.0  # the board's rotation in the picture, degrees, any
-    fill: float = 0.82  # the board's extent relative to the picture's short side
+    fill: float = 0.9  # how much of the picture the board (and markers) may reach, 0–1
     offset: tuple[float, float] = (0.0, 0.0)  # the board centre's shift, fraction of the size
     focal: float = 1.0  # focal length in picture widths (1.0 ≈ 53° horizontal field)
     markers: bool = False  # ArUco markers at the corners
@@ -134,7 +134,7 @@ class Scene:
             tilt=float(rng.uniform(0, max_tilt)),
             azimuth=float(rng.uniform(0, 360)),
             rotation=float(rng.uniform(0, 360)),
-            fill=float(rng.uniform(0.7, 0.92)),
+            fill=float(rng.uniform(0.75, 0.96)),
             offset=(float(rng.uniform(-0.04, 0.04)), float(rng.uniform(-0.03, 0.03))),
             focal=float(rng.uniform(0.8, 1.4)),
             markers=bool(rng.random() < markers),
@@ -239,20 +239,19 @@ def _camera(scene: Scene, board: Board, size: tuple[int, int]) -> _Camera:
     R = np.stack([x_axis, y_axis, fwd])
     f = scene.focal * W
     K = np.array([[f, 0, (W - 1) / 2], [0, f, (H - 1) / 2], [0, 0, 1.0]])
-    # Choose the distance so the board (with its frame) spans `fill` of the short side.
-    span = max(bw, bh) + 2 * BORDER
-    dist = f * span / (scene.fill * min(W, H))
+    # Choose the distance so the board (its frame, and the markers when there are any) fits
+    # in `fill` of the picture in both directions, whatever the rotation: a camera is mounted
+    # so the whole board is in view.
+    margin = BORDER + (MARKER_PAPER_MM / CELL_MM if scene.markers else 0.0)
     outline = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float)
-    outline[:, 0] *= bw / 2 + BORDER
-    outline[:, 1] *= bh / 2 + BORDER
-    for _ in range(3):
+    outline[:, 0] *= bw / 2 + margin
+    outline[:, 1] *= bh / 2 + margin
+    dist = f * (max(bw, bh) + 2 * margin) / (scene.fill * min(W, H))
+    for _ in range(4):
         t = -R @ (away * dist)
-        cam = _Camera(K, R, t, to_world)
-        pts = cam.project(outline)
-        # extent along the picture's axes of a square board: use the largest side length
-        sides = np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)
-        extent = max(sides.max(), 1e-6)
-        dist *= extent / (scene.fill * min(W, H))
+        pts = _Camera(K, R, t, to_world).project(outline)
+        reach = np.abs(pts - K[:2, 2]).max(axis=0)
+        dist *= max(reach[0] / (scene.fill * W / 2), reach[1] / (scene.fill * H / 2), 1e-6)
     t = -R @ (away * dist)
     K = K.copy()
     K[0, 2] += scene.offset[0] * W
@@ -482,8 +481,8 @@ def _blank_board(bw: int, bh: int, tiled: bool) -> np.ndarray:
         y = off + k * P - 0.5
         _line(img, (off, y), (off + bw * P, y), GRID_LINE, 2)
     if tiled:  # the seams between the four tiles
-        _line(img, _uv_tex(half_w, 0), _uv_tex(half_w, bh), (96, 98, 96), 3)
-        _line(img, _uv_tex(0, half_h), _uv_tex(bw, half_h), (96, 98, 96), 3)
+        _line(img, _uv_tex(half_w, 0), _uv_tex(half_w, bh), (112, 114, 112), 3)
+        _line(img, _uv_tex(0, half_h), _uv_tex(bw, half_h), (112, 114, 112), 3)
     img.flags.writeable = False
     return img
 
