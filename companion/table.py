@@ -362,7 +362,12 @@ class Table:
                 if self._verifier is not None:
                     self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
+                # The simulated hand puts the robots back at once, and the camera sees it
+                # before the next bidder begins.
                 self.sim.place(e["robots"])
+                self._seen = self.sim.truth()
+                if self._verifier is not None:
+                    self._verifier.observe(self._seen, self.now())
             elif t in ("round_over", "game_over", "new_game"):
                 if self._solving is not None and self._solving[0] != self._round():
                     self._cancel_solver()
@@ -429,6 +434,7 @@ class Table:
         try:
             self._verifier.begin(bid, name, self.now())
             self._pending_demo = None
+            self._message = ""
         except NotRestoredError as e:
             self._pending_demo = (seat, bid)
             self._message = str(e)
@@ -800,7 +806,16 @@ class Table:
         hw.pin(*target)  # KeyError for a button this table does not have
         seconds = (float(getattr(hw.pins, "hold_seconds", 2.0)) + 0.3) if hold else 0.08
         hw.press(*target)
-        threading.Timer(seconds, hw.release, args=target).start()
+
+        def release() -> None:
+            try:
+                hw.release(*target)
+            except (AttributeError, KeyError):  # the hardware closed meanwhile
+                pass
+
+        timer = threading.Timer(seconds, release)
+        timer.daemon = True
+        timer.start()
 
     def sim_move(self, robot: str, direction: str) -> dict[str, str]:
         """Slide a robot on the simulated table by hand (what a player's hand does)."""

@@ -1,0 +1,379 @@
+"""The table loop: commands in order, the journal, the clock, the solver off the loop, the camera
+and the verifier, the simulated table and its virtual buttons."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from companion import solver
+from companion.gpio import Hardware, PinMap
+from companion.store import Store
+from companion.table import CameraFeed, SimWorld, Table, board_geometry
+from companion.web.events import Broker
+
+WAIT = 10.0  # ceiling for events; a working build is far quicker
+
+
+def wait_state(table: Table, pred: Callable[[dict[str, Any]], bool],
+               timeout: float = WAIT) -> dict[str, Any]:
+    """Wait, on the table's own event stream, until the published state satisfies ``pred``."""
+    sub, _ = table.broker.subscribe()
+    try:
+        end = time.monotonic() + timeout
+        while True:
+            state = table.view()
+            if pred(state):
+                return state
+            left = end - time.monotonic()
+            assert left > 0, f"timed out; last state: phase={state['phase']} {state}"
+            try:
+                sub._queue.get(timeout=left)
+            except queue.Empty:
+                pass
+    finally:
+        table.broker.unsubscribe(sub)
+
+
+def make_table(tmp_path, *, solve=solver.solve, sim: bool = True, name: str = "j.db",
+               **kw: Any) -> Table:
+    db = tmp_path / name
+    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=solve,
+              simulated=sim, **kw)
+    if sim:
+        t.sim = SimWorld()
+        t.attach_camera(CameraFeed(t, "sim", sim=t.sim))
+    return t
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = make_table(tmp_path)
+    t.start()
+    yield t
+    t.stop()
+
+
+def set_up(t: Table, timer: float = 60, players=("Ann", "Ben")) -> dict[str, Any]:
+    spec = t.check_setup(list(players), "abacus-2013", {"timer_seconds": timer}, None)
+    out = t.submit(spec)
+    assert out.ok, out.reason
+    return spec
+
+
+def reveal_and_solve(t: Table) -> dict[str, Any]:
+    assert t.submit({"type": "reveal"}).ok
+    return wait_state(t, lambda s: s["optimal"] is not None and s["optimal"]["steps"])["optimal"]
+
+
+# ---------------------------------------------------------------- commands and journal
+
+
+def test_setup_places_the_robots_where_the_simulated_camera_sees_them(table):
+    set_up(table)
+    state = wait_state(table, lambda s: s["phase"] == "idle")
+    assert set(state["robots"]) == {"red", "green", "blue", "yellow", "black"}
+    assert table.sim.truth() == state["robots"]
+    assert state["board"]["size"] == 16 and len(state["board"]["targets"]) == 17
+
+
+def test_a_refused_command_gives_the_games_reason_and_changes_nothing(table):
+    set_up(table)
+    assert table.submit({"type": "reveal"}).ok
+    assert table.submit({"type": "bid", "seat": 0, "value": 7}).ok
+    before = table.view()["bids"]
+    out = table.submit({"type": "bid", "seat": 0, "value": 9})
+    assert not out.ok and "higher than her bid of 7" in out.reason
+    assert table.view()["bids"] == before
+
+
+def test_unknown_and_internal_command_types_are_refused(table):
+    assert "unknown command" in table.submit({"type": "explode"}).reason
+    assert not table.submit({"type": "tick"}).ok
+
+
+def test_commands_apply_in_the_order_they_were_posted(table):
+    set_up(table, players=("Ann", "Ben", "Cat"))
+    assert table.submit({"type": "reveal"}).ok
+    futures = [table.post({"type": "bid", "seat": s, "value": v}, "phone")
+               for s, v in ((2, 9), (0, 9), (1, 9))]
+    assert all(f.result(WAIT).ok for f in futures)
+    # equal bids: the first to bid that number demonstrates first
+    assert [b["seat"] for b in table.view()["bids"]] == [2, 0, 1]
+
+
+def test_the_timer_runs_out_on_the_loops_clock_without_any_input(table):
+    set_up(table, timer=0.5)
+    assert table.submit({"type": "reveal"}).ok
+    assert table.submit({"type": "bid", "seat": 1, "value": 30}).ok
+    state = wait_state(table, lambda s: s["phase"] == "demonstrating")
+    assert state["demonstrating"]["seat"] == 1 and state["demonstrating"]["bid"] == 30
+
+
+def test_the_journal_brings_back_the_same_round_after_a_restart(tmp_path):
+    t = make_table(tmp_path)
+    t.start()
+    set_up(t)
+    assert t.submit({"type": "reveal"}).ok
+    assert t.submit({"type": "bid", "seat": 0, "value": 12}).ok
+    before = t.view()
+    t.stop()
+
+    again = make_table(tmp_path)
+    again.start()
+    try:
+        after = again.view()
+        assert after["phase"] == "timer"
+        assert after["round"] == before["round"] and after["target"] == before["target"]
+        assert after["bids"] == before["bids"]
+        assert after["robots"] == before["robots"]
+        assert after["epoch"] == before["epoch"]  # phones stay joined
+        assert again.sim.truth() == after["robots"]
+        assert 0 < after["timer"]["remaining"] <= 60
+    finally:
+        again.stop()
+
+
+def test_stop_applies_every_command_queued_before_it(tmp_path):
+    t = make_table(tmp_path, sim=False)
+    t.start()
+    set_up(t, players=[f"P{i}" for i in range(8)])
+    t.submit({"type": "reveal"})
+    futures = [t.post({"type": "bid", "seat": s, "value": 20 - s}) for s in range(8)]
+    t.stop()
+    assert all(f.result(0).ok for f in futures)
+    with Store(tmp_path / "j.db", readonly=True) as store:
+        assert len(store.view()["bids"]) == 8
+
+
+def test_the_secret_and_so_the_player_tokens_survive_a_restart(tmp_path):
+    a = make_table(tmp_path, sim=False)
+    b = make_table(tmp_path, sim=False)
+    assert a.secret == b.secret and len(a.secret) >= 32
+    assert (tmp_path / "j.db.key").stat().st_mode & 0o077 == 0
+    assert make_table(tmp_path, sim=False, name="other.db").secret != a.secret
+
+
+# ---------------------------------------------------------------- the solver
+
+
+def test_the_solver_runs_off_the_loop_and_is_cancelled_when_the_game_moves_on(tmp_path):
+    started, cancelled = threading.Event(), threading.Event()
+
+    def slow_solve(position, *, deadline, cancel):
+        started.set()
+        while not cancel.is_set():
+            time.sleep(0.01)
+        cancelled.set()
+        return None
+
+    t = make_table(tmp_path, solve=slow_solve, sim=False)
+    t.start()
+    try:
+        set_up(t)
+        assert t.submit({"type": "reveal"}).ok
+        assert started.wait(WAIT)
+        assert t.view()["solving"]
+        # the loop still answers at once while the solver works
+        t0 = time.monotonic()
+        assert t.submit({"type": "bid", "seat": 0, "value": 5}).ok
+        assert time.monotonic() - t0 < 1.0
+        assert t.submit({"type": "new_game", "players": ["Cat", "Dan"]}).ok
+        assert cancelled.wait(WAIT)
+    finally:
+        t.stop()
+
+
+def test_the_optimal_solution_is_shown_only_after_the_round(table):
+    set_up(table, timer=0.3)
+    opt = reveal_and_solve(table)
+    state = table.view()
+    assert not state["show_optimal"]
+    assert opt["length"] == len(opt["steps"]) and opt["start"] == state["robots"]
+    assert table.submit({"type": "bid", "seat": 0, "value": 1}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    assert table.submit({"type": "give_up", "seat": 0}).ok
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["show_optimal"] and state["optimal"]["moves"] == opt["moves"]
+
+
+# ---------------------------------------------------------------- camera and demonstration
+
+
+def test_a_demonstration_on_the_simulated_table_is_followed_move_by_move(table):
+    set_up(table, timer=0.3)
+    opt = reveal_and_solve(table)
+    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    for i, move in enumerate(opt["moves"][:-1], 1):
+        robot, direction = move.split()[:2]
+        table.sim_move(robot, direction)
+        wait_state(table, lambda s, i=i: s["demonstrating"]["count"] == i)
+    robot, direction = opt["moves"][-1].split()[:2]
+    table.sim_move(robot, direction)
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["seat"] == 1
+    assert [p["chips"] for p in state["players"]] == [0, 1]
+    assert state["show_optimal"]
+
+
+def test_a_failed_demonstration_puts_the_robots_back_and_the_next_bidder_starts(table):
+    set_up(table, timer=0.3)
+    opt = reveal_and_solve(table)
+    start = table.view()["robots"]
+    assert table.submit({"type": "bid", "seat": 0, "value": opt["length"]}).ok
+    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    robot, direction = opt["moves"][0].split()[:2]
+    table.sim_move(robot, direction)
+    wait_state(table, lambda s: s["demonstrating"]["count"] == 1)
+    assert table.submit({"type": "give_up", "seat": 0}).ok
+    state = wait_state(table, lambda s: s["demonstrating"] and s["demonstrating"]["seat"] == 1)
+    assert state["verdict"]["result"] == "gave_up" and state["verdict"]["seat"] == 0
+    assert table.sim.truth() == start  # the simulated hand put them back
+    for i, move in enumerate(opt["moves"], 1):
+        robot, direction = move.split()[:2]
+        table.sim_move(robot, direction)
+        wait_state(table, lambda s, i=i: s["phase"] == "round_over"
+                   or s["demonstrating"]["count"] == i)
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["seat"] == 1, state[
+        "verdict"]
+
+
+def test_robots_moved_between_rounds_are_journaled_where_the_camera_sees_them(table):
+    set_up(table)
+    free = next(d for d in ("up", "down", "left", "right")
+                if _can_slide(table.sim, "red", d))
+    where = table.sim_move("red", free)
+    state = wait_state(table, lambda s: s["robots"]["red"] == where["red"])
+    assert table.game.view()["robots"]["red"] == where["red"]
+    assert state["phase"] == "idle"
+
+
+def _can_slide(sim: SimWorld, robot: str, direction: str) -> bool:
+    from companion.rules import Move
+
+    pos = sim.position()
+    return pos.slide(Move.parse(f"{robot} {direction}")).moved
+
+
+def test_the_sim_camera_renders_a_jpeg_with_the_detection_drawn_over_it(table):
+    set_up(table)
+    jpeg = table.camera_jpeg(overlay=True)
+    assert jpeg[:3] == b"\xff\xd8\xff"
+    detected = table.detected()
+    assert detected["tiles"] == list(table.game.s.board.tiles)
+    assert len(detected["corners"]) == 4
+
+
+def test_a_slide_by_hand_that_cannot_move_is_refused(table):
+    set_up(table)
+    with pytest.raises(ValueError, match="no purple robot|unknown robot|no purple"):
+        table.sim_move("purple", "up")
+
+
+# ---------------------------------------------------------------- buttons
+
+
+@pytest.fixture
+def factory():
+    old = Device.pin_factory
+    mock = MockFactory(pin_class=MockPWMPin)
+    Device.pin_factory = mock
+    try:
+        yield mock
+    finally:
+        mock.reset()
+        Device.pin_factory = old
+
+
+def test_virtual_buttons_drive_the_gpio_code_on_mock_pins(tmp_path, factory):
+    t = make_table(tmp_path)
+    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"),
+                               clock=t.now, pin_factory=factory))
+    t.start()
+    try:
+        set_up(t)
+        names = [b["name"] for b in wait_state(t, lambda s: s["buttons"])["buttons"]]
+        assert "start" in names and "bid-0" in names and "bid-1" in names
+        t.press("start")
+        wait_state(t, lambda s: s["phase"] == "bidding")
+        t.press("dial", "turn", 6)
+        t.press("bid-1")
+        state = wait_state(t, lambda s: s["bids"])
+        assert state["bids"][0]["seat"] == 1 and state["bids"][0]["moves"] == 6
+        with pytest.raises(KeyError):
+            t.press("bid-7")
+    finally:
+        t.stop()
+
+
+def test_a_real_table_has_no_virtual_buttons(tmp_path):
+    t = make_table(tmp_path, sim=False)
+    t.start()
+    try:
+        assert t.view()["buttons"] is None
+        with pytest.raises(ValueError):
+            t.sim_move("red", "up")
+    finally:
+        t.stop()
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def test_board_geometry_lists_walls_targets_and_the_centre_block():
+    from companion.board import Board
+
+    geo = board_geometry(Board.from_tiles(["4B", "3B", "2B", "1A"]))
+    assert geo["size"] == 16 and geo["tiles"] == ["4B", "3B", "2B", "1A"]
+    assert set(geo["blocked"]) == {"h8", "i8", "h9", "i9"}
+    assert all(d in ("up", "right") for _, d in geo["walls"])
+    assert board_geometry(None) is None
+
+
+def test_the_broker_drops_a_client_that_falls_behind_and_keeps_the_rest():
+    b = Broker(client_queue=4)
+    slow, _ = b.subscribe()
+    fast, _ = b.subscribe()
+    for i in range(4):
+        b.publish("state", {"i": i})
+    for _ in range(4):
+        fast._queue.get_nowait()
+    b.publish("state", {"i": 4})
+    assert slow.dropped and b.clients == 1
+    assert fast._queue.get_nowait().startswith(b"id: 5\n")
+
+
+def test_the_broker_replays_missed_events_or_sends_a_snapshot():
+    b = Broker(snapshot=lambda: {"fresh": True}, backlog=3)
+    for i in range(5):
+        b.publish("state", {"i": i})
+    _, first = b.subscribe("3")
+    assert [c.split(b"\n")[0] for c in first] == [b"id: 4", b"id: 5"]
+    _, first = b.subscribe("1")  # older than the backlog
+    assert b"event: snapshot" in first[0] and b'"fresh":true' in first[0]
+    _, first = b.subscribe("junk")
+    assert b"event: snapshot" in first[0]
+    _, first = b.subscribe("99")  # from before a restart
+    assert b"event: snapshot" in first[0]
+
+
+def test_closing_the_broker_ends_every_stream():
+    b = Broker()
+    sub, first = b.subscribe()
+    chunks = sub.stream(first, heartbeat=30)
+    assert next(chunks).startswith(b"retry:")
+    assert b"snapshot" in next(chunks)
+    b.close()
+    assert list(chunks) == []
+    with pytest.raises(RuntimeError):
+        b.subscribe()
