@@ -256,6 +256,11 @@ class Game:
         cmd = dict(command)
         if kind == "resume":
             return self._resume(float(at))
+        if kind == "tick":  # nothing to refuse, nothing to undo: just time
+            events = self.advance(float(at))
+            if self._undo:
+                self._undo[-1].followers.append(cmd)
+            return events
         # Time passes first, whatever becomes of the command: it is no part of the command.
         now_before = self.s.now
         timed = self._advance(float(at)) if self.s.phase != "setup" else []

@@ -102,11 +102,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         raise JournalError(f"{path}: cannot open the journal: {e.strerror}") from None
     try:
         conn.execute("PRAGMA busy_timeout=5000")
-        if not readonly:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if mode.lower() != "wal":  # pragma: no cover - only on filesystems without WAL
-                raise JournalError(f"{path}: SQLite would not use WAL mode here ({mode})")
-            conn.execute("PRAGMA synchronous=FULL")
+        # Look before writing anything: a file that is not ours must stay byte for byte.
         check = conn.execute("PRAGMA quick_check").fetchall()
         if check != [("ok",)]:
             raise JournalError(f"{path}: the journal is damaged ({check[0][0]}); it was left "
@@ -116,6 +112,11 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         if tables and not {"meta", "games", "journal"} <= tables:
             raise JournalError(f"{path}: an SQLite database, but not a companion journal; it "
                                "was left untouched")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":  # pragma: no cover - only on filesystems without WAL
+                raise JournalError(f"{path}: SQLite would not use WAL mode here ({mode})")
+            conn.execute("PRAGMA synchronous=FULL")
         if "meta" in tables:
             row = conn.execute("SELECT value FROM meta WHERE key='format'").fetchone()
             if row is None or row[0] != FORMAT:
