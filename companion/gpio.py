@@ -990,3 +990,28 @@ __all__ = [
     "DisplayPins", "Hardware", "LedPins", "PinMap", "PinMapError", "digit_at",
     "hourglass_levels", "timer_remaining",
 ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m companion.gpio [PINS.toml]``: check a pin map and list what each pin drives."""
+    import sys
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        print("usage: python -m companion.gpio [PINS.toml]", file=sys.stderr)
+        return 2
+    try:
+        pins = PinMap.load(args[0] if args else None)
+    except PinMapError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    used = pins.assignments()
+    for gpio in sorted(used):
+        print(f"GPIO{gpio:<3} {used[gpio]}")
+    free = sorted(HEADER_GPIOS - used.keys())
+    print(f"{len(used)} pins in use; free: {', '.join(f'GPIO{p}' for p in free) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

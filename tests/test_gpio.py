@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import tomllib
+import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import pytest
@@ -22,6 +23,7 @@ from companion.gpio import (
     PinMapError,
     digit_at,
     hourglass_levels,
+    main,
 )
 
 START = 1000.0  # fake-clock time the timer starts at
@@ -174,6 +176,23 @@ def test_bad_pin_map_is_rejected_naming_the_key(change, message):
     change(data)
     with pytest.raises(PinMapError, match=message):
         PinMap.from_dict(data, source="pins.toml")
+
+
+def test_wiring_diagram_shows_every_pin_of_the_pin_map():
+    svg = ET.parse(DEFAULT_PINS.parent / "wiring.svg").getroot()
+    drawn = {int(g.get("data-gpio")): g.get("data-use") for g in svg.iter()
+             if g.get("data-gpio") is not None}
+    assert drawn == PinMap.load().assignments()
+
+
+def test_pin_map_check_lists_every_pin_and_rejects_a_bad_map(tmp_path, capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "GPIO18  buzzer.pin" in out and "27 pins in use; free: GPIO1" in out
+    bad = tmp_path / "pins.toml"
+    bad.write_text(DEFAULT_PINS.read_text().replace("pin = 18", "pin = 3"))
+    assert main([str(bad)]) == 2
+    assert "GPIO3 is used twice: start.pin and buzzer.pin" in capsys.readouterr().err
 
 
 def test_optional_devices_can_be_left_out():
