@@ -1154,13 +1154,12 @@ class Game:
         if s.phase == "demonstrating":
             raise GameError("board: not during a demonstration")
         board = Board.from_dict(value)
-        old = s.board
+        robots = self._cells(s.robots)  # named on the old board, placed on the new one
+        snapshot = self._cells(s.round.snapshot) if s.round is not None else {}
         s.board = board
-        try:
-            self._parse_robots(self._cells(s.robots)) if s.robots else None
-        except GameError:
-            s.board = old
-            raise
+        s.robots = self._parse_robots(robots) if robots else {}
+        if s.round is not None:
+            s.round.snapshot = self._parse_robots(snapshot, "snapshot") if snapshot else {}
         return [{**base, "board": board.to_dict()}]
 
 

@@ -8,9 +8,13 @@ table that lost power is exactly where it was: scores, round, bids, the demonstr
 Time spent powered off does not count. The game runs on the caller's monotonic clock, which
 restarts with the machine; on opening, the store journals a ``resume`` command at the new
 clock's time, and the game shifts every time it keeps, so the timer resumes with the seconds it
-had left at the last journaled moment. While the timer runs, :meth:`Store.advance` journals a
-``tick`` at most every ``heartbeat`` seconds (and whenever time itself changes the game, as when
-the timer runs out), so at most ``heartbeat`` seconds are handed back after a power cut.
+had left at the last journaled moment. While the timer (or the soft no-bid timeout) runs,
+:meth:`Store.advance` journals a ``tick`` every ``heartbeat`` seconds, and whenever time itself
+changes the game (the timer running out), so at most ``heartbeat`` seconds are handed back
+after a power cut. A refused command whose time made the timer run out journals a ``tick`` too.
+
+The caller must handle :class:`JournalError` from :meth:`Store.apply` (the disk refused the
+write; the game stays at the journal's state) and show it: that command did not happen.
 
 A damaged file is never written to: :class:`JournalError` says what is wrong, and
 :func:`recover` copies the intact prefix of the journal into a new file beside it.
@@ -246,7 +250,8 @@ class Store:
         """Let time pass (the table loop calls this often); journals a ``tick`` when time changed
         the game, or when the running timer has gone ``heartbeat`` seconds unjournaled."""
         events = self.game.advance(now)
-        running = self.game.phase == "timer"
+        running = self.game.phase == "timer" or (self.game.phase == "bidding"
+                                                  and not self.game.s.solo)
         if not self.readonly and self.game_id is not None and (
             events or (running and now - self._last_journaled >= self.heartbeat)
         ):

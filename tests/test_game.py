@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from companion.game import CHIPS, COMMANDS, PHASES, Game, GameError, replay
@@ -728,6 +728,15 @@ def test_correct_the_timer_and_the_names():
     assert event(t.wait(10), "timer_ended")["at"] == 15
 
 
+def test_correct_the_board_keeps_the_robots_where_they_stand():
+    t = Table(2)
+    t.do("reveal")
+    bigger = {**BOARD, "size": 10}
+    t.do("correct", board=bigger, by="camera")
+    v = t.view()
+    assert v["board"]["size"] == 10 and v["robots"] == ROBOTS and v["snapshot"] == ROBOTS
+
+
 def test_a_correction_says_who_and_changes_one_thing():
     t = Table(2)
     with pytest.raises(GameError, match="who made it"):
@@ -814,6 +823,9 @@ _step = st.one_of(
     st.tuples(st.just("undo"), st.none()),
     st.tuples(st.just("wait"), st.sampled_from([1, 20, 61, 300])),
     st.tuples(st.just("optimum"), st.integers(1, 9)),
+    st.tuples(st.just("award"), st.integers(0, 2)),
+    st.tuples(st.just("revoke"), st.tuples(st.integers(0, 2), st.sampled_from(CHIPS))),
+    st.tuples(st.just("robots"), st.sampled_from(["d4", "a1", "h8"])),
 )
 
 
@@ -831,6 +843,12 @@ def _command(kind, arg, at):
         c["success"], c["by"] = arg, "table"
     elif kind == "optimum":
         c["optimum"] = arg
+    elif kind == "award":
+        c.update(type="correct", award={"seat": arg}, by="referee")
+    elif kind == "revoke":
+        c.update(type="correct", revoke={"seat": arg[0], "chip": arg[1]}, by="referee")
+    elif kind == "robots":
+        c["robots"] = {**ROBOTS, "blue": arg}
     return c
 
 
@@ -879,5 +897,7 @@ def test_random_play_keeps_every_invariant(preset, players, steps):
                 assert p["bid"] <= bids.get(p["seat"], p["bid"])
                 bids[p["seat"]] = p["bid"]
         assert v["phase"] in PHASES
+    # steer the search towards long games with chips won and demonstrations judged
+    target(float(len(g.view()["rounds"]) + sum(p["chips"] for p in g.view()["players"])))
     # the journal replayed gives the live game
     assert replay(log).view() == g.view()

@@ -95,6 +95,26 @@ def test_time_spent_off_does_not_count(tmp_path):
         assert [e["type"] for e in s.advance(48)][:1] == ["timer_ended"]
 
 
+def test_undo_works_across_a_restart(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(SETUP)
+        s.apply({"type": "reveal", "at": 1})
+        s.apply({"type": "bid", "at": 30, "seat": 0, "value": 7})
+        s.apply({"type": "bid", "at": 31, "seat": 0, "value": 2})  # meant 6
+    with Store(db, now=500.0) as s:
+        s.apply({"type": "undo", "at": 501})
+        v = s.view()
+        assert v["players"][0]["bid"] == 7
+        assert v["timer"]["remaining"] == 60 - 2  # one second of bidding before, one after
+        s.apply({"type": "undo", "at": 502})
+        v = s.view()
+        assert v["players"][0]["bid"] is None and v["phase"] == "bidding"
+        # the soft timeout still counts from the reveal, in the new clock: 1 + 240 - 31 + 500
+        assert [e["type"] for e in s.advance(709.9)] == []
+        assert s.advance(710)[0]["type"] == "timer_started"
+
+
 def test_heartbeat_bounds_the_time_handed_back(tmp_path):
     db = tmp_path / "j.db"
     with Store(db, now=0.0, heartbeat=1.0) as s:
