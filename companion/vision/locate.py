@@ -29,9 +29,6 @@ import cv2
 import numpy as np
 
 GRID = 16
-# Where the marker centres sit, in grid cells, for ids 0..3 (NW, NE, SE, SW of the sheet). The
-# sheet made by ``companion calibration markers`` puts them diagonally outside each corner.
-MARKER_OFFSET = 1.0
 
 
 class VisionError(ValueError):
@@ -206,39 +203,38 @@ def _aruco_detector() -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(d, params)
 
 
-def marker_grid_positions() -> dict[int, tuple[float, float]]:
-    """Grid position of each marker's centre (ids 0..3 at NW, NE, SE, SW of the sheet)."""
-    try:  # the marker sheet is the one authority on where it puts its markers
-        from . import markers as _markers
+def marker_grid_corners() -> dict[int, np.ndarray]:
+    """Each marker's four printed corners (TL, TR, BR, BL) in grid cells, ids 0..3 at the
+    board's NW, NE, SE, SW: the sheet's geometry, as the renderer and the sheet share it."""
+    from types import SimpleNamespace
 
-        layout = getattr(_markers, "grid_positions", None)
-        if callable(layout):
-            return {int(k): (float(v[0]), float(v[1])) for k, v in layout().items()}
-    except ImportError:
-        pass
-    o = MARKER_OFFSET
-    return {0: (-o, -o), 1: (GRID + o, -o), 2: (GRID + o, GRID + o), 3: (-o, GRID + o)}
+    from .render import marker_layout
+
+    return {int(k): np.asarray(v, dtype=np.float64)
+            for k, v in marker_layout(SimpleNamespace(width=GRID, height=GRID)).items()}
 
 
 def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | None:
-    """The board from its four ArUco markers, or ``None`` if not all four are seen."""
+    """The board from its ArUco markers (at least three of the four), or ``None``."""
     corners, ids, _ = _aruco_detector().detectMarkers(gray)
     if ids is None:
         return None
-    layout = marker_grid_positions()
-    found: dict[int, np.ndarray] = {}
+    layout = marker_grid_corners()
+    src, dst = [], []
     for c, i in zip(corners, ids.ravel(), strict=True):
         if int(i) in layout:
-            found[int(i)] = c.reshape(4, 2).mean(axis=0)
-    if len(found) < 4:
+            src.append(layout[int(i)])
+            dst.append(c.reshape(4, 2))
+    if len(src) < 3:
         return None
-    src = np.array([layout[i] for i in sorted(found)], dtype=np.float32)
-    dst = np.array([found[i] for i in sorted(found)], dtype=np.float32)
-    H = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    H, _ = cv2.findHomography(np.vstack(src).astype(np.float32),
+                              np.vstack(dst).astype(np.float32), 0)
+    if H is None:
+        return None
     grid = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], dtype=np.float64)
     h = grid @ H[:, :2].T + H[:, 2]
     pts = h[:, :2] / h[:, 2:3]
-    return from_corners(pts, image_size, method="markers", quality=1.0)
+    return from_corners(pts, image_size, method="markers", quality=len(src) / 4)
 
 
 # ---------------------------------------------------------------- the board's own outline

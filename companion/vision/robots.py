@@ -87,6 +87,9 @@ _BODY_Z = np.array([0.12, 0.3, 0.5, 0.7, 0.9, 1.1]) * (ROBOT_HEIGHT / 1.4)
 _BODY_LAT = (-0.18, 0.0, 0.18)
 _FRONT_LAT = (-0.22, 0.0, 0.22)
 _FRONT_DIST = 0.7
+# Round the foot, just inside its edge: a robot covers it, a flat target symbol does not.
+_RING_R = 0.26
+_RING_ANGLES = np.arange(6) * np.pi / 3 + np.pi / 6
 
 
 def _directions(loc: Location, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,9 +117,15 @@ def sample_points(loc: Location, centres: np.ndarray = _CENTRES) -> tuple[np.nda
     for lat in _FRONT_LAT:
         g = centres - _FRONT_DIST * away + lat * perp
         front.append(np.column_stack([g, np.zeros(len(g))]))
+    for a in _RING_ANGLES:
+        g = centres + _RING_R * (np.cos(a) * away + np.sin(a) * perp)
+        body.append(np.column_stack([g, np.full(len(g), 0.06)]))
     B = np.stack(body, axis=1)
     F = np.stack(front, axis=1)
     return loc.camera.project(B), loc.camera.project(F)
+
+
+N_RING = len(_RING_ANGLES)  # the last body points are the foot ring
 
 
 def _on_board(loc: Location, xy: np.ndarray, margin: float = 0.25) -> np.ndarray:
@@ -137,8 +146,11 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     out = {}
     for colour in profile.robots:
         b = np.where(bok, bm[colour], 0.0)
-        nb = bok.sum(axis=1)
-        body = b.sum(axis=1) / np.maximum(nb, 1)
+        nb = bok[:, :-N_RING].sum(axis=1)
+        body = b[:, :-N_RING].sum(axis=1) / np.maximum(nb, 1)
+        nr = bok[:, -N_RING:].sum(axis=1)
+        ring = b[:, -N_RING:].sum(axis=1) / np.maximum(nr, 1)
+        body = np.minimum(body, np.where(nr > 0, ring, body))
         f = np.where(fok, fm[colour], 0.0)
         nf = fok.sum(axis=1)
         front = f.sum(axis=1) / np.maximum(nf, 1)

@@ -136,23 +136,22 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX) -> np.ndarray:
     inner = g.reshape(GRID, px, GRID, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
     white = float(np.percentile(inner, 75))
     dark = (g < 0.6 * white).astype(np.float32)
-    ii = cv2.integral(dark)
-
-    def box(y0: int, y1: int, x0: int, x1: int) -> float:
-        y0, y1 = max(0, y0), min(g.shape[0], y1)
-        x0, x1 = max(0, x0), min(g.shape[1], x1)
-        if y1 <= y0 or x1 <= x0:
-            return 0.0
-        return float(ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]) / ((y1 - y0) * (x1 - x0))
-
+    ii = cv2.integral(dark).astype(np.float64)
+    Hh, Ww = g.shape
     bw = max(2, int(round(0.2 * px)))
     trim = max(1, int(round(0.18 * px)))
+    idx = np.arange(GRID) * px
+
+    def boxes(y0: np.ndarray, y1: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+        y0, y1 = np.clip(y0, 0, Hh), np.clip(y1, 0, Hh)
+        x0, x1 = np.clip(x0, 0, Ww), np.clip(x1, 0, Ww)
+        area = np.maximum((y1 - y0) * (x1 - x0), 1)
+        return (ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]) / area
+
+    R, C = np.meshgrid(idx, idx, indexing="ij")  # top-left pixel of every cell
     frac = np.zeros((GRID, GRID, 4), dtype=np.float32)
-    for r in range(GRID):
-        for c in range(GRID):
-            x0, y0 = c * px, r * px
-            frac[r, c, S] = box(y0 + px - bw, y0 + px + bw, x0 + trim, x0 + px - trim)
-            frac[r, c, E] = box(y0 + trim, y0 + px - trim, x0 + px - bw, x0 + px + bw)
+    frac[:, :, S] = boxes(R + px - bw, R + px + bw, C + trim, C + px - trim)
+    frac[:, :, E] = boxes(R + trim, R + px - trim, C + px - bw, C + px + bw)
     frac[:, :, N] = np.roll(frac[:, :, S], 1, axis=0)
     frac[:, :, W] = np.roll(frac[:, :, E], 1, axis=1)
     return 1.0 / (1.0 + np.exp(-(frac - 0.35) / 0.07))

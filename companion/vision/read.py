@@ -1,0 +1,167 @@
+"""The reading pipeline: one camera frame → an :class:`Observation` of the table.
+
+>>> from companion.vision.render import render
+>>> shot = render({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+...                "robots": {"red": "o14", "blue": "n5"}}, seed=1, tilt=15)
+>>> obs = read_frame(shot.image, tiles=["1A", "4B", "3B", "2B"])
+>>> obs.robots["red"], obs.robots["blue"]
+('o14', 'n5')
+
+Steps, each in its own module: find the board (:mod:`.locate`), find the robots on the grid by
+their bases (:mod:`.robots`), make sure nothing foreign lies over the board (:mod:`.track`),
+identify the tiles and so which way is north (:mod:`.tileid`), name the robots' cells, and read
+the target chip (:mod:`.chip`).
+
+A frame that cannot be read raises :class:`~companion.vision.locate.VisionError` with the
+reason in the user's words (no board in view, part of it out of frame, a black frame). A frame
+with a hand over the board is *not* an error: it is an observation with ``occluded`` set and
+no robots, which the tracker must not take as a position.
+
+:class:`Reader` keeps what holds for a whole game — the colour profile, the tiles and where
+north lies — so the per-frame work is only localisation, robots and occlusion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..board import Board, cell_name
+from .chip import ChipReading, read_chip
+from .colours import Profile, white_of
+from .locate import GRID, Location, VisionError, locate
+from .robots import find_robots, prepare, silhouette_cells
+from .tileid import TileReading, read_tiles
+from .track import OCC_PX, occlusion
+
+
+@dataclass
+class Observation:
+    """What one frame shows. ``corners`` are the grid's NW, NE, SE, SW corners in pixels;
+    ``robots`` maps colour → cell name; ``chip`` is the target chip or ``None``."""
+
+    corners: list[list[float]]
+    tiles: tuple[str, ...] | None
+    tiles_confidence: float | None
+    robots: dict[str, str]
+    robot_scores: dict[str, float]
+    chip: ChipReading | None
+    occluded: bool
+    occluded_cells: list[str] = field(default_factory=list)
+    method: str = "outline"
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``companion read --json`` shape: ``tiles``, ``robots``, ``target`` first."""
+        return {
+            "tiles": list(self.tiles) if self.tiles else None,
+            "robots": dict(self.robots),
+            "target": self.chip.to_dict() if self.chip and self.chip.shape else None,
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "tiles_confidence": None if self.tiles_confidence is None
+            else round(self.tiles_confidence, 3),
+            "chip_confidence": round(self.chip.confidence, 3) if self.chip else None,
+            "occluded": self.occluded,
+            "occluded_cells": list(self.occluded_cells),
+            "method": self.method,
+            "notes": list(self.notes),
+        }
+
+    def position(self) -> dict[str, Any]:
+        """A ``ricochet-position/1`` dictionary of what was read (for ``Position.from_dict``)."""
+        if self.occluded:
+            raise VisionError("the board is covered: no position can be read from this frame")
+        if not self.tiles:
+            raise VisionError("the tiles were not identified")
+        out: dict[str, Any] = {"board": {"tiles": list(self.tiles)}, "robots": dict(self.robots)}
+        if self.chip and self.chip.shape:
+            out["target"] = self.chip.to_dict()
+        return out
+
+
+def rotate_cell(col: int, row: int, k: int) -> tuple[int, int]:
+    """A grid cell's coordinates after :meth:`Location.rotated` by ``k``."""
+    for _ in range(k % 4):
+        col, row = row, GRID - 1 - col
+    return col, row
+
+
+def grid_cell_name(col: int, row: int) -> str:
+    """Oriented grid cell (row 0 in the north) → its name, ``(0, 15)`` → ``a1``."""
+    return cell_name((GRID - 1 - row) * GRID + col)
+
+
+@dataclass
+class Reader:
+    """Reads frames of one game. Give ``tiles`` when they are known (or confirmed by the user):
+    then only north is searched for, once, and kept while the board stays put."""
+
+    tiles: list[str] | None = None
+    profile: Profile = field(default_factory=Profile)
+    read_chip: bool = True
+    _tiles_reading: TileReading | None = field(default=None, repr=False)
+    _corners: np.ndarray | None = field(default=None, repr=False)
+
+    def read(self, image: np.ndarray, *, corners: Any = None) -> Observation:
+        if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
+            raise VisionError("not a colour image")
+        loc = locate(image, corners=corners)
+        frame = prepare(image, loc)
+        hits = find_robots(frame, loc, self.profile)
+        # Occlusion: foreign cells that neither robots nor the centre piece explain.
+        explained: set[tuple[int, int]] = set()
+        for h in hits.values():
+            explained |= silhouette_cells(loc, h.col, h.row)
+            explained.add((h.col, h.row))
+        rect = loc.warp(image, OCC_PX)
+        occ = occlusion(rect, frame.white, explained)
+        reading = self._orientation(image, loc, hits)
+        k = reading.rotation if reading else 0
+        oriented = loc.rotated(k)
+        corners_out = oriented.corners.tolist()
+        if occ.occluded:
+            cells = sorted(grid_cell_name(*rotate_cell(c, r, k)) for c, r in occ.cells)
+            return Observation(corners_out, reading.tiles if reading else None,
+                               reading.confidence if reading else None, {}, {}, None, True,
+                               cells, loc.method, list(loc.notes))
+        robots, scores = {}, {}
+        for colour, h in hits.items():
+            c, r = rotate_cell(h.col, h.row, k)
+            robots[colour] = grid_cell_name(c, r)
+            scores[colour] = round(h.score, 3)
+        chip = None
+        if self.read_chip and reading is not None:
+            chip = read_chip(image, oriented, Board.from_tiles(reading.tiles), self.profile)
+        notes = list(loc.notes)
+        if reading is not None and reading.confidence < 0.9:
+            notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
+        return Observation(corners_out, reading.tiles if reading else None,
+                           reading.confidence if reading else None, robots, scores, chip, False,
+                           [], loc.method, notes)
+
+    def _orientation(self, image: np.ndarray, loc: Location, hits: dict) -> TileReading | None:
+        """The tiles and north, reused while the board has not moved by a quarter cell."""
+        if self._tiles_reading is not None and self._corners is not None:
+            cell = np.linalg.norm(loc.corners[1] - loc.corners[0]) / GRID
+            if np.abs(loc.corners - self._corners).max() < 0.25 * cell:
+                return self._tiles_reading
+        reading = read_tiles(image, loc, profile=self.profile,
+                             robot_cells=[(h.col, h.row) for h in hits.values()],
+                             tiles=self.tiles)
+        if self.tiles is None and reading.confidence >= 0.9:
+            self.tiles = list(reading.tiles)  # from now on only north is searched for
+        self._tiles_reading, self._corners = reading, loc.corners.copy()
+        return reading
+
+
+def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
+               profile: Profile | None = None, chip: bool = True) -> Observation:
+    """Read one frame from scratch (see the module docstring)."""
+    reader = Reader(tiles=list(tiles) if tiles else None, profile=profile or Profile(),
+                    read_chip=chip)
+    return reader.read(image, corners=corners)
+
+
+__all__ = ["Observation", "Reader", "VisionError", "read_frame", "rotate_cell", "white_of"]

@@ -1,0 +1,120 @@
+"""Occlusion and stable-frame tracking: what the companion may believe from a stream of frames.
+
+A frame is **occluded** when something that is neither board nor robot lies over the board: a
+hand moving a robot, an arm reaching across. It is found cell by cell on the board seen from
+above: a cell is *foreign* when most of it is neither the light printed surface nor explained
+by what is known to be there (the centre piece, a robot and the floor it hides). Foreign cells
+come in a connected clump under a hand; a clump of a few cells, or several foreign cells in
+all, mark the frame occluded, and such a frame is never read as a position.
+
+The :class:`Tracker` then accepts a new board state only once the same state has been read on
+``stable`` consecutive unoccluded frames, so a robot caught mid-slide, or a frame between two
+hand movements, never counts as a move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .colours import balanced_lab
+from .locate import GRID
+
+OCC_PX = 8  # rectified pixels per cell for the occlusion test
+FOREIGN = 0.6  # fraction of a cell that is not surface for it to count as foreign
+CLUMP = 3  # connected foreign cells that make a frame occluded
+TOTAL = 5  # foreign cells in all that make a frame occluded
+
+
+def foreign_fraction(rect_bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """``(16, 16)`` fraction of every cell that is not light, colourless print."""
+    lab = balanced_lab(rect_bgr.astype(np.float32), white)
+    surf = (lab[..., 0] > 55) & (np.hypot(lab[..., 1], lab[..., 2]) < 14)
+    px = rect_bgr.shape[0] // GRID
+    return 1.0 - surf.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
+
+
+@dataclass(frozen=True)
+class Occlusion:
+    occluded: bool
+    cells: tuple[tuple[int, int], ...]  # foreign (col, row) grid cells
+    largest: int
+
+
+def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
+              explained: Iterable[tuple[int, int]]) -> Occlusion:
+    """Is anything foreign over the board? ``explained`` cells (col, row) are expected to look
+    foreign: the centre piece, robots and the floor they hide."""
+    frac = foreign_fraction(rect_bgr, white)
+    mask = frac >= FOREIGN
+    for c, r in explained:
+        mask[r, c] = False
+    for c, r in ((7, 7), (8, 7), (7, 8), (8, 8)):
+        mask[r, c] = False
+    cells = tuple((int(c), int(r)) for r, c in zip(*np.nonzero(mask), strict=True))
+    if not cells:
+        return Occlusion(False, (), 0)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    largest = int(stats[1:, cv2.CC_STAT_AREA].max()) if n > 1 else 0
+    return Occlusion(largest >= CLUMP or len(cells) >= TOTAL, cells, largest)
+
+
+# ---------------------------------------------------------------- the tracker
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    """What one frame did to the tracker: ``kind`` is ``"accepted"`` (a new stable state),
+    ``"steady"`` (the accepted state seen again), ``"pending"`` (a change not yet stable),
+    ``"occluded"`` or ``"unseen"`` (the board could not be read)."""
+
+    kind: str
+    state: dict[str, str] | None
+    reason: str | None = None
+
+
+@dataclass
+class Tracker:
+    """Accept a robot layout only after ``stable`` consecutive frames agree on it.
+
+    >>> t = Tracker(stable=2)
+    >>> t.update({"red": "c2"}).kind, t.update({"red": "c2"}).kind
+    ('pending', 'accepted')
+    """
+
+    stable: int = 3
+    accepted: dict[str, str] | None = None
+    _candidate: dict[str, str] | None = field(default=None, repr=False)
+    _count: int = field(default=0, repr=False)
+
+    def update(self, robots: dict[str, str] | None, *, occluded: bool = False,
+               error: str | None = None) -> TrackEvent:
+        """Feed one frame's reading (``None`` with ``error`` when it could not be read)."""
+        if occluded:
+            self._candidate, self._count = None, 0
+            return TrackEvent("occluded", None, "a hand or arm is over the board")
+        if robots is None:
+            self._candidate, self._count = None, 0
+            return TrackEvent("unseen", None, error or "the board could not be read")
+        state = dict(sorted(robots.items()))
+        if state == self.accepted:
+            self._candidate, self._count = None, 0
+            return TrackEvent("steady", self.accepted)
+        if state == self._candidate:
+            self._count += 1
+        else:
+            self._candidate, self._count = state, 1
+        if self._count >= self.stable:
+            self.accepted = state
+            self._candidate, self._count = None, 0
+            return TrackEvent("accepted", state)
+        return TrackEvent("pending", state)
+
+    def observe(self, observation) -> TrackEvent:  # an Observation from read.py
+        """Feed an :class:`~companion.vision.read.Observation`."""
+        if observation.occluded:
+            return self.update(None, occluded=True)
+        return self.update(observation.robots)
