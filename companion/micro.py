@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .game import GameError
+
 COLORS = ("blue", "yellow", "green", "red", "pink", "white")
 NUMBERS = (1, 2, 3, 4, 5, 6)
 SIZE = 6
@@ -770,8 +772,11 @@ class MicroOptions:
                 "stall_seconds": self.stall_seconds, "expert": self.expert}
 
 
-class MicroGameError(ValueError):
-    """A command the game refuses; the message is meant for the players. Nothing changed."""
+class MicroGameError(GameError):
+    """A command the game refuses; the message is meant for the players. It is a
+    :class:`companion.game.GameError`, so the table treats both games alike: ``events`` are
+    what time itself did before the command was refused (the hourglass may have run out just
+    before a late call); those stand."""
 
 
 Event = dict[str, Any]
@@ -779,7 +784,7 @@ Command = Mapping[str, Any]
 
 PHASES = ("setup", "idle", "round", "demonstrating", "round_over", "game_over")
 COMMANDS = ("setup", "roll", "place", "reroll", "call", "land", "done", "give_up", "verdict",
-            "tick", "undo", "new_game")
+            "tick", "undo", "resume", "new_game")
 MAX_CALL = 99
 MAX_PLAYERS = 12
 UNDO_DEPTH = 200
@@ -857,12 +862,14 @@ class MicroGame:
     ``verdict``   ``success`` (bool), ``by``: the table's own word on the demonstration.
     ``tick``      nothing but the time (the journaled form of :meth:`advance`).
     ``undo``      take back the last command (not ``tick``); a round's hourglass restarts.
+    ``resume``    the companion starts again after being off: ``at`` is the new clock's time;
+                  the time spent off does not count.
     ``new_game``  back to setup; with setup's fields, the next game is set up at once.
 
     Events (JSON-able; each has ``"type"`` and ``"at"``): ``game_set_up``, ``rolled``,
     ``target_rerolled`` {reason: stall | agreed}, ``demonstration_started``, ``landed``,
     ``demonstration_succeeded``, ``demonstration_failed``, ``chip_won``, ``chip_given``,
-    ``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``new_game``.
+    ``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``resumed``, ``new_game``.
     A refused command raises :class:`MicroGameError`; nothing changes.
     """
 
@@ -893,22 +900,24 @@ class MicroGame:
         if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
             raise MicroGameError(f"the {kind} command needs its time 'at' in seconds")
         cmd = dict(command)
+        if kind == "resume":
+            return self._resume(float(at))
+        # Time passes first, whatever becomes of the command: it is no part of the command.
+        now_before = self.s.now
+        timed = self._advance(float(at))
         before = self._snapshot()
         undo_len = len(self._undo)
         try:
-            events = self._advance(float(at))
-            events += getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
-        except MicroGameError:
-            self.s = before
-            del self._undo[undo_len:]
-            raise
+            events = timed + getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
         except (LayoutError, SpaceError, ValueError) as e:
             self.s = before
+            if not timed:  # a refused command leaves no trace, not even of its time
+                self.s.now = now_before
             del self._undo[undo_len:]
-            raise MicroGameError(str(e)) from None
+            raise MicroGameError(str(e), timed) from None
         if kind == "setup" or kind == "new_game":
             self._undo.clear()
-        elif kind not in ("undo", "tick"):
+        elif kind not in ("undo", "tick", "resume"):
             self._undo.append(_UndoEntry(before, cmd))
             del self._undo[:-UNDO_DEPTH]
         return events
@@ -916,6 +925,18 @@ class MicroGame:
     def advance(self, now: float) -> list[Event]:
         """Let time pass to ``now``: the stall hourglass re-rolls the target here."""
         return self._advance(float(now))
+
+    def _resume(self, at: float) -> list[Event]:
+        """The companion starts again after being off: every time the game keeps shifts so the
+        time spent off does not count (the hourglass keeps the sand it had)."""
+        delta = at - self.s.now if math.isfinite(self.s.now) else 0.0
+        for state in (self.s, *(e.before for e in self._undo)):
+            if math.isfinite(state.now):
+                state.now += delta
+            if state.target_since is not None:
+                state.target_since += delta
+        self.s.now = at
+        return [{"type": "resumed", "at": at, "shift": delta}]
 
     def next_deadline(self) -> float | None:
         """When :meth:`advance` will next have something to do (for the table loop's sleep)."""
