@@ -345,7 +345,7 @@ class Game:
             "rules": s.rules.to_spec(),
             "board": s.board.to_dict() if s.board is not None else None,
             "round": r.number if r is not None else len(s.rounds),
-            "chip": r.chip if r is not None and s.phase != "round_over" else None,
+            "chip": r.chip if r is not None and self._in_play() else None,
             "target": self._target_view(r.chip) if r is not None else None,
             "timer": timer,
             "bids": [self._bid_view(b) for b in order],
@@ -389,7 +389,7 @@ class Game:
     def _player_view(self, seat: int) -> dict[str, Any]:
         p = self.s.players[seat]
         r = self.s.round
-        bid = r.bids.get(seat) if r is not None and self.s.phase != "round_over" else None
+        bid = r.bids.get(seat) if r is not None and self._in_play() else None
         out = {"seat": seat, "name": p.name, "chips": p.chips, "won": list(p.won),
                "bid": bid.value if bid is not None else None,
                "out": bid is not None and bid.status in ("failed", "withdrawn")}
@@ -426,9 +426,13 @@ class Game:
 
     def _ordered_bids(self) -> list[Bid]:
         r = self.s.round
-        if r is None or self.s.phase == "round_over":
+        if r is None or not self._in_play():
             return []
         return sorted(r.bids.values(), key=self._bid_key)
+
+    def _in_play(self) -> bool:
+        """Is a chip out on the board right now (revealed, not yet won or returned)?"""
+        return self.s.phase in ("bidding", "timer", "demonstrating")
 
     def _bid_key(self, b: Bid) -> tuple:
         if self.s.rules.tie == "fewer_chips_then_bid_order":
@@ -461,6 +465,8 @@ class Game:
             raise GameError("the game is over; start a new game")
         if p == "idle":
             raise GameError("no chip is revealed yet")
+        if kind == "bid" and p == "demonstrating" and self.s.solo:
+            raise GameError("a demonstration is under way")
         if kind == "bid" and p in ("demonstrating", "round_over"):
             raise GameError("the timer has run out")
         if p == "round_over":
@@ -604,7 +610,7 @@ class Game:
         s = self.s
         needed = s.rules.chips_needed(len(s.players))
         top = max(p.chips for p in s.players)
-        chip_in_play = s.round is not None and s.phase not in ("round_over", "game_over")
+        chip_in_play = s.round is not None and self._in_play()
         if s.solo:
             over = not s.deck and not chip_in_play
             up, down = len(s.players[0].won), len(s.players[0].face_down)

@@ -562,6 +562,7 @@ def test_game_ends_at_the_editions_chip_count(players, needed):
     assert over["winners"] == [0] and over["names"] == ["Anna"]
     v = t.view()
     assert v["phase"] == "game_over" and v["winners"] == [0] and v["chips_needed"] == needed
+    assert v["chip"] is None and v["bids"] == [] and v["deck_size"] == 17 - needed
     with pytest.raises(GameError, match="the game is over"):
         t.do("reveal")
 
