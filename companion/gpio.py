@@ -635,15 +635,17 @@ class Hardware:
 
     # -- problems
 
-    def _report(self, key: str, message: str) -> None:
+    def _report(self, key: str, message: str) -> bool:
+        """Pass a problem on once per ``key``; True the first time."""
         if key in self._reported:
-            return
+            return False
         self._reported.add(key)
         self.problems.append(message)
         try:
             self._report_sink(message)
         except Exception:  # a broken reporter must not break the table
             log.exception("report sink failed")
+        return True
 
     def _safe(self, name: str, action: Callable[[], Any]) -> Any:
         """Run a device action; a failure retires the device and is reported once."""
@@ -695,16 +697,12 @@ class Hardware:
                 batch, self._inbox = self._inbox, []
                 dirty, self._dirty = self._dirty, False
                 view = self._view
-            try:
-                for t, key, level in batch:
-                    self._handle(t, key, level, view)
-                self._run_timers(view)
-                now = time.monotonic()
-                if dirty or (self._frame_due is not None and now >= self._frame_due):
-                    self._render(view, now)
-            except Exception as e:  # never let one bad view or device kill the buttons
-                self._report(f"worker:{type(e).__name__}", f"hardware thread error: {e!r}")
-                log.exception("hardware thread error")
+            for t, key, level in batch:
+                self._guard(self._handle, t, key, level, view)
+            self._guard(self._run_timers, view)
+            now = time.monotonic()
+            if dirty or (self._frame_due is not None and now >= self._frame_due):
+                self._guard(self._render, view, now)
             with self._cond:
                 if self._waiters and self._quiet() and not self._dirty:
                     waiters, self._waiters = self._waiters, []
@@ -712,6 +710,14 @@ class Hardware:
                     waiters = []
             for event in waiters:
                 event.set()
+
+    def _guard(self, step: Callable[..., Any], *args: Any) -> None:
+        """Run one step of the worker; an error is reported, and the next step still runs."""
+        try:
+            step(*args)
+        except Exception as e:  # never let one bad view or edge stop the buttons
+            if self._report(f"worker:{type(e).__name__}", f"hardware thread error: {e!r}"):
+                log.exception("hardware thread error")
 
     def _emit(self, command: dict) -> None:
         try:

@@ -605,6 +605,21 @@ def test_failing_submit_is_reported_and_buttons_keep_working(factory, pins):
     assert len(reports) == 1 and "table gone" in reports[0]
 
 
+def test_malformed_view_is_reported_once_and_buttons_keep_working(factory, pins):
+    reports: list[str] = []
+    sink = Sink()
+    with Hardware(pins, sink, report=reports.append, pin_factory=factory) as hw:
+        broken = {"phase": "timer", "timer": {"running": True, "started_at": "soon",
+                                              "duration": 60}}
+        for _ in range(3):
+            hw.show(broken)
+            assert hw.refresh()
+        hw.turn(2)
+        hw.press("bid", 3)
+        assert sink.wait_for(3)[-1] == {"type": "bid", "seat": 3, "value": 2}
+    assert len(reports) == 1 and "hardware thread error" in reports[0]
+
+
 def test_close_twice_is_harmless_and_releases_the_pins(factory, pins):
     hw = Hardware(pins, Sink(), pin_factory=factory)
     hw.close()
