@@ -569,6 +569,122 @@ def _run_parser(sub) -> None:
     p.set_defaults(handler=_cmd_run)
 
 
+# ---------------------------------------------------------------- calibration
+
+
+def _cmd_calibration_markers(args: argparse.Namespace) -> int:
+    from .vision.markers import write_marker_sheets
+
+    try:
+        written = write_marker_sheets(args.out, args.paper)
+    except OSError as e:
+        raise UsageError(f"--out: cannot write into {args.out!r} ({e.strerror or e})") from None
+    for path in written:
+        print(f"wrote {path}")
+    print("print at 100 % and lay marker 0 at the north-west corner, 1 north-east, "
+          "2 south-east, 3 south-west (see the sheet)")
+    return EXIT_OK
+
+
+def _parse_pattern(text: str) -> tuple[int, int]:
+    try:
+        cols, rows = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--pattern: inner corners like 6x9, not {text!r}") from None
+    if cols < 2 or rows < 2:
+        raise UsageError(f"--pattern: at least 2x2 inner corners, not {text!r}")
+    return cols, rows
+
+
+def _calibration_photos(paths: Sequence[str]):
+    """Named pictures from files and folders; unreadable ones are named, not fatal."""
+    from .vision.sources import IMAGE_SUFFIXES, FrameSourceError, load_image
+
+    files: list[Path] = []
+    for text in paths:
+        p = Path(text)
+        if p.is_dir():
+            inside = sorted(f for f in p.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+            if not inside:
+                raise UsageError(f"PHOTOS: no pictures in the folder {text!r}")
+            files.extend(inside)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise UsageError(f"PHOTOS: {text!r} does not exist")
+    images, unreadable = [], {}
+    for f in files:
+        try:
+            images.append((str(f), load_image(f)))
+        except FrameSourceError as e:
+            unreadable[str(f)] = str(e)
+    return images, unreadable
+
+
+def _cmd_calibration_camera(args: argparse.Namespace) -> int:
+    from .vision.lens import LensError, calibrate
+    from .vision.markers import write_chessboard_sheets
+
+    if args.sheet:
+        for path in write_chessboard_sheets(args.sheet_dir, args.paper):
+            print(f"wrote {path}")
+        if not args.photos:
+            return EXIT_OK
+    if not args.photos:
+        raise UsageError("calibration camera: give PHOTOS of the chessboard (files or "
+                         "folders), or --sheet to print the chessboard first")
+    if args.square_mm <= 0:
+        raise UsageError(f"--square-mm: a positive size, not {args.square_mm}")
+    pattern = _parse_pattern(args.pattern)
+    images, unreadable = _calibration_photos(args.photos)
+    for name, why in unreadable.items():
+        print(f"skipped {name}: {why}", file=sys.stderr)
+    try:
+        result = calibrate(images, pattern, args.square_mm)
+    except LensError as e:
+        raise UsageError(str(e)) from None
+    for name, why in result.rejected.items():
+        print(f"skipped {name}: {why}", file=sys.stderr)
+    prof = result.profile
+    K, d = prof.camera_matrix, prof.dist_coeffs
+    print(f"{prof.views} views, {prof.image_size[0]}×{prof.image_size[1]}, "
+          f"reprojection error {prof.rms:.3f} px")
+    print(f"focal {K[0, 0]:.1f} × {K[1, 1]:.1f} px, centre ({K[0, 2]:.1f}, {K[1, 2]:.1f}), "
+          "distortion " + " ".join(f"{v:+.4f}" for v in d[:5]))
+    worst = sorted(result.per_view_error.items(), key=lambda kv: -kv[1])[:3]
+    print("worst views: " + ", ".join(f"{Path(n).name} {e:.2f} px" for n, e in worst))
+    try:
+        path = prof.save(args.out)
+    except OSError as e:
+        raise UsageError(f"--out: cannot write {args.out!r} ({e.strerror or e})") from None
+    print(f"wrote {path}")
+    return EXIT_OK
+
+
+def _calibration_parser(sub) -> None:
+    p = sub.add_parser("calibration", help="calibrate a table: corner markers, lens, colours")
+    csub = p.add_subparsers(dest="calibration", metavar="WHAT")
+    csub.required = True
+
+    q = csub.add_parser("markers", help="write the printable sheet of the four corner markers")
+    q.add_argument("--out", default="calibration", help="folder to write into "
+                                                        "(default: calibration/)")
+    q.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    q.set_defaults(handler=_cmd_calibration_markers)
+
+    q = csub.add_parser("camera", help="lens calibration from photos of the printed chessboard")
+    q.add_argument("photos", nargs="*", metavar="PHOTOS", help="pictures or folders of them")
+    q.add_argument("--out", default="calibration/lens.json", help="the lens profile to write")
+    q.add_argument("--pattern", default="6x9", help="inner corners, columns x rows (6x9)")
+    q.add_argument("--square-mm", type=float, default=24.0, help="square size in mm (24)")
+    q.add_argument("--sheet", action="store_true", help="write the chessboard sheet to print")
+    q.add_argument("--sheet-dir", default="calibration", help="where --sheet writes")
+    q.add_argument("--paper", choices=("a4", "letter"), default="a4")
+    q.set_defaults(handler=_cmd_calibration_camera)
+
+    # `calibration colours` (the per-table colour profile) is added here by the vision reader.
+
+
 # ---------------------------------------------------------------- the parser
 
 Handler = Callable[[argparse.Namespace], int]
@@ -609,6 +725,7 @@ def build_parser() -> argparse.ArgumentParser:
     _history_parser(sub)
     _verify_parser(sub)
     _run_parser(sub)
+    _calibration_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser
