@@ -54,17 +54,30 @@ A rejected command raises :class:`GameError`, whose message a player understands
 
 Events (JSON-able dicts; every one has ``"type"`` and ``"at"``)
 ---------------------------------------------------------------
-``game_set_up`` {players, rules, seed, deck_size, solo}; ``chip_revealed`` {round, chip, target,
-snapshot}; ``bid`` {seat, name, value, previous}; ``timer_started`` {reason: first_bid | no_bid |
-by_hand | solo | second_run, duration, ends_at}; ``timer_paused`` {remaining};
-``timer_resumed`` {remaining, ends_at}; ``timer_ended`` {run}; ``demonstration_started``
-{seat, name, bid}; ``moved`` {seat, move, moves_made, cost, robots, reached};
-``demonstration_succeeded`` {seat, name, bid, moves, route, by}; ``demonstration_failed``
-{seat, name, bid, reason, by}; ``bid_withdrawn`` {seat}; ``robots_reset`` {robots};
-``chip_won`` {seat, name, chip, face}; ``chip_returned`` {chip, reason}; ``round_over``
-{round, chip, winner, bids, optimum}; ``game_over`` {winners, scores}; ``robots_placed``
-{robots}; ``optimum`` {round, optimum}; ``undone`` {command}; ``resumed`` {shift};
-``corrected`` {what, by, reason, ...}; ``new_game`` {}.
+``game_set_up``              players, rules, seed, deck_size, solo, solo_runs, robots
+``chip_revealed``            round, chip, target {chip, color, shape, cell, robot}, snapshot
+``bid``                      seat, name, value, previous
+``timer_started``            reason (first_bid | no_bid | by_hand | solo | second_run),
+                             duration, ends_at, run
+``timer_paused``             remaining (solo: a solution is being shown)
+``timer_resumed``            remaining, ends_at (solo: it failed; she may look on)
+``timer_ended``              run
+``demonstration_started``    seat, name, bid
+``moved``                    seat, move, moves_made, cost, robots, reached
+``demonstration_succeeded``  seat, name, bid, moves, route, by
+``demonstration_failed``     seat, name, bid, reason, by, route
+``bid_withdrawn``            seat, name
+``robots_reset``             robots (back to the snapshot)
+``chip_won``                 seat, name, chip, face (up | down: solo)
+``chip_returned``            chip, reason
+``round_over``               round, chip, winner, winner_name, bids, optimum, route
+``game_over``                winners, names, scores
+``robots_placed``            robots
+``optimum``                  round, optimum
+``undone``                   command
+``resumed``                  shift
+``corrected``                what, by, reason, and what changed
+``new_game``                 (nothing more)
 
 Phases (``view()["phase"]``)
 ----------------------------
@@ -587,7 +600,8 @@ class Game:
                                 "reason": reason}]
         return events + self._end_round(at, None)
 
-    def _end_round(self, at: float, winner: int | None) -> list[Event]:
+    def _end_round(self, at: float, winner: int | None,
+                   route: list[str] | None = None) -> list[Event]:
         s, r = self.s, self.s.round
         assert r is not None
         record = {
@@ -596,6 +610,7 @@ class Game:
             "bids": [{"seat": b.seat, "name": self._name(b.seat), "value": b.value,
                       "status": b.status} for b in sorted(r.bids.values(), key=self._bid_key)],
             "optimum": r.optimum, "revealed_at": r.revealed_at, "ended_at": at,
+            "route": list(route) if route else None,
         }
         if s.solo:
             record["face"] = "up" if winner is not None else "down"
@@ -641,7 +656,7 @@ class Game:
         s.players[seat].won.append(r.chip)
         events.append({"type": "chip_won", "at": at, "seat": seat, "name": self._name(seat),
                        "chip": r.chip, "face": "up"})
-        return events + self._end_round(at, seat)
+        return events + self._end_round(at, seat, route)
 
     def _fail(self, at: float, reason: str, by: Any) -> list[Event]:
         s, r = self.s, self.s.round
@@ -651,7 +666,7 @@ class Game:
         events: list[Event] = [{"type": "demonstration_failed", "at": at, "seat": seat,
                                 "name": self._name(seat),
                                 "bid": bid.value if bid is not None else None,
-                                "reason": reason, "by": by}]
+                                "reason": reason, "by": by, "route": list(r.moves)}]
         if s.robots != r.snapshot:
             s.robots = dict(r.snapshot)
             events.append({"type": "robots_reset", "at": at, "robots": self._cells(s.robots)})
