@@ -10,7 +10,8 @@ Vocabulary first:
 * :class:`Space` — ``pink1``: one of six colours and a number 1–6; each pair is on the board once,
   so a space's name is also where it is.
 * :class:`Layout` — the 6×6 board, built from four 3×3 sections in any orientation; the layout
-  file (``micro-layout/1``) and its validation, which names every problem.
+  file and its validation, which names every problem (:func:`check_rows` for a board still
+  being entered).
 * :class:`Route` — a start and the spaces landed on, one per move.
 * :func:`shortest_route`, :func:`exact_lengths`, :func:`route_of_length` — the solver, with
   the exact set of move counts a route can have (see :class:`ExactLengths` for why it is exact).
@@ -18,6 +19,21 @@ Vocabulary first:
 * :func:`roll`, :func:`roll_target`, :func:`roll_via` — the two dice, with the re-roll rules.
 * :class:`MicroGame` — the game: commands in, events out, :meth:`MicroGame.view` for the page,
   in the manner of the classic :class:`companion.game.Game`.
+
+The layout file (``micro-layout/1``, JSON) lists the board's rows from the top, as the page
+draws it; each space is its colour and number::
+
+    {"format": "micro-layout/1", "name": "kitchen table",
+     "rows": [["yellow3", "yellow1", "white2", "blue5", "red5", "yellow5"], ... six rows]}
+
+or, instead of ``rows``, the four sections as printed (north-west, north-east, south-east,
+south-west; each three rows of three) and how far each is turned clockwise::
+
+    {"format": "micro-layout/1", "name": "…", "sections": [[[…], […], […]], …],
+     "rotations": [0, 90, 180, 270]}
+
+Every colour-number pair must appear exactly once; :class:`LayoutError` names each duplicate
+with its places and each missing pair.
 
 >>> layout = example_layout()
 >>> shortest_route(layout, Space.parse("pink 1"), Space.parse("white 2")).moves
@@ -402,6 +418,46 @@ def validate_grid(rows: Sequence[Sequence[Space]]) -> list[str]:
         problems.append(", ".join(missing) + (" is" if len(missing) == 1 else " are")
                         + " missing")
     return problems
+
+
+
+def check_rows(rows: Sequence[Sequence[str | Space | None]]) -> list[str]:
+    """The problems of a board still being entered (on the page, a tap at a time): six rows of
+    six names, ``None`` (or ``""``) where nothing is chosen yet. Bad names and duplicates are
+    named with their places; empty spaces are counted; when all are filled, what is missing is
+    named as :func:`validate_grid` does. Empty when the board is complete and valid."""
+    if isinstance(rows, str) or not isinstance(rows, Sequence) or len(rows) != SIZE or any(
+            isinstance(r, str) or not isinstance(r, Sequence) or len(r) != SIZE for r in rows):
+        return [f"the board is {SIZE} rows of {SIZE} spaces"]
+    problems: list[str] = []
+    grid: list[list[Space]] = []
+    empty = 0
+    seen: dict[Space, list[tuple[int, int]]] = {}
+    for i, row in enumerate(rows):
+        out = []
+        for j, raw in enumerate(row):
+            if raw is None or raw == "":
+                empty += 1
+                continue
+            try:
+                space = Space.parse(raw)
+            except SpaceError as e:
+                problems.append(f"row {i + 1} column {j + 1}: {e}")
+                continue
+            seen.setdefault(space, []).append((i, j))
+            out.append(space)
+        grid.append(out)
+    if empty or problems:
+        for space in ALL_SPACES:
+            places = seen.get(space, [])
+            if len(places) > 1:
+                at = ", ".join(f"row {i + 1} column {j + 1}" for i, j in places)
+                problems.append(f"{space.label} appears {len(places)} times ({at})"
+                                .replace("appears 2 times", "appears twice"))
+        if empty:
+            problems.append(f"{empty} space{'s' * (empty != 1)} still to fill")
+        return problems
+    return validate_grid(grid)
 
 
 # A board that fits the worked example of the rule sheet: from pink 1 the robot may go to

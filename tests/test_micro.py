@@ -23,6 +23,7 @@ from companion.micro import (
     Space,
     SpaceError,
     check_demonstration,
+    check_rows,
     exact_lengths,
     example_layout,
     parse_spaces,
@@ -883,3 +884,22 @@ def test_resume_does_not_count_the_time_spent_off():
     g.apply({"type": "call", "at": 30, "seat": 0, "number": 4})
     g.apply({"type": "undo", "at": 31})
     assert g.next_deadline() == 31 + 120
+
+
+def test_a_board_being_entered_reports_bad_names_duplicates_and_what_is_left():
+    rows = [[None] * 6 for _ in range(6)]
+    rows[0][0] = "pink1"
+    rows[2][3] = "pink 1"
+    rows[4][4] = "gold2"
+    assert check_rows(rows) == [
+        "row 5 column 5: 'gold2' is not a space: 'gold' is not a colour (blue, yellow, green, "
+        "red, pink, white)",
+        "pink 1 appears twice (row 1 column 1, row 3 column 4)",
+        "33 spaces still to fill",
+    ]
+    full = grid_names(EXAMPLE)
+    assert check_rows(full) == []
+    full[5][5] = "white2"
+    assert check_rows(full) == ["white 2 appears twice (row 1 column 3, row 6 column 6)",
+                                "white 4 is missing"]
+    assert check_rows([["pink1"]]) == ["the board is 6 rows of 6 spaces"]
