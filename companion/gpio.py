@@ -258,6 +258,9 @@ class _Reader:
         value = table.get(key.rsplit(".", 1)[-1])
         if value is None:
             raise self.fail(key, "missing")
+        return self.gpio(value, key)
+
+    def gpio(self, value: Any, key: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value not in HEADER_GPIOS:
             raise self.fail(key, f"{value!r} is not a BCM GPIO number on the header (0..27)")
         return value
@@ -268,7 +271,7 @@ class _Reader:
         if not isinstance(value, list) or not minimum <= len(value) <= maximum:
             span = str(minimum) if minimum == maximum else f"{minimum}..{maximum}"
             raise self.fail(key, f"must be a list of {span} BCM GPIO numbers, not {value!r}")
-        return tuple(self.pin({"p": v}, f"{key}[{i}].p") for i, v in enumerate(value))
+        return tuple(self.gpio(v, f"{key}[{i}]") for i, v in enumerate(value))
 
     def number(self, table: Mapping[str, Any], key: str, default: float, *, low: float,
                high: float, integer: bool = False) -> float:

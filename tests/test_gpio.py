@@ -170,6 +170,7 @@ def test_pin_collision_is_rejected_naming_both_uses():
     (lambda d: d["buzzer"].update(sound="loud"), "buzzer.sound: must be one of none, some, all"),
     (lambda d: d["display"].update(pins=[23, 24, 25]), "display.pins: must be a list of 4"),
     (lambda d: d.pop("start"), r"\[start\]: missing section"),
+    (lambda d: d["hourglass"].update(pins=[7, 5, "6"]), r"hourglass.pins\[2\]: '6' is not a BCM"),
 ])
 def test_bad_pin_map_is_rejected_naming_the_key(change, message):
     data = tomllib.loads(DEFAULT_PINS.read_text())
@@ -519,6 +520,34 @@ def test_buzzer_sounds_the_timer_start_and_the_verdict(rig):
     hw.show(view("round_over", verdict="failure"))
     assert hw.refresh()
     assert any(s.state == 0.5 for s in buzzer.states)
+
+
+class RecordingPin(MockPWMPin):
+    """A PWM pin that keeps every frequency it was set to (the notes a buzzer played)."""
+
+    def __init__(self, factory, info):
+        super().__init__(factory, info)
+        self.notes: list[float] = []
+
+    def _set_frequency(self, value):
+        super()._set_frequency(value)
+        if value is not None:
+            self.notes.append(round(value))
+
+
+def test_buzzer_cues_start_ten_seconds_left_and_time_up_once_each(factory, pins):
+    buzzer = factory.pin(pins.buzzer.pin, pin_class=RecordingPin)
+    clock = FakeClock()
+    with Hardware(pins, Sink(), clock=clock, pin_factory=factory) as hw:
+        hw.show(view("timer", running=True))
+        for t in (0.0, 20.0, 50.2, 50.4, 55.0, 60.0, 60.1, 61.0):
+            clock.t = START + t
+            assert hw.refresh()
+    # A5 = 880 Hz on start, E5 = 659 Hz at 10 s left, A4 = 440 Hz at time up; a newer cue
+    # may cut the one before short (the fake clock runs faster than the tunes)
+    notes = [n for n in buzzer.notes if n in (880, 659, 440)]
+    assert notes[0] == 880 and notes[-1] == 440
+    assert notes.count(880) == 1 and notes.count(440) == 1 and 659 in notes
 
 
 def test_sound_level_none_keeps_the_buzzer_silent(rig, pins):
