@@ -367,6 +367,17 @@ def test_a_damaged_page_is_reported_and_the_file_left_untouched(tmp_path):
     assert 0 <= kept <= n
 
 
+def test_a_truncated_file_is_reported_and_left_untouched(tmp_path):
+    db = tmp_path / "j.db"
+    _journal_with_rounds(db)
+    with db.open("r+b") as f:
+        f.truncate(db.stat().st_size // 2)
+    before = _digest(db)
+    with pytest.raises(JournalError, match="damaged"):
+        Store(db, now=0.0)
+    assert _digest(db) == before
+
+
 def test_a_flipped_bit_in_a_row_is_found_and_the_prefix_recovered(tmp_path):
     db = tmp_path / "j.db"
     n = _journal_with_rounds(db)
