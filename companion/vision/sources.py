@@ -269,12 +269,14 @@ class OpenCVSource(FrameSource):
         assert self._cap is not None and self._worker is not None
         cap = self._cap
         try:
-            ok, img = self._worker.call(cap.read, self.timeout)
+            # OpenCV's own read timeout (set at open) usually fires first and returns cleanly;
+            # the worker's deadline is the backstop for drivers that ignore it
+            ok, img = self._worker.call(cap.read, self.timeout + 1.0)
         except TimeoutError:
             self._abandon()
             raise FrameSourceError(
-                f"{self.name}: no frame within {self.timeout:g} s (camera unplugged or stream "
-                "stalled?)") from None
+                f"{self.name}: no frame within {self.timeout + 1.0:g} s (camera unplugged or "
+                "stream stalled?)") from None
         t = time.monotonic()
         if not ok or img is None:
             if self.is_file:
@@ -284,7 +286,9 @@ class OpenCVSource(FrameSource):
                     if ok and img is not None:
                         return _check_image(img, self.name), time.monotonic(), None
                 raise EndOfFrames(f"{self.name}: end of video after {self._index} frames")
-            raise FrameSourceError(f"{self.name}: the camera gave no frame (unplugged?)")
+            what = "the camera gave no frame (unplugged?)" if self.is_device else \
+                "the stream gave no frame (stalled or ended)"
+            raise FrameSourceError(f"{self.name}: {what}")
         return _check_image(img, self.name), t, None
 
     def _abandon(self) -> None:
