@@ -463,14 +463,14 @@ def check_rows(rows: Sequence[Sequence[str | Space | None]]) -> list[str]:
 # A board that fits the worked example of the rule sheet: from pink 1 the robot may go to
 # blue 1 or yellow 1 (its column) or pink 6 (its row); from pink 6 on to blue 6 or white 6
 # (the row) or pink 4 (the column); and pink 1 → pink 6 → white 6 → red 6 → red 2 → white 2
-# is a route of five moves (and the shortest).
+# is a route of five moves (and the shortest). Every space can reach every other.
 _EXAMPLE_ROWS = (
-    ("yellow3", "yellow1", "white2", "blue5", "red5", "yellow5"),
-    ("pink4", "red3", "red1", "green1", "green6", "green3"),
-    ("white3", "yellow4", "pink2", "pink5", "pink3", "blue4"),
-    ("pink6", "pink1", "blue6", "blue3", "white6", "yellow2"),
-    ("white1", "blue1", "red4", "yellow6", "green2", "white5"),
-    ("green5", "green4", "red2", "blue2", "red6", "white4"),
+    ("green2", "yellow1", "white2", "red3", "blue5", "yellow6"),
+    ("pink4", "blue4", "blue3", "pink3", "blue2", "pink2"),
+    ("yellow2", "green4", "green1", "red5", "red4", "green6"),
+    ("pink6", "pink1", "blue6", "white4", "white6", "white3"),
+    ("green5", "blue1", "pink5", "red1", "yellow5", "green3"),
+    ("yellow4", "yellow3", "red2", "white1", "red6", "white5"),
 )
 
 
@@ -1044,9 +1044,11 @@ class MicroGame:
         }
 
     def summary(self) -> dict[str, Any]:
-        """What history keeps of this game: players, VP, winners, every finished round."""
+        """What history keeps of this game: players, VP, winners, every finished round (with
+        the classic summary's keys ``rules`` and ``chips`` too, so one history lists both)."""
         s = self.s
-        return {"game": "micro-robots", "players": list(s.players), "vp": list(s.vp),
+        return {"game": "micro-robots", "rules": "micro-robots", "players": list(s.players),
+                "vp": list(s.vp), "chips": list(s.vp),
                 "phase": s.phase, "winners": list(s.winners), "end_reason": s.end_reason,
                 "options": s.options.to_dict(), "rounds": [dict(r) for r in s.rounds]}
 

@@ -120,12 +120,13 @@ def test_solve_bad_spaces_exit_2_with_the_option_named(capsys, layout_file, argv
 
 def test_a_bad_layout_file_exits_2_and_names_the_problem(capsys, tmp_path):
     rows = [[s.name for s in row] for row in example_layout().rows]
-    rows[0][0] = "pink1"  # pink 1 twice, yellow 3 gone
+    gone = example_layout().at(0, 0)
+    rows[0][0] = "pink1"  # pink 1 twice, the corner's space gone
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "micro-layout/1", "name": "bad", "rows": rows}))
     code, out, err = run(capsys, "micro", "solve", str(path), "--from", "pink1", "--to", "white2")
     assert code == 2 and out == ""
-    assert "pink 1 appears twice" in err and "yellow 3 is missing" in err
+    assert "pink 1 appears twice" in err and f"{gone.label} is missing" in err
     code, _, err = run(capsys, "micro", "show", str(path))
     assert code == 2 and "pink 1 appears twice" in err
     code, _, err = run(capsys, "micro", "solve", str(tmp_path / "none.json"), "--from", "pink1",

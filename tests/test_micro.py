@@ -899,7 +899,15 @@ def test_a_board_being_entered_reports_bad_names_duplicates_and_what_is_left():
     ]
     full = grid_names(EXAMPLE)
     assert check_rows(full) == []
+    gone = EXAMPLE.at(5, 5)
     full[5][5] = "white2"
     assert check_rows(full) == ["white 2 appears twice (row 1 column 3, row 6 column 6)",
-                                "white 4 is missing"]
+                                f"{gone.label} is missing"]
     assert check_rows([["pink1"]]) == ["the board is 6 rows of 6 spaces"]
+
+
+def test_on_the_example_board_every_target_can_be_reached_from_every_start():
+    for start in ALL_SPACES:
+        for target in ALL_SPACES:
+            if start != target:
+                assert exact_lengths(EXAMPLE, start, target).possible, (start, target)
