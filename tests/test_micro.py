@@ -523,6 +523,9 @@ def test_the_same_commands_at_the_same_times_give_the_same_game():
         g = new_game(expert=True)
         runs.append([g.apply(c) for c in script])
     assert runs[0] == runs[1]
+    assert json.loads(json.dumps(runs[0])) == runs[0]  # events are plain JSON
+    assert json.loads(json.dumps(g.view())) == g.view()
+    assert json.loads(json.dumps(g.summary())) == g.summary()
 
 
 def test_the_first_call_demonstrates_and_others_wait():
