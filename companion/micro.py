@@ -926,7 +926,12 @@ class MicroGame:
     ``target_rerolled`` {reason: stall | agreed}, ``demonstration_started``, ``landed``,
     ``demonstration_succeeded``, ``demonstration_failed``, ``chip_won``, ``chip_given``,
     ``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``resumed``, ``new_game``.
-    A refused command raises :class:`MicroGameError`; nothing changes.
+    A refused command raises :class:`MicroGameError` and changes nothing but what time itself
+    did first (its ``events``).
+
+    Phases (``view()["phase"]``): ``setup`` (no game) → ``idle`` (set up, no dice rolled) →
+    ``round`` (a target out, the hourglass running) → ``demonstrating`` → ``round_over`` →
+    (roll) ``round`` … → ``game_over``.
     """
 
     def __init__(self, rng: random.Random | None = None) -> None:
@@ -946,7 +951,8 @@ class MicroGame:
 
     def apply(self, command: Command) -> list[Event]:
         """Apply one command; the events it caused (time events due first). Raises
-        :class:`MicroGameError` with a reason for the players; the game is then unchanged."""
+        :class:`MicroGameError` with a reason for the players; the game is then unchanged but
+        for what time did before the command (the error's ``events``)."""
         if not isinstance(command, Mapping):
             raise MicroGameError("a command is an object with a 'type'")
         kind = command.get("type")
