@@ -376,6 +376,33 @@ def _cmd_micro_solve(args: argparse.Namespace) -> int:
     return EXIT_OK if found else EXIT_NO
 
 
+def _cmd_micro_check(args: argparse.Namespace) -> int:
+    from .micro import SpaceError, check_demonstration, exact_lengths, parse_spaces
+
+    layout = _micro_layout(args.layout)
+    start = _micro_space("--from", args.start)
+    target = _micro_space("--to", args.target)
+    via = _micro_space("--via", args.via)
+    if args.call < 1:
+        raise UsageError(f"--call: a number of moves from 1, not {args.call}")
+    try:
+        landings = parse_spaces(args.route)
+    except SpaceError as e:
+        raise UsageError(f"--route: {e}") from None
+    verdict = check_demonstration(layout, start, target, args.call, landings, via,
+                                  finished=True)
+    possible = args.call in exact_lengths(layout, start, target, via)
+    if args.json:
+        print(json.dumps({**verdict.to_json(), "called": args.call, "possible": possible}))
+    else:
+        print(("success: " if verdict.success else "failed: ")
+              + (verdict.reason or f"{target} in exactly {args.call} moves"))
+        if not verdict.success:
+            print(f"{args.call} moves " + ("were" if possible else "were not")
+                  + " possible")
+    return EXIT_OK if verdict.success else EXIT_NO
+
+
 def _cmd_micro_example(args: argparse.Namespace) -> int:
     from .micro import example_layout
 
@@ -406,6 +433,17 @@ def _micro_parser(sub) -> None:
     q.add_argument("--exact", type=int, help="find a route of exactly this many moves")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(handler=_cmd_micro_solve)
+
+    q = msub.add_parser("check", help="judge a demonstration: the called number and the "
+                        "spaces landed on")
+    q.add_argument("layout", help="layout file (micro-layout/1), or - for standard input")
+    q.add_argument("--from", dest="start", required=True, help="start space, like pink1")
+    q.add_argument("--to", dest="target", required=True, help="target space, like white2")
+    q.add_argument("--via", help="intermediate target to land on first (expert variant)")
+    q.add_argument("--call", type=int, required=True, help="the number of moves called")
+    q.add_argument("--route", required=True, help='the landings, like "pink6, white6, red6"')
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(handler=_cmd_micro_check)
 
     q = msub.add_parser("example", help="print a valid example layout file")
     q.add_argument("--name", help="the layout's name in the file")

@@ -156,3 +156,42 @@ def test_the_installed_command_solves(tmp_path, layout_file):
         capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "exactly 7 moves:" in proc.stdout
+
+
+def test_check_judges_the_worked_example_demonstration(capsys, layout_file):
+    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+                       "white2", "--call", "5", "--route", "pink 6, white 6, red 6, red 2, white 2")
+    assert code == 0 and out == "success: white2 in exactly 5 moves\n"
+
+
+def test_check_says_why_a_demonstration_fails_and_whether_the_call_was_possible(
+        capsys, layout_file):
+    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+                       "white2", "--call", "6", "--route", "pink6 white6 red6 red2 white2",
+                       "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["success"] is False and data["possible"] is True
+    assert data["reason"] == "stopped after 5 of the 6 moves called"
+    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+                       "white2", "--call", "2", "--route", "pink6 white2")
+    assert code == 1
+    assert out.splitlines() == ["failed: move 2: white2 is not in the same row or column as "
+                                "pink6", "2 moves were not possible"]
+
+
+def test_check_with_an_intermediate_target(capsys, layout_file):
+    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+                       "white2", "--via", "pink4", "--call", "5", "--route",
+                       "pink6 white6 red6 red2 white2")
+    assert code == 1 and "without landing on the intermediate target pink4" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--call", "0", "--route", "pink6"], "--call"),
+    (["--call", "2", "--route", "pink6 plum2"], "--route: 'plum2'"),
+])
+def test_check_bad_input_exits_2(capsys, layout_file, argv, words):
+    code, out, err = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+                         "white2", *argv)
+    assert code == 2 and out == "" and words in err
