@@ -390,6 +390,7 @@ def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 
 __all__ = [
     "ARUCO_DICT", "CHESSBOARD_PATTERN", "CHESSBOARD_SQUARE_MM", "CORNER_NAMES", "INNER_CORNER",
-    "PAPERS", "Sheet", "chessboard_sheet", "detect_markers", "marker_bits", "marker_sheet",
+    "PAPERS", "Line", "Rect", "Sheet", "Text", "chessboard_sheet", "detect_markers", "marker_bits",
+    "marker_sheet",
     "write_chessboard_sheets", "write_marker_sheets", "write_sheet",
 ]
