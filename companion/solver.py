@@ -61,6 +61,7 @@ DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
+DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
 _U8 = np.uint64(255)
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
@@ -306,21 +307,29 @@ class _Runs:
         return found
 
 
+_COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
+_OTHERS = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))
+_OTHER_X = (1, 0, 0)  # the two other helpers of each helper, in order
+_OTHER_Y = (2, 2, 1)
+_COMB32 = [c.astype(np.int32) for c in _COMB[:4]]
+
+
 class _Closed:
     """Positions already expanded, and at which cost (for reading the route back).
 
-    Keys without ricochet bits go to a bitset by rank when the robots' layout allows one (four
-    robots), with their keys kept per cost; everything else to :class:`_Runs`. Under strict
+    Small searches keep everything in :class:`_Runs`. Once a search grows past
+    ``DENSE_AFTER`` positions, and when the robots' layout allows one (four robots), keys
+    without ricochet bits move to a bitset by rank, with their keys kept per cost. Under strict
     must-ricochet a position whose active robot has not turned yet counts as seen when the same
     robots were already expanded *with* a turn: that one is at least as good."""
 
-    def __init__(self, layout: _Layout, use_dense: bool) -> None:
+    def __init__(self, layout: _Layout, allow_dense: bool) -> None:
         self.layout = layout
         self.runs = _Runs()
+        self.allow_dense = allow_dense
         self.dense: np.ndarray | None = None
         self.by_cost: dict[int, list[np.ndarray]] = {}
-        if use_dense:
-            self.dense = np.zeros((layout.dense_bits + 7) // 8, np.uint8)
+        self.count = 0
 
     @property
     def nbytes(self) -> int:
@@ -329,51 +338,77 @@ class _Closed:
             n += self.dense.nbytes + sum(a.nbytes for v in self.by_cost.values() for a in v)
         return n
 
-    def _dense_test(self, keys: np.ndarray) -> np.ndarray:
+    def dense_test_rank(self, rank: np.ndarray) -> np.ndarray:
         assert self.dense is not None
-        rank = self.layout.rank(keys)
-        return (self.dense.take(rank >> 3) >> (rank & 7).astype(np.uint8)) & 1 == 1
+        byte = self.dense.take(rank >> 3)
+        byte >>= (rank & 7).astype(np.uint8)
+        byte &= 1
+        return byte.view(bool)
+
+    def _low_test(self, keys: np.ndarray) -> np.ndarray:
+        """Membership of keys without ricochet bits."""
+        if self.dense is not None:
+            return self.dense_test_rank(self.layout.rank(keys))
+        return self.runs.contains(keys)
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         lay = self.layout
         if not lay.strict:
-            return self._dense_test(keys) if self.dense is not None else self.runs.contains(keys)
+            return self._low_test(keys)
         flag = keys >> lay.flag_shift
-        done = np.flatnonzero(flag == 0)
         rest = np.flatnonzero(flag != 0)
+        if rest.size == 0:
+            return self._low_test(keys)
+        done = np.flatnonzero(flag == 0)
         out = np.zeros(keys.size, bool)
         if done.size:
-            kd = keys.take(done)
-            out[done] = self._dense_test(kd) if self.dense is not None else \
-                self.runs.contains(kd)
-        if rest.size:
-            kr = keys.take(rest)
-            seen = self.runs.contains(kr)
-            pos = kr & lay.pos_mask
-            seen |= self._dense_test(pos) if self.dense is not None else self.runs.contains(pos)
-            out[rest] = seen
+            out[done] = self._low_test(keys.take(done))
+        kr = keys.take(rest)
+        seen = self.runs.contains(kr)
+        seen |= self._low_test(kr & lay.pos_mask)
+        out[rest] = seen
         return out
 
     def add(self, keys: np.ndarray, g: int) -> None:
         """Add sorted, distinct keys expanded at cost ``g``."""
+        self.count += keys.size
         if self.dense is None:
             self.runs.add(keys, g)
+            if self.allow_dense and self.count > DENSE_AFTER:
+                self._densify()
             return
         if self.layout.strict:
-            flag = keys >> self.layout.flag_shift
-            low = keys.take(np.flatnonzero(flag == 0))
-            self.runs.add(keys.take(np.flatnonzero(flag != 0)), g)
-        else:
-            low = keys
+            split = int(np.searchsorted(keys, np.uint64(1) << self.layout.flag_shift))
+            self.runs.add(keys[split:], g)
+            keys = keys[:split]
+        self._dense_add(keys, g)
+
+    def _dense_add(self, low: np.ndarray, g: int) -> None:
         if low.size == 0:
             return
+        assert self.dense is not None
         rank = self.layout.rank(low)  # sorted keys have increasing ranks
         byte = rank >> 3
         bit = np.left_shift(np.uint8(1), (rank & 7).astype(np.uint8))
         starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
         self.dense[byte.take(starts)] |= np.bitwise_or.reduceat(bit, starts)
-        small = low.astype(np.uint32) if self.layout.key_bits <= 32 else low
+        small = low.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else low
         self.by_cost.setdefault(g, []).append(small)
+
+    def _densify(self) -> None:
+        """Move the keys without ricochet bits from the runs to a new bitset."""
+        self.dense = np.zeros((self.layout.dense_bits + 7) // 8, np.uint8)
+        limit = np.uint64(1) << (self.layout.flag_shift + np.uint64(8))
+        old, self.runs = self.runs.runs, _Runs()
+        entries = np.sort(np.concatenate(old)) if old else np.zeros(0, np.uint64)
+        split = int(np.searchsorted(entries, limit))
+        for run_g in np.unique(entries[:split] & _U8):
+            ent = entries[:split]
+            keys = ent[(ent & _U8) == run_g] >> np.uint64(8)
+            self._dense_add(keys, int(run_g))
+        rest = entries[split:]
+        for run_g in np.unique(rest & _U8):
+            self.runs.add(rest[(rest & _U8) == run_g] >> np.uint64(8), int(run_g))
 
     def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
         found = self.runs.contains_at(keys, g)
@@ -406,6 +441,10 @@ class _Layout:
     dense_bits: int = field(init=False)
     _comb: list[np.ndarray] = field(init=False)
 
+    @property
+    def n_robots(self) -> int:
+        return len(self.names)
+
     def __post_init__(self) -> None:
         r = len(self.names)
         self.flag_shift = np.uint64(8 * r)
@@ -415,7 +454,7 @@ class _Layout:
         for g in self.groups:
             total *= comb(self.n_cells, len(g))
         self.dense_bits = total
-        self._comb = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
+        self._comb = _COMB
 
     def rank(self, keys: np.ndarray) -> np.ndarray:
         """A dense number for each key's robots (the ricochet bits ignored), increasing with the
@@ -485,6 +524,7 @@ class _Batch:
     h: np.ndarray | int
     parent: np.ndarray | None = None  # trace mode: index of the parent in the chunk
     new: np.ndarray | None = None  # trace mode: where the moving robot stopped
+    checked: bool = False  # the keys are already known not to be expanded
     slot: int = 0
     option: int = 0
 
@@ -512,6 +552,8 @@ class _Search:
                       for s in range(len(lay.names))]
         self.uniform = all(t.uniform_cost() for t in self.tables)
         self.lenient = self.rules.ricochet == "lenient"
+        self.fast = self._is_fast()
+        self.nc3 = comb(self.board.size, 3)  # fast path: rank = active * C(n, 3) + helpers'
         self.expanded = 0
         self.goals: list[tuple[int, int]] = []  # (cost, key)
         self.pruned = False  # a position was left out for costing more than max_cost
@@ -602,7 +644,123 @@ class _Search:
                 else:
                     ccells = [new if s == r else cells[s].take(sel) for s in range(r_count)]
                     h = self.estimate(ccells).astype(np.int64)
-                yield _Batch(child, cost, h, sel if trace else None, new if trace else None, r, o)
+                yield _Batch(child, cost, h, parent=sel if trace else None,
+                             new=new if trace else None, slot=r, option=o)
+
+    # -- the fast path: one active robot and three helpers that move alike
+    def _is_fast(self) -> bool:
+        lay = self.layout
+        return (lay.active == 3 and lay.groups == [[0, 1, 2], [3]]
+                and len({id(t) for t in self.tables}) == 1 and self.uniform
+                and self.tables[0].n_options == 4)
+
+    def _expand(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
+        """All moves from a sorted chunk: the fast path for positions whose active robot has
+        turned (or no ricochet rule), the general one for the rest."""
+        if not self.fast:
+            yield from self.successors(keys, g)
+            return
+        if self.layout.strict:
+            split = int(np.searchsorted(keys, np.uint64(1) << np.uint64(32)))
+            if split:
+                yield from self._fast_successors(keys[:split], g, f)
+            if split < keys.size:
+                yield from self.successors(keys[split:], g)
+            return
+        yield from self._fast_successors(keys, g, f)
+
+    def _fast_successors(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
+        """All 16 moves of all positions at once, for the layout (three sorted helpers in
+        bytes 0-2, the active robot in byte 3, no ricochet bits). Small integer types
+        throughout: this loop is memory-bound."""
+        t = self.tables[0]
+        n = keys.size
+        k32 = keys.astype("<u4")
+        cells = k32.view(np.uint8).reshape(n, 4).T.copy()  # (slot, n) uint8
+        base = cells.astype(np.intp) << 8
+        # the first robot on each path, for all four directions at once: the tables hold the
+        # four directions' bytes in one uint32
+        pairs = np.empty((4, 3, n), np.intp)
+        for r in range(4):
+            for k, j in enumerate(_OTHERS[r]):
+                np.bitwise_or(base[r], cells[j], out=pairs[r, k])
+        packed = t.hit_packed.take(pairs)
+        first = np.minimum(packed[:, 0].view(np.uint8), packed[:, 1].view(np.uint8))
+        np.minimum(first, packed[:, 2].view(np.uint8), out=first)
+        first -= 1
+        np.minimum(first, t.nat_packed.take(cells).view(np.uint8), out=first)
+        stop = first.view("<u4")  # (mover, n): the stopping step of each direction
+        flat = np.empty((4, 4, n), np.intp)  # (mover, option, n)
+        byte = np.empty((4, n), np.uint32)
+        for o in range(4):
+            np.right_shift(stop, np.uint32(8 * o), out=byte)
+            byte &= np.uint32(255)
+            np.bitwise_or(base, byte, out=flat[:, o])
+            flat[:, o] += o << 16
+        codes = t.end_flat.take(flat)
+        ok = (codes & OK_BIT).astype(bool)
+        dense = self.closed.dense
+        # helper moves: re-sort the three helpers; the estimate does not change
+        parts: list[list[np.ndarray]] = [[], [], [], []]
+        for r in range(3):
+            for o in range(4):
+                sel = np.flatnonzero(ok[r, o])
+                if sel.size == 0:
+                    continue
+                parts[0].append((codes[r, o].take(sel) & 255).astype(np.uint8))
+                parts[1].append(cells[_OTHER_X[r]].take(sel))
+                parts[2].append(cells[_OTHER_Y[r]].take(sel))
+                parts[3].append(cells[3].take(sel))
+        if parts[0]:
+            v, x, y, act = (np.concatenate(p) for p in parts)
+            a = np.minimum(x, v)
+            c = np.maximum(y, v)
+            np.minimum(v, y, out=v)
+            b = np.maximum(x, v, out=v)
+            if dense is not None:
+                rank = act.astype(np.int32) * np.int32(self.nc3)
+                rank += a
+                rank += _COMB32[2].take(b)
+                rank += _COMB32[3].take(c)
+                fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
+                act, a, b, c = act.take(fresh), a.take(fresh), b.take(fresh), c.take(fresh)
+            child = act.astype(np.uint32) << np.uint32(24)
+            child |= c.astype(np.uint32) << np.uint32(16)
+            child |= b.astype(np.uint32) << np.uint32(8)
+            child |= a
+            child = child.astype(np.uint64)
+            if dense is None:
+                child = child.take(np.flatnonzero(~self.closed.runs.contains(child)))
+            yield _Batch(child, 1, -1, checked=True)
+        # active moves: the helpers stay sorted; the estimate is the new cell's
+        vs, pars = [], []
+        for o in range(4):
+            sel = np.flatnonzero(ok[3, o])
+            if sel.size:
+                vs.append((codes[3, o].take(sel) & 255).astype(np.uint8))
+                pars.append(sel)
+        if vs:
+            v, par = np.concatenate(vs), np.concatenate(pars)
+            if not (self.lenient and g == 0):
+                hits = np.flatnonzero(v == self.target)
+                if hits.size:
+                    p0 = int(par[hits[0]])
+                    self.goals.append((g + 1, (self.target << 24) | (int(k32[p0]) & 0xFFFFFF)))
+            if dense is not None:
+                tri = cells[0].astype(np.int32)
+                tri += _COMB32[2].take(cells[1])
+                tri += _COMB32[3].take(cells[2])
+                rank = v.astype(np.int32) * np.int32(self.nc3)
+                rank += tri.take(par)
+                fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
+                v, par = v.take(fresh), par.take(fresh)
+            child = v.astype(np.uint32) << np.uint32(24)
+            child |= k32.take(par) & np.uint32(0xFFFFFF)
+            child = child.astype(np.uint64)
+            if dense is None:
+                fresh = np.flatnonzero(~self.closed.runs.contains(child))
+                v, child = v.take(fresh), child.take(fresh)
+            yield _Batch(child, 1, self.dist[3].take(v).astype(np.int64), checked=True)
 
     # -- the main loop
     def run(self) -> Solution:
@@ -653,10 +811,10 @@ class _Search:
                     return self._stopped(stop, f, best)
                 chunk = keys[lo:lo + CHUNK]
                 self.expanded += chunk.size
-                for b in self.successors(chunk, g):
+                for b in self._expand(chunk, g, f):
                     gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
                     h = (f - g) if isinstance(b.h, int) and b.h < 0 else b.h
-                    self._push(open_, sizes, b.keys, gc, h)
+                    self._push(open_, sizes, b.keys, gc, h, b.checked)
                 if self.goals:
                     c, k = min(self.goals)
                     self.goals.clear()
@@ -685,10 +843,12 @@ class _Search:
         moves = self._route(best[1], best[0], start_key)
         return Solution("solved", tuple(moves), best[0], best[0], None, self.expanded)
 
-    def _push(self, open_: dict, sizes: dict, keys: np.ndarray, gc: Any, h: Any) -> None:
+    def _push(self, open_: dict, sizes: dict, keys: np.ndarray, gc: Any, h: Any,
+              checked: bool = False) -> None:
         if keys.size == 0:
             return
-        fresh = np.flatnonzero(~self.closed.contains(keys))
+        fresh = np.arange(keys.size) if checked else \
+            np.flatnonzero(~self.closed.contains(keys))
         if fresh.size == 0:
             return
         if fresh.size < keys.size:

@@ -158,7 +158,25 @@ class KindTables:
     end: np.ndarray  # (O, 65536) uint16
     cost: np.ndarray  # (O, 256) uint8
     axis: np.ndarray  # (O, 256) uint8: the start direction's axis (1: horizontal)
-    distance: np.ndarray = field(default_factory=lambda: np.zeros(0))  # filled per target
+    _hit_packed: np.ndarray | None = field(default=None, repr=False)
+    _nat_packed: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def hit_packed(self) -> np.ndarray:
+        """``hit`` of four options in one uint32 per pair of cells (option o in byte o)."""
+        if self._hit_packed is None:
+            self._hit_packed = np.ascontiguousarray(self.hit[:4].T).view("<u4").reshape(-1)
+        return self._hit_packed
+
+    @property
+    def nat_packed(self) -> np.ndarray:
+        if self._nat_packed is None:
+            self._nat_packed = np.ascontiguousarray(self.nat[:4].T).view("<u4").reshape(-1)
+        return self._nat_packed
+
+    @property
+    def end_flat(self) -> np.ndarray:
+        return self.end.reshape(-1)
 
     @property
     def n_options(self) -> int:
