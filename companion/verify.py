@@ -1015,10 +1015,45 @@ def read_observation_log(path: str | Path) -> list[tuple[float, dict[str, str] |
 
 
 def frame_observations(
-    path: str | Path, position: Position
-) -> Iterator[tuple[float, dict[str, Cell] | None]]:
+    path: str | Path, position: Position, *, stable: int = 3
+) -> Iterator[tuple[float, dict[str, str] | None]]:
     """Stable observations from a video file or a folder of frames, through the camera
-    pipeline (frame source → reader → tracker)."""
-    raise ValueError(
-        f"{str(path)!r}: reading frames needs the camera tracker, which is not part of this "
-        "build yet; give a .jsonl observation log instead")
+    pipeline: frame source → reader → tracker (a state counts once ``stable`` frames in a row
+    agree on it). A hidden or unreadable board gives one ``None`` per spell. Times are seconds
+    since the first frame. A source that cannot be read raises ``ValueError``."""
+    from .vision.locate import VisionError
+    from .vision.read import Reader
+    from .vision.sources import EndOfFrames, FrameSourceError, open_source
+    from .vision.track import Tracker
+
+    tiles = list(position.board.tiles) if position.board.tiles else None
+    reader = Reader(tiles=tiles, read_chip=False)
+    tracker = Tracker(stable=stable)
+    try:
+        source = open_source(str(path))
+    except (FrameSourceError, ValueError) as e:
+        raise ValueError(str(e)) from None
+    t0: float | None = None
+    hidden = False
+    with source:
+        while True:
+            try:
+                frame = source.read()
+            except EndOfFrames:
+                return
+            except FrameSourceError as e:
+                raise ValueError(str(e)) from None
+            t0 = frame.t if t0 is None else t0
+            try:
+                event = tracker.observe(reader.read(frame.image))
+            except VisionError as e:
+                event = tracker.update(None, error=str(e))
+            at = round(frame.t - t0, 3)
+            if event.kind == "accepted":
+                hidden = False
+                yield at, event.state
+            elif event.kind == "steady":
+                hidden = False
+            elif event.kind in ("occluded", "unseen") and not hidden:
+                hidden = True
+                yield at, None
