@@ -239,7 +239,8 @@ class MoveFinder:
         h0 = self._bound(start, goal)
         expanded = 0
         for bound in range(max(h0, min_cost, 1), max_cost + 1):
-            found, n, exhausted = self._search(start, goal, bound, node_budget - expanded, limit)
+            found, n, exhausted = self._search(start, goal, bound, node_budget - expanded, limit,
+                                               min_cost)
             expanded += n
             if found:
                 return SearchResult(found, bound, False, expanded)
@@ -248,10 +249,13 @@ class MoveFinder:
         return SearchResult([], None, False, expanded)
 
     def _search(
-        self, start: State, goal: State, bound: int, budget: int, limit: int
+        self, start: State, goal: State, bound: int, budget: int, limit: int,
+        min_cost: int = 1,
     ) -> tuple[list[tuple[Step, ...]], int, bool]:
         """Uniform-cost search pruned by ``g + h <= bound``; the shortest paths are read back
-        through every parent that reached a placement at its best cost."""
+        through every parent that reached a placement at its best cost. Arrivals cheaper than
+        ``min_cost`` are ignored (to find the next-longer readings when the rules reject the
+        shortest ones)."""
         best: dict[State, int] = {start: 0}
         h_of: dict[State, int] = {start: self._bound(start, goal)}
         parents: dict[State, list[tuple[State, tuple]]] = {start: []}
@@ -286,7 +290,7 @@ class MoveFinder:
                     if old_share is None:
                         old_share = share[state[i]] = self._robot_bound(i, state[i], goal[i])
                     nh = h - old_share + new
-                    if ng + nh > bound:
+                    if ng + nh > bound or (nh == 0 and ng < min_cost):
                         continue
                     nxt = (*state[:i], end, *state[i + 1:])
                     old = best.get(nxt)
@@ -550,18 +554,27 @@ class Demonstration:
                     f"waits until they stand apart again ({words}; last seen near {cell})")]
 
     def _explain(self, obs: State, at: float) -> list[Event]:
-        remaining = self.bid - self.cost
-        bound = max(1, min(remaining + 1, self.max_gap))
-        result = self.finder.explain(self.state, obs, bound, node_budget=self.node_budget)
-        chosen = self._choose(result) if result.explanations else None
-        tried = bound
-        while chosen is None and not result.exhausted and tried < self.max_gap:
-            # Past the bid already: look further only to say whether it is over the bid or
-            # not legal at all.
-            result = self.finder.explain(self.state, obs, self.max_gap, min_cost=tried + 1,
+        """Explain a new look by the shortest legal moves: first within the bid (plus the move
+        that would pass it), then, only to say whether it is over the bid or not legal at all,
+        up to :attr:`max_gap`. Sequences the rules reject (an immediate reversal) make the
+        search go on to longer ones."""
+        within = max(1, min(self.bid - self.cost + 1, self.max_gap))
+        low, tried = 1, 0
+        chosen: _Choice | None = None
+        result = SearchResult([], None)
+        while chosen is None and low <= self.max_gap:
+            high = within if low <= within else self.max_gap
+            result = self.finder.explain(self.state, obs, high, min_cost=low,
                                          node_budget=self.node_budget)
-            tried = self.max_gap
-            chosen = self._choose(result) if result.explanations else None
+            tried = high
+            if result.explanations:
+                assert result.cost is not None
+                chosen = self._choose(result)
+                low = result.cost + 1
+            elif result.exhausted:
+                break
+            else:
+                low = high + 1
         if chosen is None:
             if self.phase == WAITING and self._lifted_misplaced(obs):
                 return self._misplaced(obs, at)

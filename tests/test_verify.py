@@ -211,6 +211,19 @@ def test_success_needs_the_route_to_be_judged_legal_by_the_rules():
     assert "straight back" in of_type(events, "illegal")[0]["reason"]
 
 
+def test_a_reversal_the_rules_forbid_is_read_as_the_shortest_legal_alternative():
+    # Blue up then straight down is forbidden under riogrande-2003 unless another robot moved
+    # in between; red out and back under the same hand makes it legal, in three moves.
+    p = pos({"size": 8}, {"blue": "c3", "red": "h8"}, {"cell": "a1", "robot": "blue"},
+            rules="riogrande-2003")
+    demo = Demonstration(p, bid=5)
+    events = feed(demo, [{"blue": "c8", "red": "h8"}, {"blue": "c1", "red": "h8"}])
+    moves = of_type(events, "move")
+    assert [e["count"] for e in moves] == [1, 2, 3, 4]
+    assert moves[2]["move"] == "blue down" and moves[1]["robot"] == moves[3]["robot"] == "red"
+    assert verdicts(events) == []
+
+
 # ---------------------------------------------------------------- ambiguity
 
 OPEN4 = {"size": 4}
