@@ -153,3 +153,21 @@ def test_robot_lifted_on_camera_pauses_the_count(tmp_path):
     assert "robot_missing" in kinds and "robots_back" in kinds
     assert kinds.index("robot_missing") < kinds.index("robots_back")
     assert result.verdict == "success" and result.count == 4
+
+
+def test_cli_replays_a_video_file(tmp_path, capsys):
+    p = red_square()
+    frames = record(tmp_path / "frames", demonstration(p, states(p, ROUTE)[1:]))
+    video = tmp_path / "demonstration.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (960, 720))
+    assert writer.isOpened()
+    for f in sorted(frames.iterdir()):
+        writer.write(cv2.imread(str(f)))
+    writer.release()
+    start = tmp_path / "start.json"
+    start.write_text(p.to_json())
+    status = main(["verify", str(video), "--start", str(start), "--bid", "4"])
+    text = capsys.readouterr().out
+    assert status == 0
+    assert "  4. red down" in text
+    assert text.strip().splitlines()[-1].startswith("success: red reaches the red square in 4")
