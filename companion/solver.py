@@ -667,16 +667,19 @@ class _Search:
             if split:
                 yield from self._fast_successors(keys[:split], g, f)
             if split < keys.size:
-                yield from self.successors(keys[split:], g)
+                yield from self._fast_successors(keys[split:], g, f, flagged=True)
             return
         yield from self._fast_successors(keys, g, f)
 
-    def _fast_successors(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
+    def _fast_successors(self, keys: np.ndarray, g: int, f: int,
+                         flagged: bool = False) -> Iterable[_Batch]:
         """All 16 moves of all positions at once, for the layout (three sorted helpers in
-        bytes 0-2, the active robot in byte 3, no ricochet bits). Small integer types
+        bytes 0-2, the active robot in byte 3). ``flagged``: the active robot has not turned
+        yet (strict must-ricochet), its progress is in bits 32-33. Small integer types
         throughout: this loop is memory-bound."""
         t = self.tables[0]
         n = keys.size
+        flag = (keys >> np.uint64(32)).astype(np.uint8) if flagged else None
         k32 = keys.astype("<u4")
         cells = k32.view(np.uint8).reshape(n, 4).T.copy()  # (slot, n) uint8
         base = cells.astype(np.intp) << 8
@@ -701,9 +704,9 @@ class _Search:
             flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
-        dense = self.closed.dense
+        dense = None if flagged else self.closed.dense
         # helper moves: re-sort the three helpers; the estimate does not change
-        parts: list[list[np.ndarray]] = [[], [], [], []]
+        parts: list[list[np.ndarray]] = [[], [], [], [], []]
         for r in range(3):
             for o in range(4):
                 sel = np.flatnonzero(ok[r, o])
@@ -713,8 +716,10 @@ class _Search:
                 parts[1].append(cells[_OTHER_X[r]].take(sel))
                 parts[2].append(cells[_OTHER_Y[r]].take(sel))
                 parts[3].append(cells[3].take(sel))
+                if flag is not None:
+                    parts[4].append(flag.take(sel))
         if parts[0]:
-            v, x, y, act = (np.concatenate(p) for p in parts)
+            v, x, y, act = (np.concatenate(p) for p in parts[:4])
             a = np.minimum(x, v)
             c = np.maximum(y, v)
             np.minimum(v, y, out=v)
@@ -731,23 +736,47 @@ class _Search:
             child |= b.astype(np.uint32) << np.uint32(8)
             child |= a
             child = child.astype(np.uint64)
-            if dense is None:
+            if flag is not None:
+                child |= np.concatenate(parts[4]).astype(np.uint64) << np.uint64(32)
+                child = child.take(np.flatnonzero(~self.closed.contains(child)))
+            elif dense is None:
                 child = child.take(np.flatnonzero(~self.closed.runs.contains(child)))
             yield _Batch(child, 1, -1, checked=True)
         # active moves: the helpers stay sorted; the estimate is the new cell's
-        vs, pars = [], []
+        vs, pars, new_flags = [], [], []
         for o in range(4):
             sel = np.flatnonzero(ok[3, o])
-            if sel.size:
-                vs.append((codes[3, o].take(sel) & 255).astype(np.uint8))
-                pars.append(sel)
+            if sel.size == 0:
+                continue
+            code = codes[3, o].take(sel)
+            vs.append((code & 255).astype(np.uint8))
+            pars.append(sel)
+            if flag is not None:
+                f_old = flag.take(sel)
+                axis0 = t.axis[o].take(cells[3].take(sel))
+                turned = (code & DEFLECTED_BIT) != 0
+                turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
+                new_flags.append(np.where(turned, DONE, LAST_VERTICAL + ((code & HORIZONTAL_BIT)
+                                                                         != 0)).astype(np.uint8))
         if vs:
             v, par = np.concatenate(vs), np.concatenate(pars)
+            nf = np.concatenate(new_flags) if flag is not None else None
             if not (self.lenient and g == 0):
-                hits = np.flatnonzero(v == self.target)
+                at = v == self.target
+                if nf is not None:
+                    at &= nf == DONE
+                hits = np.flatnonzero(at)
                 if hits.size:
                     p0 = int(par[hits[0]])
                     self.goals.append((g + 1, (self.target << 24) | (int(k32[p0]) & 0xFFFFFF)))
+            if nf is not None:
+                child = (v.astype(np.uint32) << np.uint32(24)).astype(np.uint64)
+                child |= (k32.take(par) & np.uint32(0xFFFFFF)).astype(np.uint64)
+                child |= nf.astype(np.uint64) << np.uint64(32)
+                fresh = np.flatnonzero(~self.closed.contains(child))
+                yield _Batch(child.take(fresh), 1, self.dist[3].take(v.take(fresh))
+                             .astype(np.int64), checked=True)
+                return
             if dense is not None:
                 tri = cells[0].astype(np.int32)
                 tri += _COMB32[2].take(cells[1])
@@ -906,67 +935,18 @@ class _Search:
 
     # -- reading the route back
     def _route(self, goal_key: int, goal_cost: int, start_key: int) -> list[Move]:
+        """Walk back from the goal: a predecessor is any expanded position one move before it
+        (at its cost) from which that move lands here. Tried one robot and direction at a time,
+        only from the cells whose slides pass the robot's cell, so this is quick."""
         lay = self.layout
         steps: list[tuple[int, int, int]] = []  # (slot, from cell, option), last move first
         key, g = goal_key, goal_cost
-        n = self.board.size
-        free = np.array([c for c in range(n) if c not in self.board.blocked], np.intp)
-        flags = (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL) if lay.strict else (0,)
         while g > 0:
-            cells = lay.cells_of(key)
-            cands: list[np.ndarray] = []
-            for r in range(len(cells)):
-                others = [c for s, c in enumerate(cells) if s != r]
-                p = free[~np.isin(free, others)]
-                cols = [np.full(p.size, c, np.intp) for c in cells]
-                cols[r] = p
-                grp = lay.groups[lay.group_of[r]]
-                gcols = np.sort(np.stack([cols[s] for s in grp], axis=1), axis=1)
-                for i, s in enumerate(grp):
-                    cols[s] = gcols[:, i]
-                k = np.zeros(p.size, np.uint64)
-                for s, col in enumerate(cols):
-                    k |= col.astype(np.uint64) << np.uint64(8 * s)
-                for fl in flags:
-                    cands.append(k | (np.uint64(fl) << lay.flag_shift) if lay.strict else k)
-            cand = _sorted_unique(np.concatenate(cands))
-            found = None
-            last = not steps  # the route's last move: the arriving robot, onto the target
-            for b in self.successors(cand, 1, trace=True):
-                if last and not self.claim[b.slot]:
-                    continue
-                match = np.flatnonzero(b.keys == np.uint64(key))
-                if last:
-                    assert b.new is not None
-                    arrived = b.new.take(match) == self.target
-                    match = match.take(np.flatnonzero(arrived))
-                if match.size == 0:
-                    continue
-                assert b.parent is not None
-                par = b.parent.take(match)
-                cost = np.full(match.size, b.cost, np.int64) if isinstance(b.cost, int) \
-                    else b.cost.take(match)
-                for pk, c in zip(cand.take(par), cost, strict=True):
-                    pg = g - int(c)
-                    if pg < 0:
-                        continue
-                    pk = int(pk)
-                    if last and pg == 0 and self.lenient:
-                        continue
-                    if pg == 0:
-                        ok = pk == start_key
-                    else:
-                        ok = bool(self.closed.contains_at(np.array([pk], np.uint64), pg)[0])
-                    if ok:
-                        found = (pk, pg, b.slot, b.option)
-                        break
-                if found:
-                    break
-            self.goals.clear()
+            found = self._step_back(key, g, start_key, last=not steps)
             if found is None:  # pragma: no cover - would be a bug in the search
                 raise AssertionError("solver: lost the route while reading it back")
-            pk, pg, slot, option = found
-            steps.append((slot, lay.cells_of(pk)[slot], option))
+            pk, pg, slot, cell, option = found
+            steps.append((slot, cell, option))
             key, g = pk, pg
         # replay on the real robots: the robot standing on the move's start cell moves
         robots = dict(self.position.robots)
@@ -978,7 +958,64 @@ class _Search:
             move = Move(name, opt.direction, opt.passes)
             moves.append(move)
             robots = dict(self.position.with_robots(robots).push(move).robots)
+        del lay
         return moves
+
+    def _step_back(self, key: int, g: int, start_key: int,
+                   last: bool) -> tuple[int, int, int, int, int] | None:
+        lay = self.layout
+        cells = lay.cells_of(key)
+        flag = key >> (8 * lay.n_robots) if lay.strict else 0
+        for r, c in enumerate(cells):
+            if last and (not self.claim[r] or c != self.target):
+                continue
+            t = self.tables[r]
+            others = [q for s, q in enumerate(cells) if s != r]
+            for o in range(t.n_options):
+                column = t.hit[o].reshape(256, 256)[:, c]
+                for p in np.flatnonzero(column != NEVER).tolist():
+                    if p in others or p == c:
+                        continue
+                    m = min((int(t.hit[o][(p << 8) | q]) for q in others), default=NEVER)
+                    e = min(m - 1, int(t.nat[o][p]))
+                    code = int(t.end[o][(p << 8) | e])
+                    if not code & OK_BIT or code & 255 != c:
+                        continue
+                    cost = int(t.cost[o][p])
+                    pg = g - cost
+                    if pg < 0 or (last and pg == 0 and self.lenient):
+                        continue
+                    before = dict(zip(lay.names, cells, strict=True))
+                    before[lay.names[r]] = p
+                    for pf in self._parent_flags(r, o, p, code, flag):
+                        pk = lay.pack(before, pf)
+                        if pg == 0:
+                            ok = pk == start_key
+                        else:
+                            ok = bool(self.closed.contains_at(np.array([pk], np.uint64), pg)[0])
+                        if ok:
+                            return pk, pg, r, p, o
+        return None
+
+    def _parent_flags(self, r: int, o: int, p: int, code: int, flag: int) -> list[int]:
+        """The ricochet progress a position may have had before this move, given the one after
+        it (only the active robot's own moves change it)."""
+        lay = self.layout
+        if not lay.strict:
+            return [0]
+        if r != lay.active:
+            return [flag]
+        axis0 = int(self.tables[r].axis[o][p])
+        turned_now = bool(code & DEFLECTED_BIT)
+        horiz = int(bool(code & HORIZONTAL_BIT))
+        out = []
+        for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL):
+            turned = before == DONE or turned_now or (
+                before >= LAST_VERTICAL and before - LAST_VERTICAL != axis0)
+            after = DONE if turned else LAST_VERTICAL + horiz
+            if after == flag:
+                out.append(before)
+        return out
 
 
 def _all_equal(a: np.ndarray) -> bool:
