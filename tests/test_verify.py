@@ -582,3 +582,27 @@ def test_the_module_example_runs():
     import companion.verify
 
     assert doctest.testmod(companion.verify).failed == 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_legal_routes_are_counted_move_by_move_on_real_boards(seed):
+    rnd = random.Random(100 + seed)
+    tiles = [rnd.choice([t for t in tile_names() if t[0] == q]) for q in "1234"]
+    rnd.shuffle(tiles)
+    board = Board.from_tiles(tiles)
+    free = [c for c in board if c not in board.blocked and board.diagonal_at(c) is None
+            and board.target_at(c) is None]
+    target = rnd.choice([t for t in board.targets if not t.is_vortex])
+    p = Position(board, dict(zip(("red", "green", "blue", "yellow"), rnd.sample(free, 4),
+                                 strict=True)),
+                 Goal(target.cell, target.color, target.color, target.shape))
+    demo = Demonstration(p, bid=20)
+    q = p
+    for k in range(1, 9):
+        moves = [m for m, s in q.legal_moves() if s.end != target.cell]
+        q = q.push(rnd.choice(moves))
+        events = demo.observe(dict(q.robots), at=float(k))
+        assert verdicts(events) == []
+        assert [e["count"] for e in of_type(events, "move")] == [k]
+        assert demo.robots == dict(q.robots)
+    assert validate_route(p, demo.route).robots == dict(q.robots)
