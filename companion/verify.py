@@ -396,9 +396,9 @@ class Demonstration:
     feed it the tracker's stable observations with :meth:`observe` and the player's buttons
     with :meth:`done` / :meth:`give_up`; each returns the events it caused.
 
-    >>> demo = Demonstration(snapshot, bid=5)          # doctest: +SKIP
-    >>> demo.observe({"blue": 57, "red": 18, ...}, at=12.4)   # doctest: +SKIP
-    [{'type': 'move', 'move': 'blue up', 'count': 1, 'bid': 5, ...}]
+    ``bid``: the number being demonstrated; ``player``: named in every event; ``max_gap``:
+    the most moves one look may hide (a change needing more is not believed); ``node_budget``:
+    the search's limit per look. The module docstring shows it at work and lists the events.
     """
 
     snapshot: Position
