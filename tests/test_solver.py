@@ -131,6 +131,25 @@ def small_positions(draw) -> Position:
     return Position.from_dict(data)
 
 
+@st.composite
+def four_robot_positions(draw) -> Position:
+    """Four robots that move alike on a small board: the solver's fast path."""
+    n = draw(st.integers(4, 5))
+    cells = [cell_name(c, n) for c in range(n * n)]
+    walls = draw(st.lists(st.tuples(st.sampled_from(cells),
+                                    st.sampled_from(["up", "right", "down", "left"])),
+                          max_size=n * 2))
+    spots = draw(st.lists(st.sampled_from(cells), min_size=4, max_size=4, unique=True))
+    names = ("red", "green", "blue", "yellow")
+    return Position.from_dict({
+        "board": {"size": n, "walls": [list(w) for w in walls]},
+        "robots": dict(zip(names, spots, strict=True)),
+        "target": {"cell": draw(st.sampled_from(cells)),
+                   "robot": draw(st.sampled_from(names))},
+        "rules": {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"]))},
+    })
+
+
 BOARD_SIDES = ("A", "B", "C", "D")
 
 
@@ -162,6 +181,12 @@ def full_positions(draw, sides: str = "ABCD") -> Position:
 @given(small_positions())
 def test_solver_agrees_with_the_reference_on_small_boards_with_every_rule_option(pos):
     assert_agrees(pos, max_cost=6)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(four_robot_positions())
+def test_solver_agrees_with_the_reference_with_four_robots_that_move_alike(pos):
+    assert_agrees(pos, max_cost=5)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
