@@ -50,9 +50,9 @@ from ..rules import Position
 
 BORDER = 0.42
 """Width of the printed dark frame around the 16×16 grid, in cells."""
-ROBOT_HEIGHT = 1.45
-"""A robot's height in cells (a real robot is about 3.6 cm tall on 2.5 cm cells)."""
-ROBOT_RADIUS = 0.40
+ROBOT_HEIGHT = 1.5
+"""A robot's height in cells (a real robot is about 3.8 cm tall on 2.5 cm cells)."""
+ROBOT_RADIUS = 0.45
 """A robot's base radius in cells."""
 CELL_MM = 25.0
 """The real size of one cell, used to place the printed markers."""
@@ -80,14 +80,14 @@ ROBOT_COLORS = {
     "silver": (190, 186, 182),
     "transparent": (215, 220, 212),
 }
-CELL_BG = (206, 209, 204)
+CELL_BG = (200, 206, 208)
 CELL_INNER = (236, 234, 230)
 CELL_FRAME = (186, 180, 178)
-HATCH = (132, 178, 172)
+HATCH = (160, 196, 194)
 GRID_LINE = (128, 132, 128)
-WALL = (44, 42, 42)
+WALL = (58, 56, 56)
 FRAME = (56, 58, 60)
-CENTRE_PIECE = (78, 74, 76)
+CENTRE_PIECE = (48, 46, 48)
 
 
 # ---------------------------------------------------------------- the scene
@@ -416,8 +416,8 @@ def _stone(h: int, w: int, base: tuple[int, int, int]) -> np.ndarray:
     rng = np.random.default_rng(sum(base) * 7919 + h * 31 + w)
     tone = 1 + 0.18 * rng.normal(0, 1, (h, w, 1)).astype(np.float32)
     img = np.array(base, np.float32)[None, None, :] * tone
-    fleck = rng.random((h, w)) < 0.08
-    img[fleck] = np.float32(115) * (0.8 + 0.4 * rng.random((int(fleck.sum()), 1),
+    fleck = rng.random((h, w)) < 0.15
+    img[fleck] = np.float32(125) * (0.8 + 0.4 * rng.random((int(fleck.sum()), 1),
                                                              dtype=np.float32))
     img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (3, 3), 0)
     img.flags.writeable = False
@@ -660,15 +660,18 @@ def marker_layout(board: Board) -> dict[int, np.ndarray]:
 
 
 def _robot_profile(n: int = 36) -> tuple[np.ndarray, np.ndarray]:
-    """Heights and radii of a robot's slices, bottom to top, in cells: a wide foot, a tapering
-    body, a neck and a round head, like the real pawns."""
+    """Heights and radii of a robot's slices, bottom to top, in cells: like the real pieces,
+    an egg standing on a flat foot, widest a third of the way up, with a shallow groove
+    where the head begins."""
     z = np.linspace(0, ROBOT_HEIGHT, n)
-    body = ROBOT_RADIUS - (ROBOT_RADIUS - 0.24) * np.clip((z - 0.1) / 0.85, 0, 1) ** 1.2
-    body[z < 0.1] = ROBOT_RADIUS
-    head_c, head_r = ROBOT_HEIGHT - 0.28, 0.28
-    head = np.sqrt(np.clip(head_r ** 2 - (z - head_c) ** 2, 0, None))
-    r = np.where(z < 0.95, body, np.maximum(head, np.where(z < head_c, 0.24, 0)))
-    r[-1] = max(r[-1], 0.05)
+    widest = 0.3 * ROBOT_HEIGHT
+    up = np.clip((z - widest) / (ROBOT_HEIGHT - widest), 0, 1)
+    r = ROBOT_RADIUS * np.sqrt(np.clip(1 - up ** 2.2, 0, None))
+    low = z < widest
+    r[low] = ROBOT_RADIUS * (0.9 + 0.1 * z[low] / widest)
+    groove = 0.68 * ROBOT_HEIGHT
+    r *= 1 - 0.07 * np.exp(-(((z - groove) / 0.05) ** 2))
+    r[-1] = max(r[-1], 0.06)
     return z, r
 
 
