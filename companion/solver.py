@@ -62,6 +62,7 @@ UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
+SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 _U8 = np.uint64(255)
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
@@ -309,6 +310,7 @@ class _Runs:
 
 _COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
 _OTHERS = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))
+_OFFSETS = np.arange(256, dtype=np.intp) << 16  # option o's block in a flat move table
 _OTHER_X = (1, 0, 0)  # the two other helpers of each helper, in order
 _OTHER_Y = (2, 2, 1)
 _COMB32 = [c.astype(np.int32) for c in _COMB[:4]]
@@ -524,11 +526,7 @@ class _Batch:
     keys: np.ndarray
     cost: np.ndarray | int
     h: np.ndarray | int
-    parent: np.ndarray | None = None  # trace mode: index of the parent in the chunk
-    new: np.ndarray | None = None  # trace mode: where the moving robot stopped
     checked: bool = False  # the keys are already known not to be expanded
-    slot: int = 0
-    option: int = 0
 
 
 class _Search:
@@ -571,83 +569,86 @@ class _Search:
         return h
 
     # -- moves
-    def successors(self, keys: np.ndarray, g: int, trace: bool = False) -> Iterable[_Batch]:
-        """Every legal move from every position in ``keys`` (all of cost ``g`` so far). Goals
-        reached are noted in ``self.goals``."""
+    def successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
+        """Every legal move from every position in ``keys`` (all of cost ``g`` so far), one
+        batch per moving robot with all its options at once. Goals reached are noted in
+        ``self.goals``."""
         lay = self.layout
         r_count = len(lay.names)
-        cells = [((keys >> np.uint64(8 * s)) & _U8).astype(np.intp) for s in range(r_count)]
-        flag = (keys >> lay.flag_shift).astype(np.intp) if lay.strict else None
+        n = keys.size
+        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
+        cells = [raw[:, s].astype(np.intp) for s in range(r_count)]
+        flag = raw[:, r_count].astype(np.intp) if lay.strict else None
         for r in range(r_count):
             t = self.tables[r]
+            n_opt = t.n_options
             mine = cells[r]
             base = mine << 8
-            pairs = [base | cells[j] for j in range(r_count) if j != r]
+            if r_count > 1:
+                pairs = np.stack([base | cells[j] for j in range(r_count) if j != r])
+                first = np.take(t.hit, pairs, axis=1).min(axis=1)  # (option, n)
+            else:
+                first = np.full((n_opt, n), NEVER, np.uint8)
+            first -= 1
+            np.minimum(first, np.take(t.nat, mine, axis=1), out=first)
+            flat = first | base
+            flat += _OFFSETS[:n_opt, None]
+            codes = t.end_flat.take(flat).reshape(-1)
+            idx = np.flatnonzero(codes & OK_BIT)
+            if idx.size == 0:
+                continue
+            opt = idx // n
+            sel = idx - opt * n
+            code = codes.take(idx)
+            new = (code & 255).astype(np.intp)
             grp = lay.groups[lay.group_of[r]]
             clear = np.uint64(0)
-            for s in grp:
-                clear |= np.uint64(255 << (8 * s))
-            keep_mask = ~clear
-            for o in range(t.n_options):
-                hit = t.hit[o]
-                if pairs:
-                    m = hit.take(pairs[0])
-                    for p in pairs[1:]:
-                        np.minimum(m, hit.take(p), out=m)
-                else:
-                    m = np.full(mine.size, NEVER, np.uint8)
-                m -= 1
-                np.minimum(m, t.nat[o].take(mine), out=m)
-                code = t.end[o].take(base | m)
-                sel = np.flatnonzero(code & OK_BIT)
-                if sel.size == 0:
-                    continue
-                code = code.take(sel)
-                new = (code & 255).astype(np.intp)
-                child = keys.take(sel) & keep_mask
-                if len(grp) == 1:
-                    child |= new.astype(np.uint64) << np.uint64(8 * r)
-                else:
-                    cols = [new if s == r else cells[s].take(sel) for s in grp]
-                    for i, j in _NETWORKS[len(grp)]:
-                        lo = np.minimum(cols[i], cols[j])
-                        cols[j] = np.maximum(cols[i], cols[j])
-                        cols[i] = lo
-                    for s, col in zip(grp, cols, strict=True):
-                        child |= col.astype(np.uint64) << np.uint64(8 * s)
-                new_flag = None
-                if lay.strict and r == lay.active:
-                    assert flag is not None
-                    f_old = flag.take(sel)
-                    axis0 = t.axis[o].take(mine.take(sel))
-                    turned = ((f_old == DONE) | ((code & DEFLECTED_BIT) != 0)
-                              | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
-                    horiz = (code & HORIZONTAL_BIT) != 0
-                    new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
-                    child = (child & lay.pos_mask) | (new_flag << lay.flag_shift)
-                cost: np.ndarray | int = 1 if self.uniform else \
-                    t.cost[o].take(mine.take(sel)).astype(np.int64)
-                if self.claim[r] and not (self.lenient and g == 0):
-                    at = new == self.target
-                    if new_flag is not None:
-                        at &= new_flag == DONE
-                    hits = np.flatnonzero(at)
-                    if hits.size:
-                        gc = g + (cost if isinstance(cost, int) else cost.take(hits))
-                        best_i = int(np.argmin(gc)) if not isinstance(gc, int) else 0
-                        gbest = gc if isinstance(gc, int) else int(gc[best_i])
-                        self.goals.append((gbest, int(child[hits[best_i]])))
-                # the estimate of each child
-                if lay.active is not None:
-                    if r == lay.active:
-                        h: np.ndarray | int = self.dist[r].take(new).astype(np.int64)
-                    else:
-                        h = -1  # unchanged: the caller knows the parent's
-                else:
-                    ccells = [new if s == r else cells[s].take(sel) for s in range(r_count)]
-                    h = self.estimate(ccells).astype(np.int64)
-                yield _Batch(child, cost, h, parent=sel if trace else None,
-                             new=new if trace else None, slot=r, option=o)
+            for s_ in grp:
+                clear |= np.uint64(255 << (8 * s_))
+            child = keys.take(sel) & ~clear
+            if len(grp) == 1:
+                child |= new.astype(np.uint64) << np.uint64(8 * r)
+            else:
+                cols = [new if s_ == r else cells[s_].take(sel) for s_ in grp]
+                for i, j in _NETWORKS[len(grp)]:
+                    lo = np.minimum(cols[i], cols[j])
+                    cols[j] = np.maximum(cols[i], cols[j])
+                    cols[i] = lo
+                for s_, col in zip(grp, cols, strict=True):
+                    child |= col.astype(np.uint64) << np.uint64(8 * s_)
+            start = opt * 256 + mine.take(sel)
+            new_flag = None
+            if lay.strict and r == lay.active:
+                assert flag is not None
+                f_old = flag.take(sel)
+                axis0 = t.axis.reshape(-1).take(start)
+                turned = ((f_old == DONE) | ((code & DEFLECTED_BIT) != 0)
+                          | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
+                horiz = (code & HORIZONTAL_BIT) != 0
+                new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
+                child = (child & lay.pos_mask) | (new_flag << lay.flag_shift)
+            cost: np.ndarray | int = 1 if self.uniform else \
+                t.cost.reshape(-1).take(start).astype(np.int64)
+            if self.claim[r] and not (self.lenient and g == 0):
+                at = new == self.target
+                if new_flag is not None:
+                    at &= new_flag == DONE
+                hits = np.flatnonzero(at)
+                if hits.size:
+                    gc = g + (cost if isinstance(cost, int) else cost.take(hits))
+                    best_i = int(np.argmin(gc)) if not isinstance(gc, int) else 0
+                    gbest = gc if isinstance(gc, int) else int(gc[best_i])
+                    self.goals.append((gbest, int(child[hits[best_i]])))
+            # the estimate of each child
+            if lay.active is not None:
+                h: np.ndarray | int = self.dist[r].take(new).astype(np.int64) \
+                    if r == lay.active else -1  # -1: unchanged, the caller knows it
+            else:
+                h = self.dist[r].take(new).astype(np.int64)
+                for s_ in range(r_count):
+                    if s_ != r:
+                        np.minimum(h, self.dist[s_].take(cells[s_].take(sel)), out=h)
+            yield _Batch(child, cost, h)
 
     # -- the fast path: one active robot and three helpers that move alike
     def _is_fast(self) -> bool:
@@ -663,6 +664,9 @@ class _Search:
             yield from self.successors(keys, g)
             return
         if self.layout.strict:
+            if keys.size < SMALL_CHUNK:  # one pass; the bitset is only worth it in bulk
+                yield from self._fast_successors(keys, g, f, flagged=True)
+                return
             split = int(np.searchsorted(keys, np.uint64(1) << np.uint64(32)))
             if split:
                 yield from self._fast_successors(keys[:split], g, f)
@@ -674,9 +678,9 @@ class _Search:
     def _fast_successors(self, keys: np.ndarray, g: int, f: int,
                          flagged: bool = False) -> Iterable[_Batch]:
         """All 16 moves of all positions at once, for the layout (three sorted helpers in
-        bytes 0-2, the active robot in byte 3). ``flagged``: the active robot has not turned
-        yet (strict must-ricochet), its progress is in bits 32-33. Small integer types
-        throughout: this loop is memory-bound."""
+        bytes 0-2, the active robot in byte 3). ``flagged``: strict must-ricochet, the active
+        robot's progress is in bits 32-33 (any value; visited tests go the general way).
+        Small integer types throughout: this loop is memory-bound."""
         t = self.tables[0]
         n = keys.size
         flag = (keys >> np.uint64(32)).astype(np.uint8) if flagged else None
@@ -755,6 +759,7 @@ class _Search:
                 f_old = flag.take(sel)
                 axis0 = t.axis[o].take(cells[3].take(sel))
                 turned = (code & DEFLECTED_BIT) != 0
+                turned |= f_old == DONE
                 turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
                 new_flags.append(np.where(turned, DONE, LAST_VERTICAL + ((code & HORIZONTAL_BIT)
                                                                          != 0)).astype(np.uint8))
@@ -966,35 +971,38 @@ class _Search:
         lay = self.layout
         cells = lay.cells_of(key)
         flag = key >> (8 * lay.n_robots) if lay.strict else 0
+        cands: list[tuple[int, int, int, int, int]] = []  # (parent key, cost, slot, cell, opt)
         for r, c in enumerate(cells):
             if last and (not self.claim[r] or c != self.target):
                 continue
             t = self.tables[r]
             others = [q for s, q in enumerate(cells) if s != r]
             for o in range(t.n_options):
-                column = t.hit[o].reshape(256, 256)[:, c]
-                for p in np.flatnonzero(column != NEVER).tolist():
+                hit, nat, end = t.hit[o], t.nat[o], t.end[o]
+                for p in np.flatnonzero(hit.reshape(256, 256)[:, c] != NEVER).tolist():
                     if p in others or p == c:
                         continue
-                    m = min((int(t.hit[o][(p << 8) | q]) for q in others), default=NEVER)
-                    e = min(m - 1, int(t.nat[o][p]))
-                    code = int(t.end[o][(p << 8) | e])
+                    b = p << 8
+                    m = min([int(hit[b | q]) for q in others], default=NEVER)
+                    code = int(end[b | min(m - 1, int(nat[p]))])
                     if not code & OK_BIT or code & 255 != c:
                         continue
-                    cost = int(t.cost[o][p])
-                    pg = g - cost
+                    pg = g - int(t.cost[o][p])
                     if pg < 0 or (last and pg == 0 and self.lenient):
                         continue
                     before = dict(zip(lay.names, cells, strict=True))
                     before[lay.names[r]] = p
                     for pf in self._parent_flags(r, o, p, code, flag):
-                        pk = lay.pack(before, pf)
-                        if pg == 0:
-                            ok = pk == start_key
-                        else:
-                            ok = bool(self.closed.contains_at(np.array([pk], np.uint64), pg)[0])
-                        if ok:
-                            return pk, pg, r, p, o
+                        cands.append((lay.pack(before, pf), pg, r, p, o))
+        for pk, pg, r, p, o in cands:
+            if pg == 0 and pk == start_key:
+                return pk, pg, r, p, o
+        for pg in sorted({c[1] for c in cands if c[1] > 0}):
+            group = [c for c in cands if c[1] == pg]
+            hit_at = self.closed.contains_at(np.array([c[0] for c in group], np.uint64), pg)
+            for c, ok in zip(group, hit_at.tolist(), strict=True):
+                if ok:
+                    return c
         return None
 
     def _parent_flags(self, r: int, o: int, p: int, code: int, flag: int) -> list[int]:
