@@ -3,11 +3,13 @@ option of the scene changes the picture."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 
-from companion.board import RIGHT, UP
+from companion.board import RIGHT, UP, tile_library
 from companion.rules import Position
 from companion.vision.render import (
     BORDER,
@@ -32,11 +34,11 @@ def pos() -> Position:
     return Position.from_dict(POSITION)
 
 
-def hue_class(bgr: np.ndarray) -> str:
+def hue_class(bgr: np.ndarray, min_sat: int = 70) -> str:
     """A coarse colour name for a BGR pixel (or a mean of pixels)."""
     hsv = cv2.cvtColor(np.uint8([[np.clip(bgr, 0, 255)]]), cv2.COLOR_BGR2HSV)[0, 0]
     h, s, v = (int(x) for x in hsv)
-    if s < 70 or v < 40:
+    if s < min_sat or v < 40:
         return "grey"
     if h < 10 or h >= 165:
         return "red"
@@ -349,3 +351,90 @@ def test_an_explicit_board_renders_too():
     u, v = cell_uv(shot.board, shot.board.cell("c4"))
     x, y = shot.to_image([(u + 0.25, v - 0.5 + 0.03)])[0]
     assert grey[int(round(y)), int(round(x))] < 90
+
+
+# ---------------------------------------------------------------- against a real photograph
+
+PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
+# The 8×8 grid of tile 1A in tiles-side-A-crop.jpg, measured by hand: NW, NE, SE, SW.
+TILE_1A_CORNERS = [[33.7, 45.8], [308.0, 47.5], [305.8, 320.8], [27.0, 320.0]]
+TP = 40  # pixels per cell of the rectified tiles
+
+
+def tile_1a_walls() -> set[tuple[str, int, int]]:
+    """1A's walls as grid lines: ('v', x, y) the vertical line left of column x in row y,
+    ('h', x, y) the horizontal line above row y in column x (rows from the north)."""
+    out = set()
+    for x, y, side in tile_library()["quadrants"]["1A"]["walls"]:
+        out.add({"E": ("v", x + 1, y), "W": ("v", x, y), "S": ("h", x, y + 1),
+                 "N": ("h", x, y)}[side])
+    return out
+
+
+def edge_darkness(grey: np.ndarray) -> dict[bool, list[float]]:
+    """How much darker than the surface each inner edge line of an 8×8 tile is, split by
+    whether 1A has a wall there (edges touching the notched centre cell left out)."""
+    surface = np.median(grey)
+    walls = tile_1a_walls()
+    w = int(TP * 0.06)
+    out: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(1, 8):
+        for j in range(8):
+            for kind in ("v", "h"):
+                if (kind == "v" and i == 7 and j == 7) or (kind == "h" and j == 7 and i == 7):
+                    continue
+                if kind == "v":
+                    strip = grey[int((j + 0.2) * TP):int((j + 0.8) * TP),
+                                 i * TP - w:i * TP + w + 1]
+                    key = ("v", i, j)
+                else:
+                    strip = grey[i * TP - w:i * TP + w + 1,
+                                 int((j + 0.2) * TP):int((j + 0.8) * TP)]
+                    key = ("h", j, i)
+                out[key in walls].append(1 - strip.mean() / surface)
+    return out
+
+
+def hatch_direction(grey: np.ndarray) -> float:
+    """The sign of the hatch stripes' slant in the plain cells' inner squares."""
+    vals = []
+    for i in range(8):
+        for j in range(8):
+            c = grey[int((j + 0.33) * TP):int((j + 0.67) * TP),
+                     int((i + 0.33) * TP):int((i + 0.67) * TP)]
+            gx = cv2.Sobel(c, cv2.CV_64F, 1, 0)
+            gy = cv2.Sobel(c, cv2.CV_64F, 0, 1)
+            vals.append((gx * gy).sum())
+    return float(np.sign(np.median(vals)))
+
+
+@pytest.mark.skipif(not (PHOTOS / "tiles-side-A-crop.jpg").exists(),
+                    reason="the real photographs are not here")
+def test_the_rendered_tile_looks_like_the_real_print():
+    real = cv2.imread(str(PHOTOS / "tiles-side-A-crop.jpg"))
+    square = np.float32([[0, 0], [8 * TP, 0], [8 * TP, 8 * TP], [0, 8 * TP]])
+    M = cv2.getPerspectiveTransform(np.float32(TILE_1A_CORNERS), square)
+    real_tile = cv2.warpPerspective(real, M, (8 * TP, 8 * TP))
+    shot = render({"board": {"tiles": ["1A", "2A", "3A", "4A"]}, "robots": {"red": "p1"}})
+    H = shot.homography @ np.diag([1 / TP, 1 / TP, 1.0])  # tile pixels → image
+    ren_tile = cv2.warpPerspective(shot.image, np.linalg.inv(H), (8 * TP, 8 * TP))
+    looks = {}
+    for name, tile in (("real", real_tile), ("rendered", ren_tile)):
+        grey = cv2.cvtColor(tile, cv2.COLOR_BGR2GRAY).astype(float)
+        dark = edge_darkness(grey)
+        # walls where the tile data says, open edges elsewhere
+        assert min(dark[True]) > np.percentile(dark[False], 90), name
+        assert np.mean(dark[True]) > np.mean(dark[False]) + 0.3, name
+        looks[name] = (np.mean(dark[True]), hatch_direction(grey))
+        # every printed target shows its colour
+        hsv = cv2.cvtColor(tile, cv2.COLOR_BGR2HSV)
+        for t in tile_library()["quadrants"]["1A"]["targets"]:
+            y0, x0 = int((t["y"] + 0.2) * TP), int((t["x"] + 0.2) * TP)
+            cell = tile[y0:y0 + int(0.6 * TP), x0:x0 + int(0.6 * TP)].reshape(-1, 3)
+            sat = hsv[y0:y0 + int(0.6 * TP), x0:x0 + int(0.6 * TP), 1].ravel()
+            # the print is pale in this photo: judge the most saturated tenth by its hue
+            vivid = cell[sat >= np.percentile(sat, 90)].mean(axis=0)
+            assert hue_class(vivid, min_sat=35) == t["color"], (name, t)
+    # walls as dark against the surface as on the real print, the hatch slanting the same way
+    assert abs(looks["real"][0] - looks["rendered"][0]) < 0.2
+    assert looks["real"][1] == looks["rendered"][1] != 0

@@ -471,7 +471,7 @@ def _blank_board(bw: int, bh: int, tiled: bool) -> np.ndarray:
         for f in range(bw):
             # a tile is printed once and turned into its quadrant: the hatch turns with it
             quadrant = (0 if f < half_w else 1) if v < half_h else (3 if f < half_w else 2)
-            slash = quadrant % 2 == 0 if tiled else True
+            slash = quadrant % 2 == 1 if tiled else False
             x0, y0 = int(round(off + f * P)), int(round(off + v * P))
             img[y0:y0 + P, x0:x0 + P] = patches[slash]
     for k in range(bw + 1):
@@ -525,7 +525,7 @@ def board_texture(board: Board) -> np.ndarray:
                                                     int(math.ceil(p1[1]))), CENTRE_PIECE, -1)
     # walls: each inner wall once, from its north or east side; the edge is the frame, and the
     # centre piece's own walls are its sides
-    half = PX * 0.17 / 2 / P
+    half = PX * 0.2 / 2 / P
     for cell, d in board.walls:
         if d.name not in ("UP", "RIGHT") or board.is_edge(cell, d):
             continue
