@@ -975,19 +975,18 @@ class _Search:
         for r, c in enumerate(cells):
             if last and (not self.claim[r] or c != self.target):
                 continue
-            t = self.tables[r]
+            py = self.tables[r].py
             others = [q for s, q in enumerate(cells) if s != r]
-            for o in range(t.n_options):
-                hit, nat, end = t.hit[o], t.nat[o], t.end[o]
-                for p in np.flatnonzero(hit.reshape(256, 256)[:, c] != NEVER).tolist():
-                    if p in others or p == c:
+            for o, (hit, nat, end) in enumerate(zip(py.hit, py.nat, py.end, strict=True)):
+                for p in py.into(o, c):
+                    if p in others:
                         continue
                     b = p << 8
-                    m = min([int(hit[b | q]) for q in others], default=NEVER)
-                    code = int(end[b | min(m - 1, int(nat[p]))])
+                    m = min([hit[b | q] for q in others], default=NEVER)
+                    code = int(end[b | min(m - 1, nat[p])])
                     if not code & OK_BIT or code & 255 != c:
                         continue
-                    pg = g - int(t.cost[o][p])
+                    pg = g - py.cost[o][p]
                     if pg < 0 or (last and pg == 0 and self.lenient):
                         continue
                     before = dict(zip(lay.names, cells, strict=True))

@@ -148,6 +148,27 @@ def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Opti
 
 
 @dataclass
+class PyTables:
+    """:class:`KindTables` as Python bytes where a route is walked back one slide at a time
+    (numpy scalars are slow to index one by one)."""
+
+    hit: list[bytes]
+    nat: list[bytes]
+    end: list[np.ndarray]
+    cost: list[bytes]
+    hit_grid: np.ndarray  # (option, from, to)
+    _into: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+
+    def into(self, o: int, c: int) -> list[int]:
+        """The cells from which option ``o`` slides through ``c``."""
+        got = self._into.get((o, c))
+        if got is None:
+            got = np.flatnonzero(self.hit_grid[o, :, c] != NEVER).tolist()
+            self._into[(o, c)] = got
+        return got
+
+
+@dataclass
 class KindTables:
     """The numpy tables of one kind of robot (see the module docstring)."""
 
@@ -160,6 +181,28 @@ class KindTables:
     axis: np.ndarray  # (O, 256) uint8: the start direction's axis (1: horizontal)
     _hit_packed: np.ndarray | None = field(default=None, repr=False)
     _nat_packed: np.ndarray | None = field(default=None, repr=False)
+    _reach: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _py: PyTables | None = field(default=None, repr=False)
+
+    @property
+    def py(self) -> PyTables:
+        """The same tables as Python bytes and lists, for walking a route back one slide at a
+        time (numpy scalars are slow to index one by one)."""
+        if self._py is None:
+            n_opt = self.n_options
+            self._py = PyTables(
+                [self.hit[o].tobytes() for o in range(n_opt)],
+                [self.nat[o].tobytes() for o in range(n_opt)],
+                list(self.end),
+                [self.cost[o].tobytes() for o in range(n_opt)],
+                self.hit.reshape(n_opt, 256, 256))
+        return self._py
+
+    @property
+    def reach_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._reach is None:
+            self._reach = _reach_edges(self)
+        return self._reach
 
     @property
     def hit_packed(self) -> np.ndarray:
@@ -258,35 +301,28 @@ def distance_to(board: Board, rules: Rules, kind: str, target: int) -> np.ndarra
 
 
 def _relaxed_distance(t: KindTables, board: Board, target: int) -> np.ndarray:
-    n = board.size
-    # predecessor lists: cell p can reach cell c (stopping anywhere along a slide)
-    src: list[int] = []
-    dst: list[int] = []
-    for s in range(n):
-        reach: set[int] = set()
-        for opt in t.options[s]:
-            if opt is None:
-                continue
-            last = len(opt.cells) - 1
-            reach.update(opt.cells[1:last + 1])
-        reach.discard(s)
-        src.extend([s] * len(reach))
-        dst.extend(reach)
-    src_a = np.asarray(src, np.int64)
-    dst_a = np.asarray(dst, np.int64)
+    src, dst = t.reach_edges
     dist = np.full(257, 255, np.int64)
     dist[target] = 0
     frontier = 0
     while True:
         # cells one move from a cell at distance `frontier`
-        at = dist[dst_a] == frontier
-        cand = src_a[at]
-        cand = cand[dist[cand] == 255]
+        cand = src[dist.take(dst) == frontier]
+        cand = cand[dist.take(cand) == 255]
         if cand.size == 0:
             break
         dist[cand] = frontier + 1
         frontier += 1
     return dist.astype(np.uint8)
+
+
+def _reach_edges(t: KindTables) -> tuple[np.ndarray, np.ndarray]:
+    """Every (from, to) where a slide from ``from`` passes ``to``: if robots stood in the way
+    it could stop there. From the ``hit`` table: the path of an option enters ``to``."""
+    passes = (t.hit != NEVER).any(axis=0).reshape(256, 256)
+    np.fill_diagonal(passes, False)
+    src, dst = np.nonzero(passes)
+    return src.astype(np.int64), dst.astype(np.int64)
 
 
 def table_slide(t: KindTables, start: int, option: int,
