@@ -118,12 +118,19 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
     sig = signature(sil)
     if sig is None:
         return ChipReading(colour, None, conf_colour)
-    scores = {shape: -float(np.linalg.norm(sig - ref)) for shape, ref in _references().items()
-              if any(t.shape == shape for t in cands)}
+    # A small symbol's corners come out rounded, which weakens its harmonics evenly: fit each
+    # ideal outline's harmonics with a gain, and keep the one that leaves the least unexplained.
+    scores = {}
+    for shape, ref in _references().items():
+        if not any(t.shape == shape for t in cands):
+            continue
+        rr = float(ref @ ref)
+        gain = float(np.clip(sig @ ref / rr, 0.5, 1.2)) if rr > 1e-5 else 0.0
+        scores[shape] = -float(np.linalg.norm(sig - gain * ref))
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     shape = ranked[0][0]
     margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0)
-    return ChipReading(colour, shape, float(min(1.0, conf_colour) * min(1.0, margin / 0.05)))
+    return ChipReading(colour, shape, float(min(1.0, conf_colour) * min(1.0, margin / 0.02)))
 
 
 def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
@@ -133,7 +140,8 @@ def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
     that is not the light ground, grown out from the ink. Tokens are dark discs: the symbol is
     its light outline and the ink, within half a cell of the ink."""
     h, w = ink.shape
-    m = (ink > 0.5).astype(np.uint8)
+    inked = ink > 0.2  # printed ink strays further in hue than a robot's plastic
+    m = inked.astype(np.uint8)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(m)
     if n <= 1:
         return np.zeros((h, w), np.uint8)
@@ -147,12 +155,14 @@ def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
     yy, xx = np.mgrid[0:h, 0:w]
     d2 = (xx - cx) ** 2 + (yy - cy) ** 2
     near = d2 <= (0.5 * PX) ** 2
+    if ground >= 45:  # a light square: its ground is the lightest print around the symbol
+        ground = float(np.percentile(L[near], 90))
     if ground < 45:  # a token: its own bright rim lies about 0.4 cell out; keep inside it
         near = d2 <= (0.35 * PX) ** 2
     if ground >= 45:
-        sym = ((L < ground - 18) | (ink > 0.5)) & near
+        sym = ((L < ground - 18) | inked) & near
     else:
-        sym = ((L > ground + 22) | (ink > 0.5)) & near
+        sym = ((L > ground + 22) | inked) & near
     sym = cv2.morphologyEx(sym.astype(np.uint8) * 255, cv2.MORPH_CLOSE,
                            np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(sym)
@@ -164,12 +174,9 @@ def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
         keep[labels == lab_id] = 255
     cnts, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     out = np.zeros_like(keep)
-    if cnts:
-        if ground < 45:
-            pts = np.vstack(cnts)
-            cv2.fillPoly(out, [cv2.convexHull(pts)], 255)
-        else:
-            cv2.drawContours(out, [max(cnts, key=cv2.contourArea)], -1, 255, -1)
+    if cnts:  # every symbol's outline is convex: the hull mends a broken or hollow print
+        pts = np.vstack(cnts) if ground < 45 else max(cnts, key=cv2.contourArea)
+        cv2.fillPoly(out, [cv2.convexHull(pts)], 255)
     return out
 
 

@@ -240,27 +240,38 @@ def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | 
 # ---------------------------------------------------------------- the board's own outline
 
 
-def surface_mask(image: np.ndarray) -> np.ndarray:
-    """Pixels that look like the playing surface: bright for the frame and nearly colourless.
-
-    Brightness is judged against the frame's own bright pixels, so dim rooms and colour casts
-    (a warm lamp turns the white cells beige) do not matter much."""
+def _surface_parts(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Balanced brightness, its neighbourhood's brightest, saturation, and the frame's white."""
     b, g, r = cv2.split(image)
     mx = cv2.max(cv2.max(b, g), r)
-    mn = cv2.min(cv2.min(b, g), r)
     bright = float(np.percentile(mx, 97))
     if bright < 25:
         raise BoardNotFound("the frame is black: no light, or the camera is covered")
-    # Colour cast: the whitest pixels tell its hue; undo it before judging saturation.
-    sel = mx >= np.percentile(mx, 90)
+    # Colour cast: the whitest pixels (short of any glare) tell its hue; undo it first.
+    sel = (mx >= np.percentile(mx, 75)) & (mx <= np.percentile(mx, 95))
     mean = np.array([b[sel].mean(), g[sel].mean(), r[sel].mean()]) + 1.0
     gain = mean.max() / mean
     bal = cv2.merge([cv2.convertScaleAbs(c, alpha=float(k)) for c, k in zip((b, g, r), gain,
                                                                              strict=True)])
-    mx = bal.max(axis=2).astype(np.int16)
-    mn = bal.min(axis=2).astype(np.int16)
-    sat = mx - mn
-    return ((mx > 0.55 * bright) & (sat < 0.28 * mx + 12)).astype(np.uint8) * 255
+    mx = bal.max(axis=2)
+    sat = mx.astype(np.int16) - bal.min(axis=2).astype(np.int16)
+    k = max(3, (min(mx.shape) // 12) | 1)
+    local = cv2.blur(cv2.dilate(mx, np.ones((k, k), np.uint8)), (k, k)).astype(np.int16)
+    return mx.astype(np.int16), local, sat, float(np.percentile(mx, 97))
+
+
+def surface_mask(image: np.ndarray, level: float = 0.5,
+                 parts: tuple | None = None) -> np.ndarray:
+    """Pixels that look like the playing surface: nearly colourless, brighter than ``level``
+    of the frame's white, and not much darker than their neighbourhood's brightest (so the
+    board's dark frame always parts it from the table, and light falling off across the
+    board does not cut its far half away).
+
+    Brightness is judged after undoing the frame's colour cast, so dim rooms and warm lamps
+    (which turn the white cells beige) do not matter much."""
+    mx, local, sat, bright = parts if parts is not None else _surface_parts(image)
+    return ((mx > level * bright) & (mx > 0.62 * local)
+            & (sat < 0.28 * mx + 12)).astype(np.uint8) * 255
 
 
 def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray | None:
@@ -304,7 +315,8 @@ def _component(mask: np.ndarray) -> tuple[np.ndarray, int]:
         cnt = max(cnts, key=cv2.contourArea)
         hull_area = max(cv2.contourArea(cv2.convexHull(cnt)), 1.0)
         solidity = area / hull_area
-        score = area * solidity ** 4
+        sides = (x <= 1) + (y <= 1) + (x + bw >= W_ - 1) + (y + bh >= H_ - 1)
+        score = area * solidity ** 6 * (0.05 if sides >= 3 else 1.0)
         if score > best_score:
             best, best_score = i, score
     if best < 0:
@@ -348,37 +360,109 @@ def _quad_from_hull(hull: np.ndarray, W: int, H: int) -> np.ndarray | None:
     return None
 
 
-def locate_outline(image: np.ndarray) -> Location:
-    """The board from its own outline (see the module docstring)."""
-    h0, w0 = image.shape[:2]
-    scale = min(1.0, 480.0 / max(h0, w0))
-    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
-                       interpolation=cv2.INTER_AREA) if scale < 1 else image
-    mask = surface_mask(small)
-    # Close the thin lines between cells, never the board's dark frame.
+def _ransac_sides(pts: np.ndarray, tol: float, rng: np.random.Generator
+                  ) -> np.ndarray | None:
+    """Four straight sides of an outline that may bulge where glare, a hand or a robot
+    spills over it: the four lines that each run through the most outline points, two
+    roughly parallel pairs, met at the corners."""
+    lines = []
+    left = pts
+    for _ in range(4):
+        if len(left) < 20:
+            return None
+        i = rng.integers(0, len(left), size=(300, 2))
+        a, b = left[i[:, 0]], left[i[:, 1]]
+        d = b - a
+        n = np.linalg.norm(d, axis=1)
+        ok = n > tol * 8
+        a, d, n = a[ok], d[ok], n[ok]
+        if len(a) == 0:
+            return None
+        nrm = np.stack([-d[:, 1], d[:, 0]], axis=1) / n[:, None]
+        # distance of every point from every candidate line: |(p - a) · n|
+        dist = np.abs(left @ nrm.T - (a * nrm).sum(axis=1))  # (points, candidates)
+        count = (dist < tol).sum(axis=0)
+        best = int(np.argmax(count))
+        inl = dist[:, best] < tol
+        fit = cv2.fitLine(left[inl].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append(fit)
+        # drop the inliers and anything within a wider band, so the next side is another one
+        nb = np.array([-fit[1], fit[0]])
+        band = np.abs((left - fit[2:]) @ nb) < 3 * tol
+        left = left[~band]
+    ang = np.array([np.arctan2(ln[1], ln[0]) % np.pi for ln in lines])
+    # pair the lines into two families of nearly parallel sides
+    best_pair, best_err = None, 1e9
+    for pair in ((0, 1), (0, 2), (0, 3)):
+        rest = tuple(i for i in range(4) if i not in pair)
+
+        def diff(i: int, j: int) -> float:
+            x = abs(ang[i] - ang[j])
+            return min(x, np.pi - x)
+
+        err = diff(*pair) + diff(*rest)
+        if err < best_err:
+            best_pair, best_err = (pair, rest), err
+    if best_pair is None or best_err > 0.6:
+        return None
+    (i, j), (k, m) = best_pair
+    try:
+        quad = np.array([_intersect(lines[a_], lines[b_]) for a_, b_ in
+                         ((i, k), (i, m), (j, k), (j, m))])
+    except np.linalg.LinAlgError:
+        return None
+    return order_corners(quad)
+
+
+def _outline_at(small: np.ndarray, mask: np.ndarray
+                ) -> tuple[float, np.ndarray, bool] | None:
+    """One try at the outline from one surface mask: (how well it fits, quad, touches the
+    frame's edge)."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     blob, area = _component(mask)
     H_, W_ = mask.shape
     cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     cnt = max(cnts, key=cv2.contourArea)
-    hull = cv2.convexHull(cnt)
-    quad = _quad_from_hull(hull, W_, H_)
-    if quad is None:
-        raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of "
-                            "frame or covered?)")
-    quad = order_corners(quad)
-    fill = area / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
     pts = cnt.reshape(-1, 2).astype(np.float64)
     onedge = ((pts[:, 0] <= 1) | (pts[:, 1] <= 1) | (pts[:, 0] >= W_ - 2)
               | (pts[:, 1] >= H_ - 2))
-    pts = pts[~onedge]
-    tol = 0.01 * cv2.arcLength(hull, True) + 2
-    lines = [_fit_side(pts, quad[i], quad[(i + 1) % 4], tol) for i in range(4)]
-    if all(ln is not None for ln in lines):
-        refined = np.array([_intersect(lines[i - 1], lines[i]) for i in range(4)])
-        if np.abs(refined - quad).max() < 0.1 * np.sqrt(area):
-            quad = refined
+    quad = _ransac_sides(pts[~onedge][::2], 1.5, np.random.default_rng(0))
+    if quad is None:
+        quad = _quad_from_hull(cv2.convexHull(cnt), W_, H_)
+    if quad is None:
+        return None
+    quad = order_corners(quad)
+    qmask = np.zeros_like(blob)
+    cv2.fillPoly(qmask, [np.round(quad).astype(np.int32)], 255)
+    q_area = max(float(cv2.countNonZero(qmask)), 1.0)
+    inside = float(cv2.countNonZero(cv2.bitwise_and(blob, qmask)))
+    # How much of the quad the surface fills, times how much of the surface the quad holds.
+    fit = min(1.0, inside / q_area) * (inside / max(area, 1))
+    return fit, quad, bool(onedge.any())
+
+
+def locate_outline(image: np.ndarray) -> Location:
+    """The board from its own outline (see the module docstring)."""
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, 480.0 / max(h0, w0))
+    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else image
+    parts = _surface_parts(small)
+    best: tuple[float, np.ndarray, bool] | None = None
+    for level in (0.5, 0.38, 0.62, 0.28):
+        try:
+            found = _outline_at(small, surface_mask(small, level, parts))
+        except BoardNotFound:
+            continue
+        if found is not None and (best is None or found[0] > best[0]):
+            best = found
+        if best is not None and best[0] > 0.93:
+            break
+    if best is None:
+        raise BoardNotFound("no board in view (the board's outline is not a quadrilateral: "
+                            "is part of it out of frame or covered?)")
+    fill, quad, touches = best
     corners = quad / scale + (0.5 / scale - 0.5)  # small-image pixel centres → full image
     cell = np.sqrt(cv2.contourArea(corners.astype(np.float32))) / GRID
     out = ((corners[:, 0] < -0.3 * cell) | (corners[:, 0] > w0 - 1 + 0.3 * cell)
@@ -387,10 +471,10 @@ def locate_outline(image: np.ndarray) -> Location:
         raise BoardNotFound("part of the board is out of the frame")
     _check_quad(corners, (w0, h0))
     quality = float(np.clip(fill, 0, 1))
-    if quality < 0.8:
+    if quality < 0.75:
         raise BoardNotFound("the board is not clearly in view (its outline is broken; "
                             "covered, or out of frame?)")
-    notes = ("the board touches the edge of the frame",) if onedge.any() else ()
+    notes = ("the board touches the edge of the frame",) if touches else ()
     return from_corners(corners, (w0, h0), method="outline", quality=quality, notes=notes)
 
 
