@@ -720,7 +720,153 @@ def _calibration_parser(sub) -> None:
     q.add_argument("--paper", choices=("a4", "letter"), default="a4")
     q.set_defaults(handler=_cmd_calibration_camera)
 
-    # `calibration colours` (the per-table colour profile) is added here by the vision reader.
+    q = csub.add_parser("colours", help="learn this table's colours from one photo with the "
+                                        "robots on known cells")
+    q.add_argument("image", metavar="IMAGE", help="a photo of the board")
+    q.add_argument("--robots", required=True,
+                   help="where the robots stand, like red=c2,green=a13,blue=l14,yellow=c15")
+    q.add_argument("--board", help="tile sides NW,NE,SE,SW (default: identified)")
+    q.add_argument("--corners", help="board corners x,y,x,y,x,y,x,y (NW, NE, SE, SW)")
+    q.add_argument("--out", default="calibration/colours.json", help="the profile to write")
+    q.set_defaults(handler=_cmd_calibration_colours)
+
+
+# ---------------------------------------------------------------- read (vision)
+
+
+def _vision_image(path: str):
+    from .vision.sources import FrameSourceError, load_image
+
+    try:
+        img = load_image(path)
+    except FrameSourceError as e:
+        raise UsageError(f"IMAGE: {e}") from None
+    if img.ndim == 2:
+        import cv2
+
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    return img[..., :3]
+
+
+def _vision_tiles(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    from .board import BoardError
+
+    tiles = [t.strip().upper() for t in text.split(",") if t.strip()]
+    try:
+        Board.from_tiles(tiles)
+    except BoardError as e:
+        raise UsageError(f"--board: {e}") from None
+    return tiles
+
+
+def _vision_corners(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        vals = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        raise UsageError(f"--corners: eight numbers x,y,x,y,x,y,x,y, not {text!r}") from None
+    if len(vals) != 8:
+        raise UsageError(f"--corners: eight numbers (four x,y corners), got {len(vals)}")
+    return vals
+
+
+def _cmd_read(args: argparse.Namespace) -> int:
+    from .vision.colours import Profile, ProfileError
+    from .vision.read import VisionError, read_frame
+
+    image = _vision_image(args.image)
+    tiles = _vision_tiles(args.board)
+    corners = _vision_corners(args.corners)
+    try:
+        profile = Profile.load(args.profile) if args.profile else Profile()
+    except ProfileError as e:
+        raise UsageError(f"--profile: {e}") from None
+    try:
+        obs = read_frame(image, tiles=tiles, corners=corners, profile=profile)
+    except VisionError as e:
+        if args.json:
+            print(json.dumps({"error": str(e)}))
+        print(f"cannot read {args.image}: {e}", file=sys.stderr)
+        return EXIT_NO
+    if args.json:
+        print(json.dumps(obs.to_dict()))
+        return EXIT_NO if obs.occluded else EXIT_OK
+    corners_txt = "  ".join(f"{n} ({x:.0f}, {y:.0f})" for n, (x, y) in
+                            zip(("NW", "NE", "SE", "SW"), obs.corners, strict=True))
+    print(f"board    {corners_txt}  [{obs.method}]")
+    if obs.tiles:
+        print(f"tiles    {','.join(obs.tiles)}  (confidence {obs.tiles_confidence:.2f})")
+    if obs.occluded:
+        print(f"occluded: something lies over {', '.join(obs.occluded_cells[:8])}"
+              + (" …" if len(obs.occluded_cells) > 8 else "") + "; no position read")
+        return EXIT_NO
+    robots = ", ".join(f"{c} {cell}" for c, cell in obs.robots.items()) or "none seen"
+    print(f"robots   {robots}")
+    if obs.chip is None:
+        print("target   no chip on the centre piece")
+    else:
+        label = "vortex" if obs.chip.shape == "vortex" else f"{obs.chip.color} {obs.chip.shape}"
+        print(f"target   {label}  (confidence {obs.chip.confidence:.2f})")
+    for note in obs.notes:
+        print(f"note     {note}")
+    return EXIT_OK
+
+
+def _cmd_calibration_colours(args: argparse.Namespace) -> int:
+    from .board import parse_cell
+    from .vision.colours import ROBOT_COLOURS, ProfileError, learn
+    from .vision.read import VisionError
+
+    image = _vision_image(args.image)
+    robots: dict[str, str] = {}
+    for item in args.robots.split(","):
+        if not item.strip():
+            continue
+        colour, _, cell = item.partition("=")
+        colour, cell = colour.strip().lower(), cell.strip().lower()
+        if colour not in ROBOT_COLOURS:
+            raise UsageError(f"--robots: unknown robot {colour!r} (one of "
+                             f"{', '.join(ROBOT_COLOURS)})")
+        try:
+            parse_cell(cell)
+        except ValueError as e:
+            raise UsageError(f"--robots: {colour}: {e}") from None
+        robots[colour] = cell
+    if not robots:
+        raise UsageError("--robots: name at least one robot and its cell, like red=c2")
+    try:
+        profile = learn(image, robots, tiles=_vision_tiles(args.board),
+                        corners=_vision_corners(args.corners))
+    except ProfileError as e:
+        raise UsageError(str(e)) from None
+    except VisionError as e:
+        print(f"cannot read {args.image}: {e}", file=sys.stderr)
+        return EXIT_NO
+    out = Path(args.out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        profile.save(out)
+    except OSError as e:
+        raise UsageError(f"--out: cannot write {args.out!r} ({e.strerror or e})") from None
+    for colour in robots:
+        L, a, b = profile.references[colour]
+        print(f"{colour:7s} L {L:5.1f}  a {a:+6.1f}  b {b:+6.1f}")
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
+def _read_parser(sub) -> None:
+    p = sub.add_parser("read", help="read a photo: board corners, tiles, robots, target chip")
+    p.add_argument("image", metavar="IMAGE", help="a photo of the table")
+    p.add_argument("--board", help="tile sides NW,NE,SE,SW like 4B,3B,2B,1A (default: "
+                                   "identified from the walls)")
+    p.add_argument("--corners", help="board corners x,y,x,y,x,y,x,y in pixels: NW, NE, SE, SW")
+    p.add_argument("--profile", help="colour profile from `companion calibration colours`")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_cmd_read)
 
 
 # ---------------------------------------------------------------- the parser
@@ -764,6 +910,7 @@ def build_parser() -> argparse.ArgumentParser:
     _verify_parser(sub)
     _run_parser(sub)
     _calibration_parser(sub)
+    _read_parser(sub)
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser

@@ -521,9 +521,16 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
         raise VisionError("not a colour image")
     h, w = image.shape[:2]
     if corners is not None:
-        c = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-        c = order_corners(c)
+        c = np.asarray(corners, dtype=np.float64)
+        if c.size != 8 or not np.isfinite(c).all():
+            raise VisionError("corners: four x,y pairs (north-west, north-east, south-east, "
+                              "south-west)")
+        c = c.reshape(4, 2)
         _check_quad(c, (w, h))
+        x, y = c[:, 0], c[:, 1]
+        if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+            raise VisionError("corners: give them clockwise on the picture: north-west, "
+                              "north-east, south-east, south-west")
         return from_corners(c, (w, h), method="manual")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if float(gray.max()) < 25:
