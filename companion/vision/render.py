@@ -595,7 +595,7 @@ def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
         along = xx * math.cos(ang) + yy * math.sin(ang)
         across = -xx * math.sin(ang) + yy * math.cos(ang)
         plank = np.floor(across / (h / rng.uniform(3, 6)))
-        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (w, h)) * 6
+        warp = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (w, h)) * 2.5
         grain = np.sin((across + warp) * rng.uniform(0.5, 1.1) + plank * 3.1)
         streak = cv2.resize(rng.normal(0, 1, (h // 8 + 1, 4)).astype(np.float32), (w, h))
         k = 1 + 0.08 * grain + 0.06 * streak + 0.05 * np.sin(plank * 1.7)
@@ -781,9 +781,10 @@ _SLEEVE = [(60, 40, 30), (40, 40, 160), (150, 150, 150), (30, 100, 40), (200, 20
            (90, 60, 110)]
 
 
-def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray, rng: np.random.Generator,
-               corners: np.ndarray, light: np.ndarray) -> None:
-    """An arm reaching in from a picture edge, its hand over the board."""
+def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray | None,
+               rng: np.random.Generator, corners: np.ndarray, light: np.ndarray) -> None:
+    """An arm reaching in from a picture edge, its hand over the board. Drawn in the window
+    it covers only: a full-frame layer per hand would cost more than the whole board."""
     H, W = img.shape[:2]
     cell_px = float(np.linalg.norm(corners[1] - corners[0])) / 16
     # a point over the board, inside the grid
@@ -793,64 +794,78 @@ def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray, rng: np.ra
     tip = top + (bot - top) * b
     side = rng.integers(0, 4)
     along = rng.uniform(0.15, 0.85)
-    start = [(along * W, -0.05 * H), (W * 1.05, along * H), (along * W, 1.05 * H),
-             (-0.05 * W, along * H)][side]
-    start = np.array(start, float)
+    start = np.array([(along * W, -0.05 * H), (W * 1.05, along * H), (along * W, 1.05 * H),
+                      (-0.05 * W, along * H)][side], float)
     vec = tip - start
-    length = float(np.linalg.norm(vec))
-    u = vec / length
+    u = vec / float(np.linalg.norm(vec))
     n = np.array([-u[1], u[0]])
     arm_w = cell_px * rng.uniform(2.0, 2.8)
     skin = np.array(_SKIN[rng.integers(len(_SKIN))], np.float32)
     wrist = tip - u * cell_px * rng.uniform(2.2, 3.0)
-    layer = np.zeros_like(img)
-    mask = np.zeros((H, W), np.uint8)
+    # the window: everything lies within an arm's width of the segment start → tip
+    reach = arm_w + 2.5 * cell_px
+    lo = np.floor(np.minimum(start, tip) - reach).astype(int)
+    hi = np.ceil(np.maximum(start, tip) + reach).astype(int)
+    x0, y0 = max(int(lo[0]), 0), max(int(lo[1]), 0)
+    x1, y1 = min(int(hi[0]), W), min(int(hi[1]), H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    o = np.array([x0, y0], float)
+    roi = img[y0:y1, x0:x1]
+    layer = roi.copy()
+    mask = np.zeros(roi.shape[:2], np.uint8)
+    start_, wrist_, vec_ = start - o, wrist - o, vec
     # the arm in three lengthwise strips, darker at the sides: a round limb
     for k, (w_frac, shade) in enumerate(((1.0, 0.72), (0.7, 0.88), (0.35, 1.0))):
         w0 = arm_w * w_frac / 2
         w1 = arm_w * 0.72 * w_frac / 2
-        poly = np.array([start + n * w0, wrist + n * w1, wrist - n * w1, start - n * w0])
+        poly = np.array([start_ + n * w0, wrist_ + n * w1, wrist_ - n * w1, start_ - n * w0])
         _poly(layer, poly, tuple(float(c) for c in skin * shade))
         if k == 0:
             _poly(mask, poly, 255)
     # a sleeve over the part of the arm nearest the edge, sometimes
     if rng.random() < 0.6:
-        cut = start + vec * rng.uniform(0.3, 0.6)
+        cut = start_ + vec_ * rng.uniform(0.3, 0.6)
         sl = np.array(_SLEEVE[rng.integers(len(_SLEEVE))], np.float32)
         wc = arm_w * 0.6
-        poly = np.array([start + n * arm_w * 0.6, cut + n * wc, cut - n * wc,
-                         start - n * arm_w * 0.6])
+        poly = np.array([start_ + n * arm_w * 0.6, cut + n * wc, cut - n * wc,
+                         start_ - n * arm_w * 0.6])
         _poly(layer, poly, tuple(float(c) for c in sl))
         _poly(mask, poly, 255)
     # the hand: a palm and fingers spread towards the tip
-    palm_c = wrist + u * cell_px * 1.0
+    palm_c = wrist_ + u * cell_px * 1.0
     palm = cv2.ellipse2Poly((int(palm_c[0]), int(palm_c[1])),
                             (int(cell_px * 1.3), int(cell_px * 1.05)),
                             int(math.degrees(math.atan2(u[1], u[0]))), 0, 360, 10)
     cv2.fillPoly(layer, [palm], tuple(float(c) for c in skin * 0.92), cv2.LINE_AA)
     cv2.fillPoly(mask, [palm], 255, cv2.LINE_AA)
     spread = rng.uniform(0.15, 0.35)
+    finger = tuple(float(c) for c in skin * 0.85)
     for k in range(4):
         ang = (k - 1.5) * spread
         d = u * math.cos(ang) + n * math.sin(ang)
         root = palm_c + n * (k - 1.5) * cell_px * 0.45 + u * cell_px * 0.6
         end = root + d * cell_px * rng.uniform(1.2, 1.9)
         th = max(2, int(cell_px * 0.42))
-        _line(layer, root, end, tuple(float(c) for c in skin * 0.85), th)
+        _line(layer, root, end, finger, th)
         _line(mask, root, end, 255, th)
     thumb_root = palm_c - n * cell_px * 0.9
     thumb_end = thumb_root + (u * 0.6 - n * 0.8) * cell_px * 1.4
-    _line(layer, thumb_root, thumb_end, tuple(float(c) for c in skin * 0.85),
-          max(2, int(cell_px * 0.48)))
+    _line(layer, thumb_root, thumb_end, finger, max(2, int(cell_px * 0.48)))
     _line(mask, thumb_root, thumb_end, 255, max(2, int(cell_px * 0.48)))
     m = mask > 0
-    img[m] = layer[m]
-    occl |= mask
+    roi[m] = layer[m]
+    occl[y0:y1, x0:x1] |= mask
+    if shadow is None:
+        return
     # the shadow the hand throws on the board: it is held several cells above it
     lift = rng.uniform(3.0, 8.0) * cell_px
-    d = -light[:2] / max(light[2], 0.2) * lift / 4
-    Mt = np.float32([[1, 0, d[0]], [0, 1, d[1]]])
-    shadow |= cv2.warpAffine(mask, Mt, (W, H))
+    dx, dy = (int(round(v)) for v in -light[:2] / max(light[2], 0.2) * lift / 4)
+    sx0, sy0 = max(x0 + dx, 0), max(y0 + dy, 0)
+    sx1, sy1 = min(x1 + dx, W), min(y1 + dy, H)
+    if sx1 > sx0 and sy1 > sy0:
+        part = mask[sy0 - y0 - dy:sy1 - y0 - dy, sx0 - x0 - dx:sx1 - x0 - dx] // 2
+        np.maximum(shadow[sy0:sy1, sx0:sx1], part, out=shadow[sy0:sy1, sx0:sx1])
 
 
 # ---------------------------------------------------------------- photometry
@@ -1037,11 +1052,9 @@ def render(
                  np.float64), Hb)[0]
     occl = np.zeros((H, W), np.uint8)
     for _ in range(scene.hands):
-        hand_shadow = np.zeros((H, W), np.uint8)
-        _draw_hand(img, occl, hand_shadow, rng, corners, light)
-        if shadow is not None:
-            hand_shadow[occl > 0] = 0
-            np.maximum(shadow, (hand_shadow // 2), out=shadow)
+        _draw_hand(img, occl, shadow, rng, corners, light)
+    if shadow is not None and scene.hands:
+        shadow[occl > 0] = 0  # a hand is not in its own shadow
 
     hidden = _hidden_cells(board, Hb, occl, W, H) if scene.hands else frozenset()
     noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
