@@ -186,7 +186,11 @@ class Store:
         self.game = Game()
         self.game_id: int | None = None
         self._last_journaled = -math.inf
-        self._load()
+        try:
+            self._load()
+        except JournalError:
+            self.close()
+            raise
         if not readonly and self.game_id is not None and self.game.phase != "setup":
             resume = {"type": "resume", "at": time.monotonic() if now is None else now}
             self.game.apply(resume)

@@ -426,6 +426,28 @@ def test_the_vortex_takes_any_robot():
     assert event(ev, "demonstration_succeeded")["seat"] == 0
 
 
+def test_the_fifth_robot_may_take_the_vortex():
+    t = Table(2, robots={**ROBOTS, "black": "b1"})
+    t.to_demonstration({1: 2}, chip="vortex")
+    t.do("move", move="black right")  # b1 → d1, against the wall
+    ev = t.do("move", move="black up")  # d1 → d8
+    assert event(ev, "demonstration_succeeded")["route"] == ["black right", "black up"]
+
+
+def test_moving_another_robot_counts_towards_the_bid():
+    t = Table(2)
+    t.to_demonstration({0: 2, 1: 3})
+    t.do("move", move="red right")
+    t.do("move", move="blue up")
+    ev = t.do("move", move="blue right")  # reaches h8, but in 3 moves
+    assert "3 moves, more than the bid of 2" in event(ev, "demonstration_failed")["reason"]
+    t.do("move", move="red right")
+    t.do("move", move="blue up")
+    ev = t.do("move", move="blue right")  # the same 3 moves meet Ben's 3
+    assert event(ev, "demonstration_succeeded")["seat"] == 1
+    assert t.view()["robots"]["red"] == "h2"  # the helper robot stays where it went
+
+
 def test_riogrande_forbids_the_immediate_reversal_abacus_allows_it():
     def reversal(preset):
         t = Table(2, rules=preset)
@@ -890,8 +912,10 @@ def test_random_play_keeps_every_invariant(preset, players, steps):
         # robots after a failed demonstration are back at the snapshot
         if any(e["type"] == "demonstration_failed" for e in events):
             assert v["robots"] == v["snapshot"]
-        # a player's bid never rises within a round (undo may take one back)
-        if v["round"] != round_no or kind == "undo":
+        # a player's bid never rises within a round (undo may take one back; a solo player
+        # whose solution failed looks on and may name a new one)
+        failed = any(e["type"] == "demonstration_failed" for e in events)
+        if v["round"] != round_no or kind == "undo" or (v["solo"] and failed):
             round_no, bids = v["round"], {}
         for p in v["players"]:
             if p["bid"] is not None:
