@@ -271,6 +271,26 @@ def test_same_seed_same_picture_other_seed_other_picture(pos):
     assert Scene.random(11) != Scene.random(12)
 
 
+def test_the_same_seed_gives_the_same_picture_in_another_process():
+    """Seeded benchmark sets must not depend on Python's per-process string hashing."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hashlib\nfrom companion.vision.render import render, Scene, random_position\n"
+            "r = render(random_position(3), seed=3, scene=Scene.random(3, hands=1.0),"
+            " size=(320, 240))\nprint(hashlib.sha256(r.image.tobytes()).hexdigest())")
+    here = render(random_position(3), seed=3, scene=Scene.random(3, hands=1.0), size=(320, 240))
+    digests = {hashlib.sha256(here.image.tobytes()).hexdigest()}
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
+
+
 def test_noise_seed_changes_only_the_noise(pos):
     a = render(pos, seed=1, noise=5, noise_seed=1)
     b = render(pos, seed=1, noise=5, noise_seed=2)
