@@ -1,0 +1,259 @@
+"""``companion bench vision``: how well and how fast the companion reads the table.
+
+A seeded set of rendered frames (:mod:`companion.vision.render`): random positions over all 16
+tile sides, random scenes — tilt 0–30°, any rotation, markers on half, the photometric
+variations (dim light, colour casts, gradients, glare, noise, blur, JPEG) and hands over the
+board on a fifth. Every frame is read twice:
+
+* **from scratch** (``read_frame`` with no hints): tile identification, chip; the tiles count as
+  right when they name the same physical board (the same four sides in the same cyclic order:
+  without markers, north is a convention, see :mod:`companion.vision.tileid`), and *exactly*
+  right when markers fix north too;
+* **per frame in a game** (a :class:`~companion.vision.read.Reader` that knows the tiles and has
+  already found north on this board): localisation, robots, occlusion — the work done on every
+  camera frame. This path is timed on one core.
+
+Goals: every robot right on every unoccluded frame; no occluded frame accepted as a position;
+tiles and chips ≥ 99 %; median ≤ 40 ms per frame at 1280×960.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..board import cell_name
+from ..vision.read import Reader, VisionError, read_frame
+from ..vision.render import Scene, random_position, render
+
+GOAL_MS = 40.0
+ROBOTS = ("red", "green", "blue", "yellow")
+
+
+def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[bool, bool]:
+    """(same physical board, same board with north in the same place)."""
+    if not read:
+        return False, False
+    read, truth = tuple(read), tuple(truth)
+    same = any(read == truth[k:] + truth[:k] for k in range(4))
+    return same, read == truth
+
+
+def _pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def _frame(seed: int, size: tuple[int, int], hands: float):
+    rng = np.random.default_rng(seed)
+    pos = random_position(rng, robots=ROBOTS)
+    scene = Scene.random(rng, hands=hands, markers=0.5, max_tilt=30.0)
+    return render(pos, seed=seed, size=size, scene=scene)
+
+
+def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bool,
+              progress: bool) -> dict[str, Any]:
+    per_robot = {r: [0, 0] for r in ROBOTS}  # right, total (unoccluded, board in frame)
+    frames_ok = frames = 0
+    unread_clear = 0  # unoccluded, fully in frame, and yet not read
+    out_of_frame = out_refused = 0
+    occ_total = occ_flagged = occ_accepted = 0
+    false_occ = 0
+    tiles_same = tiles_total = marker_total = marker_exact = 0
+    chips_ok = chips_total = 0
+    times: list[float] = []
+    times_scratch: list[float] = []
+    failures: list[dict[str, Any]] = []
+    for i, seed in enumerate(seeds):
+        shot = _frame(seed, size, hands)
+        truth = {k: cell_name(v) for k, v in shot.robots.items()}
+        tiles = list(shot.tiles)
+        if scratch:
+            t0 = time.perf_counter()
+            try:
+                obs0 = read_frame(shot.image)
+            except VisionError:
+                obs0 = None
+            times_scratch.append((time.perf_counter() - t0) * 1000)
+            if shot.in_frame and not shot.occluded:
+                tiles_total += 1
+                same, exact = _same_board(obs0.tiles if obs0 else None, shot.tiles)
+                tiles_same += same
+                if shot.scene.markers:
+                    marker_total += 1
+                    marker_exact += exact
+        # A game's reader: tiles known, north found once on this board.
+        reader = Reader(tiles=tiles, read_chip=True)
+        first: Any
+        try:
+            first = reader.read(shot.image)
+        except VisionError as e:
+            first = e
+        reader.read_chip = False
+        t0 = time.perf_counter()
+        try:
+            obs: Any = reader.read(shot.image)
+        except VisionError as e:
+            obs = e
+        times.append((time.perf_counter() - t0) * 1000)
+        if not shot.in_frame:
+            out_of_frame += 1
+            out_refused += isinstance(obs, VisionError) or obs.occluded
+            continue
+        if shot.occluded:
+            occ_total += 1
+            if isinstance(obs, VisionError) or obs.occluded:
+                occ_flagged += 1
+            else:
+                occ_accepted += 1
+                failures.append({"seed": seed, "what": "occluded frame accepted",
+                                 "read": obs.robots, "truth": truth})
+            continue
+        frames += 1
+        if isinstance(obs, VisionError) or obs.occluded:
+            if isinstance(obs, VisionError):
+                unread_clear += 1
+                why = str(obs)
+            else:
+                false_occ += 1
+                why = "flagged occluded: " + ",".join(obs.occluded_cells[:6])
+            for r in truth:
+                per_robot[r][1] += 1
+            failures.append({"seed": seed, "what": "not read", "why": why})
+            continue
+        ok_all = obs.robots == truth
+        frames_ok += ok_all
+        for r, cell in truth.items():
+            per_robot[r][1] += 1
+            per_robot[r][0] += obs.robots.get(r) == cell
+        if not ok_all:
+            failures.append({"seed": seed, "what": "robots", "read": obs.robots,
+                             "truth": truth})
+        if not isinstance(first, VisionError) and shot.chip is not None:
+            chips_total += 1
+            got = first.chip
+            right = got is not None and (got.color, got.shape) == tuple(shot.chip)
+            chips_ok += right
+            if not right:
+                failures.append({"seed": seed, "what": "chip", "truth": list(shot.chip),
+                                 "read": None if got is None else [got.color, got.shape]})
+        if progress and (i + 1) % 25 == 0:
+            print(f"  … {i + 1}/{len(seeds)} frames at {size[0]}×{size[1]}", flush=True)
+    robots_right = sum(v[0] for v in per_robot.values())
+    robots_total = sum(v[1] for v in per_robot.values())
+    return {
+        "size": list(size),
+        "frames": len(seeds),
+        "unoccluded_in_frame": frames,
+        "frames_all_robots_right": frames_ok,
+        "frames_not_read": unread_clear,
+        "frames_falsely_occluded": false_occ,
+        "robots_right": robots_right,
+        "robots_total": robots_total,
+        "per_robot": {r: {"right": v[0], "total": v[1]} for r, v in per_robot.items()},
+        "occluded": occ_total,
+        "occluded_flagged": occ_flagged,
+        "occluded_accepted": occ_accepted,
+        "out_of_frame": out_of_frame,
+        "out_of_frame_refused": out_refused,
+        "tiles_total": tiles_total,
+        "tiles_same_board": tiles_same,
+        "marker_frames": marker_total,
+        "marker_tiles_exact": marker_exact,
+        "chips_total": chips_total,
+        "chips_right": chips_ok,
+        "ms_per_frame": {"median": _pct(times, 50), "p90": _pct(times, 90),
+                         "max": max(times) if times else float("nan")},
+        "ms_from_scratch": {"median": _pct(times_scratch, 50), "p90": _pct(times_scratch, 90)}
+        if times_scratch else None,
+        "failures": failures,
+    }
+
+
+def _rate(a: int, b: int) -> str:
+    return f"{a}/{b} ({100.0 * a / b:.1f} %)" if b else "—"
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="companion bench vision", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=200, help="frames at 1280×960 (200)")
+    parser.add_argument("--large", type=int, default=50,
+                        help="further frames at 1640×1232 (50)")
+    parser.add_argument("--seed", type=int, default=6000, help="first seed (6000)")
+    parser.add_argument("--hands", type=float, default=0.2, help="share of frames with hands")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="OpenCV threads (1: one core, 0: OpenCV's default)")
+    parser.add_argument("--out", default="bench-vision.json", help="where to write the JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    args = parser.parse_args(argv)
+    if args.frames < 1 or args.large < 0:
+        parser.error("--frames: at least 1; --large: 0 or more")
+    if args.threads > 0:
+        cv2.setNumThreads(args.threads)
+    seeds = list(range(args.seed, args.seed + args.frames))
+    big_seeds = list(range(args.seed + 100000, args.seed + 100000 + args.large))
+    results = [_evaluate(seeds, (1280, 960), args.hands, True, not args.quiet)]
+    if args.large:
+        results.append(_evaluate(big_seeds, (1640, 1232), args.hands, False, not args.quiet))
+
+    print()
+    print(f"vision benchmark: seeds {args.seed}…, hands on {args.hands:.0%}, "
+          f"{'one core' if args.threads == 1 else f'{args.threads} threads'}")
+    head = f"{'':34s}" + "".join(f"{r['size'][0]}×{r['size'][1]:<14}" for r in results)
+    print(head)
+
+    def row(label: str, f) -> None:
+        print(f"{label:34s}" + "".join(f"{f(r):<19s}" for r in results))
+
+    row("frames", lambda r: str(r["frames"]))
+    row("unoccluded, board in frame", lambda r: str(r["unoccluded_in_frame"]))
+    row("  all robots right", lambda r: _rate(r["frames_all_robots_right"],
+                                              r["unoccluded_in_frame"]))
+    row("  robots right", lambda r: _rate(r["robots_right"], r["robots_total"]))
+    for name in ROBOTS:
+        row(f"    {name}", lambda r, n=name: _rate(r["per_robot"][n]["right"],
+                                                   r["per_robot"][n]["total"]))
+    row("  not read (error)", lambda r: str(r["frames_not_read"]))
+    row("  wrongly flagged occluded", lambda r: str(r["frames_falsely_occluded"]))
+    row("occluded frames", lambda r: str(r["occluded"]))
+    row("  flagged (occluded or unread)", lambda r: _rate(r["occluded_flagged"], r["occluded"]))
+    row("  misread as a position", lambda r: str(r["occluded_accepted"]))
+    row("board partly out of frame", lambda r: str(r["out_of_frame"]))
+    row("  refused", lambda r: _rate(r["out_of_frame_refused"], r["out_of_frame"]))
+    row("tiles: same board (from scratch)", lambda r: _rate(r["tiles_same_board"],
+                                                             r["tiles_total"]))
+    row("tiles: exact, markers fix north", lambda r: _rate(r["marker_tiles_exact"],
+                                                            r["marker_frames"]))
+    row("chip right", lambda r: _rate(r["chips_right"], r["chips_total"]))
+    row("ms per frame, median (game)", lambda r: f"{r['ms_per_frame']['median']:.1f}")
+    row("ms per frame, p90 (game)", lambda r: f"{r['ms_per_frame']['p90']:.1f}")
+    row("ms from scratch, median", lambda r: f"{r['ms_from_scratch']['median']:.1f}"
+        if r["ms_from_scratch"] else "—")
+    row("ms from scratch, p90", lambda r: f"{r['ms_from_scratch']['p90']:.1f}"
+        if r["ms_from_scratch"] else "—")
+    med = results[0]["ms_per_frame"]["median"]
+    print(f"\ngoal: median ≤ {GOAL_MS:.0f} ms per frame at 1280×960: "
+          f"{'met' if med <= GOAL_MS else 'NOT met'} ({med:.1f} ms)")
+    report = {
+        "benchmark": "vision",
+        "machine": {"python": platform.python_version(), "processor": platform.machine(),
+                    "opencv": cv2.__version__, "threads": args.threads},
+        "seed": args.seed,
+        "hands": args.hands,
+        "results": results,
+    }
+    out = Path(args.out)
+    try:
+        out.write_text(json.dumps(report, indent=2) + "\n")
+    except OSError as e:
+        print(f"error: --out: cannot write {out} ({e.strerror or e})")
+        return 2
+    print(f"wrote {out}")
+    return 0
