@@ -215,10 +215,23 @@ def marker_grid_corners() -> dict[int, np.ndarray]:
 
 
 def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | None:
-    """The board from its ArUco markers (at least three of the four), or ``None``."""
-    corners, ids, _ = _aruco_detector().detectMarkers(gray)
+    """The board from its ArUco markers (at least three of the four), or ``None``.
+
+    Markers are looked for in a half-size picture (four times cheaper; they are large) and
+    their corners then refined on the full one."""
+    h, w = gray.shape
+    k = min(1.0, 800.0 / max(h, w))
+    small = cv2.resize(gray, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA) \
+        if k < 1 else gray
+    corners, ids, _ = _aruco_detector().detectMarkers(small)
     if ids is None:
         return None
+    if k < 1:
+        pts = np.vstack([c.reshape(4, 2) for c in corners]).astype(np.float32)
+        pts = (pts + 0.5) / k - 0.5
+        cv2.cornerSubPix(gray, pts.reshape(-1, 1, 2), (3, 3), (-1, -1),
+                         (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05))
+        corners = [pts[4 * i:4 * i + 4].reshape(1, 4, 2) for i in range(len(corners))]
     layout = marker_grid_corners()
     src, dst = [], []
     for c, i in zip(corners, ids.ravel(), strict=True):
@@ -512,6 +525,43 @@ def refine_lattice(image_gray: np.ndarray, loc: Location, px: int = 12) -> Locat
     corners = loc.to_image(grid)
     return from_corners(corners, loc.image_size, method=loc.method, quality=loc.quality,
                         notes=loc.notes)
+
+
+def frame_contrast(gray: np.ndarray, loc: Location) -> float:
+    """How dark the band just outside the lattice (the printed frame) is against the cells:
+    about 0.3 on a board, near 1 where the lattice does not lie on one."""
+    px = 8
+    w = loc.warp(gray, px, border=0.5).astype(np.float32)
+    n = w.shape[0]
+    o0, o1 = int(0.12 * px), int(0.38 * px)
+    inner = w[px // 2 + px:n - px // 2 - px, px // 2 + px:n - px // 2 - px]
+    bands = [w[o0:o1, px // 2:n - px // 2], w[n - o1:n - o0, px // 2:n - px // 2],
+             w[px // 2:n - px // 2, o0:o1], w[px // 2:n - px // 2, n - o1:n - o0]]
+    ring = np.concatenate([b.ravel() for b in bands])
+    white = float(np.percentile(inner, 75)) + 1.0
+    return float(np.median(ring)) / white
+
+
+def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Location | None:
+    """The board where it was in the last frame, nudged onto the printed lattice; ``None`` when
+    it is no longer there (moved, or its frame hidden), and a full search is needed.
+
+    A camera over a game table does not move, so this is the per-frame path: a few small warps
+    instead of a search of the whole picture."""
+    h, w = image.shape[:2]
+    if (w, h) != prev.image_size:
+        return None
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if float(gray.max()) < 25:
+        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+    loc = refine_lattice(gray, prev)
+    cell = np.linalg.norm(prev.corners[1] - prev.corners[0]) / GRID
+    if np.abs(loc.corners - prev.corners).max() > max_shift * cell:
+        return None
+    if frame_contrast(gray, loc) > 0.65:
+        return None
+    return Location(corners=loc.corners, H=loc.H, camera=loc.camera, method=prev.method,
+                    quality=prev.quality, image_size=prev.image_size, notes=prev.notes)
 
 
 def locate(image: np.ndarray, *, corners: np.ndarray | None = None,

@@ -31,7 +31,7 @@ import numpy as np
 from ..board import Board, cell_name
 from .chip import ChipReading, read_chip
 from .colours import Profile, white_of
-from .locate import GRID, Location, VisionError, locate
+from .locate import GRID, Location, VisionError, locate, track
 from .robots import find_robots, prepare, silhouette_cells
 from .tileid import TileReading, read_tiles
 from .track import OCC_PX, occlusion
@@ -103,11 +103,17 @@ class Reader:
     read_chip: bool = True
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
+    _loc: Location | None = field(default=None, repr=False)
 
     def read(self, image: np.ndarray, *, corners: Any = None) -> Observation:
         if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
             raise VisionError("not a colour image")
-        loc = locate(image, corners=corners)
+        loc = None
+        if corners is None and self._loc is not None:
+            loc = track(image, self._loc)
+        if loc is None:
+            loc = locate(image, corners=corners)
+        self._loc = loc
         frame = prepare(image, loc)
         hits = find_robots(frame, loc, self.profile)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
