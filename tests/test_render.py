@@ -115,10 +115,11 @@ def wall_samples(shot, offset: float):
     return shot.to_image(walls), shot.to_image(open_)
 
 
-@pytest.mark.parametrize("tilt,rotation", [(0, 0), (28, 57)])
-def test_walls_are_dark_exactly_where_the_board_has_walls(pos, tilt, rotation):
+@pytest.mark.parametrize("tilt,rotation,distortion", [(0, 0, 0), (28, 57, 0), (12, 20, -0.25)])
+def test_walls_are_dark_exactly_where_the_board_has_walls(pos, tilt, rotation, distortion):
     empty = Position.from_dict({**POSITION, "robots": {"red": "a1"}})
-    shot = render(empty, tilt=tilt, rotation=rotation, azimuth=10, jitter=0, shadows=False)
+    shot = render(empty, tilt=tilt, rotation=rotation, azimuth=10, jitter=0, shadows=False,
+                  distortion=distortion)
     grey = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY).astype(float)
     walls, open_ = wall_samples(shot, 0.03)
     on_walls = np.array([grey[int(round(y)), int(round(x))] for x, y in walls])
@@ -215,6 +216,29 @@ def test_diagonal_barriers_are_drawn_in_their_colour():
         assert hue_class(sample(shot.image, p, 1)) == dg.color, (b.name(dg.cell), dg)
 
 
+def test_a_distorting_lens_bends_the_picture_and_its_truth_alike(pos):
+    from companion.vision.lens import LensProfile
+    from companion.vision.markers import detect_markers
+
+    shot = render(pos, tilt=15, rotation=25, markers=True, distortion=-0.25)
+    straight = render(pos, tilt=15, rotation=25, markers=True)
+    assert shot.dist_coeffs[0] == -0.25 and not straight.dist_coeffs.any()
+    # the truth follows the lens: markers are found where it says …
+    found = detect_markers(shot.image)
+    assert sorted(found) == [0, 1, 2, 3]
+    for k, c in found.items():
+        np.testing.assert_allclose(c, shot.markers[k], atol=1.0)
+    # … far from where a pinhole camera would put them
+    assert max(np.abs(shot.markers[k] - straight.markers[k]).max() for k in range(4)) > 10
+    assert np.abs(shot.corners - straight.corners).max() > 3
+    np.testing.assert_allclose(shot.homography, straight.homography)
+    # undistorting with the lens gives back the pinhole picture the homography describes
+    lens = LensProfile(shot.camera_matrix, shot.dist_coeffs, shot.image.shape[1::-1])
+    flat = lens.undistort(shot.image)
+    for k, c in detect_markers(flat).items():
+        np.testing.assert_allclose(c, straight.markers[k], atol=1.5)
+
+
 # ---------------------------------------------------------------- markers and hands
 
 
@@ -304,6 +328,7 @@ def test_noise_seed_changes_only_the_noise(pos):
     ("focal", 1.5), ("markers", True), ("hands", 1), ("brightness", 0.4), ("gradient", 0.5),
     ("cast", (0.85, 1.0, 1.15)), ("glare", 0.7), ("noise", 6.0), ("blur", 1.5), ("jpeg", 40),
     ("shadows", False), ("jitter", 0.2), ("table", "cloth"), ("chip", False),
+    ("distortion", -0.2),
 ])
 def test_each_option_changes_the_picture(pos, option, value):
     base = Scene(tilt=10, azimuth=30)

@@ -18,7 +18,10 @@ Coordinates
   centre is ``(0.5, 15.5)``. The printed dark border frame lies outside the grid, :data:`BORDER`
   cells wide.
 * ``Rendered.homography`` maps board-plane ``(u, v, 1)`` to image pixels (pixel centres at
-  integer coordinates, OpenCV's convention).
+  integer coordinates, OpenCV's convention). With a distorting lens (``distortion=k1``) it
+  maps to the *undistorted* picture (``LensProfile(camera_matrix, dist_coeffs, size)
+  .undistort(image)``); ``corners``, ``markers``, ``robot_pixels`` and ``to_image()`` always
+  give positions in the picture as rendered.
 * ``Rendered.corners``: the outer corners of the 16×16 cell grid in the image, in the order
   **north-west, north-east, south-east, south-west** (``(0,0), (16,0), (16,16), (0,16)`` in the
   board plane) — the same order as a position's ``board.tiles``.
@@ -119,14 +122,17 @@ class Scene:
     jitter: float = 0.06  # how far robots stand off their cell centres, cells
     table: str = "wood"  # wood | cloth | plain
     chip: bool = True  # the target chip lies on the centre piece
+    distortion: float = 0.0  # lens distortion k1 (negative: the barrel of a wide-angle lens)
 
     @classmethod
     def random(
         cls, seed: int | np.random.Generator, *, hands: float = 0.2, markers: float = 0.5,
-        max_tilt: float = 30.0,
+        max_tilt: float = 30.0, max_distortion: float = 0.0,
     ) -> Scene:
         """A varied shot: tilts up to ``max_tilt``, any rotation, the photometric variations,
-        markers with probability ``markers`` and hands with probability ``hands``."""
+        markers with probability ``markers`` and hands with probability ``hands``; with
+        ``max_distortion``, a barrel lens up to that k1 (none by default, as after lens
+        calibration)."""
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         dim = rng.random() < 0.2
         cast = tuple(float(x) for x in rng.normal(1.0, 0.07, 3).clip(0.8, 1.2))
@@ -150,6 +156,8 @@ class Scene:
             jitter=float(rng.uniform(0.02, 0.1)),
             table=str(rng.choice(["wood", "wood", "cloth", "plain"])),
             chip=True,
+            # drawn last and only when asked, so the default sequence of scenes never changes
+            distortion=-float(rng.uniform(0, max_distortion)) if max_distortion > 0 else 0.0,
         )
 
 
@@ -175,17 +183,59 @@ class Rendered:
     rvec: np.ndarray  # world → camera rotation (Rodrigues), world in cells, see module doc
     tvec: np.ndarray
     in_frame: bool  # all four grid corners lie inside the picture
+    dist_coeffs: np.ndarray = field(default_factory=lambda: np.zeros(5))  # the lens's, OpenCV's
     extras: dict[str, Any] = field(default_factory=dict)
 
     def to_image(self, uv: Any) -> np.ndarray:
-        """Board-plane points (N×2, cells) → image pixels (N×2)."""
+        """Board-plane points (N×2, cells) → image pixels (N×2), lens distortion included."""
         pts = np.asarray(uv, dtype=np.float64).reshape(-1, 1, 2)
-        return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        ideal = cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        return _distort(ideal, self.camera_matrix, self.dist_coeffs)
 
     def cell_centre(self, cell: Cell) -> tuple[float, float]:
         """Where a cell's centre (on the board plane) appears in the image."""
         x, y = self.to_image([cell_uv(self.board, cell)])[0]
         return float(x), float(y)
+
+
+def _distort(pts: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Ideal (pinhole) pixels → where a lens with ``dist`` puts them."""
+    if not np.any(dist):
+        return pts
+    norm = np.column_stack([(pts[:, 0] - K[0, 2]) / K[0, 0], (pts[:, 1] - K[1, 2]) / K[1, 1],
+                            np.ones(len(pts))])
+    out, _ = cv2.projectPoints(norm, np.zeros(3), np.zeros(3), K, dist)
+    return out.reshape(-1, 2)
+
+
+def _lens_maps(K: np.ndarray, dist: np.ndarray, W: int, H: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """For every pixel of the distorted picture, where it lies in the ideal one (cached: a
+    mounted camera keeps its lens and pose)."""
+    return _lens_maps_cached(tuple(np.asarray(K, float).ravel()),
+                             tuple(np.asarray(dist, float).ravel()), W, H)
+
+
+@lru_cache(maxsize=4)
+def _lens_maps_cached(k: tuple[float, ...], d: tuple[float, ...], W: int, H: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Solved on a coarse grid and interpolated: the mapping is smooth (well under 0.05 px
+    off inside the picture) and the full solve would cost 100 ms."""
+    K, dist = np.array(k).reshape(3, 3), np.array(d)
+    step = 8
+    xs = np.arange(0, W + step, step, dtype=np.float64)
+    ys = np.arange(0, H + step, step, dtype=np.float64)
+    gx, gy = np.meshgrid(xs, ys)
+    pts = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
+    ideal = cv2.undistortPoints(pts, K, dist, P=K).reshape(len(ys), len(xs), 2)
+    big = cv2.resize(ideal.astype(np.float32), (len(xs) * step, len(ys) * step),
+                     interpolation=cv2.INTER_LINEAR)
+    # resize aligns pixel centres; shift so grid node k lands on pixel k·step exactly
+    shift = (step - 1) / 2
+    M = np.float32([[1, 0, -shift], [0, 1, -shift]])
+    big = cv2.warpAffine(big, M, (big.shape[1], big.shape[0]), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(big[:H, :W, 0]), np.ascontiguousarray(big[:H, :W, 1])
 
 
 def cell_uv(board: Board, cell: Cell) -> tuple[float, float]:
@@ -586,23 +636,23 @@ def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: floa
 @lru_cache(maxsize=12)
 def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
     rng = np.random.default_rng(1000 + variant)
-    w, h = max(W // 4, 8), max(H // 4, 8)
+    w, h = max(W // 2, 8), max(H // 2, 8)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
         base = np.array([(52, 104, 168), (40, 86, 150), (70, 128, 190), (34, 62, 110)][variant % 4],
                         np.float32)
         ang = rng.uniform(0, math.pi)
-        along = xx * math.cos(ang) + yy * math.sin(ang)
         across = -xx * math.sin(ang) + yy * math.cos(ang)
-        plank = np.floor(across / (h / rng.uniform(3, 6)))
-        warp = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (w, h)) * 2.5
-        grain = np.sin((across + warp) * rng.uniform(0.5, 1.1) + plank * 3.1)
-        streak = cv2.resize(rng.normal(0, 1, (h // 8 + 1, 4)).astype(np.float32), (w, h))
-        k = 1 + 0.08 * grain + 0.06 * streak + 0.05 * np.sin(plank * 1.7)
-        seams = (np.abs(((across / (h / 4.5)) % 1) - 0.5) > 0.49).astype(np.float32)
-        k = k * (1 - 0.35 * seams)
-        del along
-        img = base[None, None, :] * k[..., None]
+        along = xx * math.cos(ang) + yy * math.sin(ang)
+        width = h / rng.uniform(3, 6)  # floor planks
+        plank = np.floor(across / width)
+        frac = across / width - plank
+        seam = np.exp(-((np.minimum(frac, 1 - frac) * width / 1.2) ** 2))
+        warp = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (w, h)) * 5
+        grain = np.sin((across + warp + 0.02 * along) * rng.uniform(0.25, 0.5) + plank * 3.1)
+        streak = cv2.resize(rng.normal(0, 1, (h // 16 + 1, 6)).astype(np.float32), (w, h))
+        k = 1 + 0.06 * grain + 0.05 * streak + 0.06 * np.sin(plank * 1.7)
+        img = base[None, None, :] * (k * (1 - 0.4 * seam))[..., None]
     elif kind == "cloth":
         base = np.array([(70, 110, 60), (120, 70, 50), (60, 60, 120), (90, 90, 90)][variant % 4],
                         np.float32)
@@ -1057,6 +1107,19 @@ def render(
         shadow[occl > 0] = 0  # a hand is not in its own shadow
 
     hidden = _hidden_cells(board, Hb, occl, W, H) if scene.hands else frozenset()
+    dist = np.array([scene.distortion, 0.0, 0.0, 0.0, 0.0])
+    if scene.distortion:
+        mx, my = _lens_maps(cam.K, dist, W, H)
+        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        occl = cv2.remap(occl, mx, my, cv2.INTER_NEAREST)
+        if shadow is not None:
+            shadow = cv2.remap(shadow, mx, my, cv2.INTER_LINEAR)
+        corners = _distort(corners, cam.K, dist)
+        markers = {k: _distort(v, cam.K, dist) for k, v in markers.items()}
+        for name, p in robot_pixels.items():
+            b, t = _distort(np.array([p["base"], p["top"]]), cam.K, dist)
+            robot_pixels[name] = {"base": (float(b[0]), float(b[1])),
+                                  "top": (float(t[0]), float(t[1]))}
     noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
     image = _photometry(img, scene, rng, shadow, noise_rng)
     in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
@@ -1065,7 +1128,7 @@ def render(
         robots=dict(pos.robots), robot_pixels=robot_pixels, tiles=board.tiles, chip=chip,
         occluded=bool(hidden), hidden_cells=hidden, occluder_mask=occl, markers=markers,
         board=board, scene=scene, camera_matrix=cam.K, rvec=cv2.Rodrigues(cam.R)[0].ravel(),
-        tvec=cam.t.copy(), in_frame=in_frame,
+        tvec=cam.t.copy(), in_frame=in_frame, dist_coeffs=dist,
     )
 
 
