@@ -528,8 +528,8 @@ def refine_lattice(image_gray: np.ndarray, loc: Location, px: int = 12) -> Locat
 
 
 def frame_contrast(gray: np.ndarray, loc: Location) -> float:
-    """How dark the band just outside the lattice (the printed frame) is against the cells:
-    about 0.3 on a board, near 1 where the lattice does not lie on one."""
+    """How dark the band just outside the lattice (the printed frame) is against the cells, on
+    its lightest side: about 0.3 on a board, near 1 where the lattice does not lie on one."""
     px = 8
     w = loc.warp(gray, px, border=0.5).astype(np.float32)
     n = w.shape[0]
@@ -537,9 +537,8 @@ def frame_contrast(gray: np.ndarray, loc: Location) -> float:
     inner = w[px // 2 + px:n - px // 2 - px, px // 2 + px:n - px // 2 - px]
     bands = [w[o0:o1, px // 2:n - px // 2], w[n - o1:n - o0, px // 2:n - px // 2],
              w[px // 2:n - px // 2, o0:o1], w[px // 2:n - px // 2, n - o1:n - o0]]
-    ring = np.concatenate([b.ravel() for b in bands])
     white = float(np.percentile(inner, 75)) + 1.0
-    return float(np.median(ring)) / white
+    return max(float(np.median(b)) for b in bands) / white  # every side must be framed
 
 
 def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Location | None:
@@ -558,7 +557,7 @@ def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Locat
     cell = np.linalg.norm(prev.corners[1] - prev.corners[0]) / GRID
     if np.abs(loc.corners - prev.corners).max() > max_shift * cell:
         return None
-    if frame_contrast(gray, loc) > 0.65:
+    if frame_contrast(gray, loc) > 0.8:
         return None
     return Location(corners=loc.corners, H=loc.H, camera=loc.camera, method=prev.method,
                     quality=prev.quality, image_size=prev.image_size, notes=prev.notes)

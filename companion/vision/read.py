@@ -141,6 +141,9 @@ class Reader:
         if self.read_chip and reading is not None:
             chip = read_chip(image, oriented, Board.from_tiles(reading.tiles), self.profile)
         notes = list(loc.notes)
+        for colour in self.profile.robots:
+            if colour not in robots:
+                notes.append(f"no {colour} robot seen")
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
         return Observation(corners_out, reading.tiles if reading else None,
