@@ -1,0 +1,97 @@
+"""Robots found by their base on rendered frames with known cells: top-down and oblique, dim
+light, colour casts, next to targets of their own colour; and a wrong colour profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from companion.board import cell_name
+from companion.rules import Position
+from companion.vision.colours import Profile
+from companion.vision.locate import from_corners, locate
+from companion.vision.read import grid_cell_name
+from companion.vision.render import random_position, render
+from companion.vision.robots import find_robots, prepare, silhouette_cells
+
+PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
+GAME_PHOTO = PHOTOS / "game-oblique-24moves.jpg"
+
+
+def _read(shot, profile: Profile | None = None) -> dict[str, str]:
+    """Robots read with the true corners (north-west first), named like the position."""
+    loc = from_corners(shot.corners, (shot.image.shape[1], shot.image.shape[0]))
+    hits = find_robots(prepare(shot.image, loc), loc, profile or Profile())
+    return {c: grid_cell_name(h.col, h.row) for c, h in hits.items()}
+
+
+def _truth(shot) -> dict[str, str]:
+    return {k: cell_name(v) for k, v in shot.robots.items()}
+
+
+@pytest.mark.parametrize("seed,tilt,azimuth", [(21, 0, 0), (22, 12, 90), (23, 25, 180),
+                                               (24, 30, 250), (25, 30, 0)])
+def test_every_robot_on_its_cell_from_top_down_to_thirty_degrees(seed, tilt, azimuth):
+    shot = render(random_position(seed), seed=seed, tilt=tilt, azimuth=azimuth,
+                  rotation=seed * 37 % 360, noise=3, blur=0.7)
+    assert _read(shot) == _truth(shot)
+
+
+def test_tall_robot_read_by_its_base_not_its_top():
+    # Steep view from the south: each top leans well over half a cell north of its base,
+    # over the robot standing behind it.
+    pos = Position.from_dict({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+                              "robots": {"red": "e6", "green": "e7", "blue": "k12",
+                                         "yellow": "k13"}})
+    shot = render(pos, seed=1, tilt=30, azimuth=0, focal=0.8)
+    top = shot.robot_pixels["red"]["top"]
+    base = shot.robot_pixels["red"]["base"]
+    assert abs(top[1] - base[1]) > 0.6 * (shot.corners[3][1] - shot.corners[0][1]) / 16
+    assert _read(shot) == _truth(shot)
+
+
+def test_robots_read_in_dim_light_and_under_a_colour_cast():
+    shot = render(random_position(26), seed=26, tilt=18, brightness=0.35, noise=6,
+                  cast=(0.85, 1.0, 1.2))
+    assert _read(shot) == _truth(shot)
+
+
+def test_a_target_of_the_robots_colour_is_not_a_robot():
+    # No blue robot on the board: the blue targets and the blue diagonal must not pass for one.
+    pos = Position.from_dict({"board": {"tiles": ["1D", "2D", "3D", "4D"]},
+                              "robots": {"red": "a1", "green": "p16"}})
+    for tilt in (0, 25):
+        shot = render(pos, seed=3, tilt=tilt)
+        read = _read(shot)
+        assert read == {"red": "a1", "green": "p16"}
+
+
+def test_a_wrong_colour_profile_does_not_see_the_robots():
+    shot = render(random_position(27), seed=27, tilt=10)
+    wrong = Profile()
+    refs = dict(wrong.references)
+    refs["red"], refs["green"] = refs["blue"], refs["blue"]  # every robot taught as blue
+    wrong.references = refs
+    read = _read(shot, wrong)
+    truth = _truth(shot)
+    assert sum(read.get(c) == truth[c] for c in ("red", "green")) <= 1
+
+
+def test_the_floor_a_robot_hides_lies_behind_it_away_from_the_camera():
+    shot = render(random_position(28), seed=28, tilt=30, azimuth=0)
+    loc = from_corners(shot.corners, (1280, 960))
+    hidden = silhouette_cells(loc, 5, 10)
+    assert (5, 10) in hidden
+    assert (5, 9) in hidden  # the camera is south: the robot hides the cell to its north
+    assert (5, 11) not in hidden
+
+
+@pytest.mark.skipif(not GAME_PHOTO.exists(), reason="real photos not available")
+def test_real_photo_robots_on_their_cells():
+    image = cv2.imread(str(GAME_PHOTO))
+    loc = locate(image)  # north is at the top of this photo
+    hits = find_robots(prepare(image, loc), loc, Profile())
+    read = {c: grid_cell_name(h.col, h.row) for c, h in hits.items()}
+    assert read == {"red": "o14", "green": "b14", "blue": "n5", "yellow": "p16"}
