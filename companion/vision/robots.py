@@ -148,8 +148,12 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
         b = np.where(bok, bm[colour], 0.0)
         nb = bok[:, :-N_RING].sum(axis=1)
         body = b[:, :-N_RING].sum(axis=1) / np.maximum(nb, 1)
+        # The foot may be hidden behind another robot standing in front: that counts too.
+        others = [bm[c] for c in profile.robots if c != colour]
+        cover = np.maximum(bm[colour], np.max(others, axis=0)) if others else bm[colour]
+        rb = np.where(bok, cover, 0.0)[:, -N_RING:]
         nr = bok[:, -N_RING:].sum(axis=1)
-        ring = b[:, -N_RING:].sum(axis=1) / np.maximum(nr, 1)
+        ring = rb.sum(axis=1) / np.maximum(nr, 1)
         body = np.minimum(body, np.where(nr > 0, ring, body))
         f = np.where(fok, fm[colour], 0.0)
         nf = fok.sum(axis=1)
