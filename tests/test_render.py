@@ -144,6 +144,20 @@ def test_robots_show_their_colour_at_their_base_cell(pos):
             assert np.linalg.norm(base - centre) < cell_px / 3
 
 
+def test_the_robot_mask_covers_each_robot_and_nothing_else(pos):
+    shot = render(pos, tilt=20, rotation=40, hands=0)
+    mask = shot.robot_mask > 0
+    for p in shot.robot_pixels.values():
+        for key in ("base", "top"):
+            x, y = (int(round(v)) for v in p[key])
+            assert mask[y, x]
+    cell_px = np.linalg.norm(shot.corners[1] - shot.corners[0]) / 16
+    # four robots, each about a cell wide and a little taller
+    assert 4 * 0.5 * cell_px ** 2 < mask.sum() < 4 * 2.5 * cell_px ** 2
+    n, _ = cv2.connectedComponents(mask.astype(np.uint8))
+    assert n - 1 == 4
+
+
 def test_a_robot_top_is_displaced_by_parallax_growing_with_tilt(pos):
     flat = render(pos, tilt=0)
     steep = render(pos, tilt=30, azimuth=0)

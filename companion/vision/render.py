@@ -184,6 +184,7 @@ class Rendered:
     tvec: np.ndarray
     in_frame: bool  # all four grid corners lie inside the picture
     dist_coeffs: np.ndarray = field(default_factory=lambda: np.zeros(5))  # the lens's, OpenCV's
+    robot_mask: np.ndarray | None = None  # H×W uint8, 255 where a robot's body is seen
     extras: dict[str, Any] = field(default_factory=dict)
 
     def to_image(self, uv: Any) -> np.ndarray:
@@ -1112,6 +1113,7 @@ def render(
         mx, my = _lens_maps(cam.K, dist, W, H)
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         occl = cv2.remap(occl, mx, my, cv2.INTER_NEAREST)
+        robot_mask = cv2.remap(robot_mask, mx, my, cv2.INTER_NEAREST)
         if shadow is not None:
             shadow = cv2.remap(shadow, mx, my, cv2.INTER_LINEAR)
         corners = _distort(corners, cam.K, dist)
@@ -1129,6 +1131,7 @@ def render(
         occluded=bool(hidden), hidden_cells=hidden, occluder_mask=occl, markers=markers,
         board=board, scene=scene, camera_matrix=cam.K, rvec=cv2.Rodrigues(cam.R)[0].ravel(),
         tvec=cam.t.copy(), in_frame=in_frame, dist_coeffs=dist,
+        robot_mask=cv2.bitwise_and(robot_mask, cv2.bitwise_not(occl)),
     )
 
 
