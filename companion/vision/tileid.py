@@ -129,18 +129,18 @@ def _target_expectations() -> np.ndarray:
     return out
 
 
-def wall_evidence(rectified_gray: np.ndarray, px: int = PX) -> np.ndarray:
-    """``(16, 16, 4)`` probability-like wall strength of every cell side, from the board seen
-    from above at ``px`` pixels a cell."""
+def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np.ndarray:
+    """``(n, n, 4)`` probability-like wall strength of every cell side, from the board (or one
+    loose tile, ``n = 8``) seen from above at ``px`` pixels a cell."""
     g = rectified_gray.astype(np.float32)
-    inner = g.reshape(GRID, px, GRID, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
+    inner = g.reshape(n, px, n, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
     white = float(np.percentile(inner, 75))
     dark = (g < 0.6 * white).astype(np.float32)
     ii = cv2.integral(dark).astype(np.float64)
     Hh, Ww = g.shape
     bw = max(2, int(round(0.2 * px)))
     trim = max(1, int(round(0.18 * px)))
-    idx = np.arange(GRID) * px
+    idx = np.arange(n) * px
 
     def boxes(y0: np.ndarray, y1: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
         y0, y1 = np.clip(y0, 0, Hh), np.clip(y1, 0, Hh)
@@ -149,7 +149,7 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX) -> np.ndarray:
         return (ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]) / area
 
     R, C = np.meshgrid(idx, idx, indexing="ij")  # top-left pixel of every cell
-    frac = np.zeros((GRID, GRID, 4), dtype=np.float32)
+    frac = np.zeros((n, n, 4), dtype=np.float32)
     frac[:, :, S] = boxes(R + px - bw, R + px + bw, C + trim, C + px - trim)
     frac[:, :, E] = boxes(R + trim, R + px - trim, C + px - bw, C + px + bw)
     frac[:, :, N] = np.roll(frac[:, :, S], 1, axis=0)
@@ -296,6 +296,23 @@ def identify(walls: np.ndarray, targets: np.ndarray | None = None,
                 f"it looks more like {', '.join(free_tiles)}")
     return TileReading(tiles=best, rotation=k, confidence=confidence, margin=float(margin),
                        score=float(best_score))
+
+
+def identify_tile(walls: np.ndarray) -> list[tuple[float, str, int]]:
+    """One loose tile seen from above (``(8, 8, 4)`` wall evidence): every side and quarter
+    turn, best first, scored on the tile's inner edges. Checks the wall model on real print."""
+    names, exp, w_no, _ = _expectations()
+    p = np.clip(walls, 0.03, 0.97)
+    mask = w_no[0, :8, :8]
+    out = []
+    for k in range(4):
+        pk = _rotate_evidence(p, k)
+        l1, l0 = np.log(pk / 0.5), np.log((1 - pk) / 0.5)
+        for t, name in enumerate(names):
+            e = exp[t, 0, :8, :8]
+            out.append((float((mask * (e * l1 + (1 - e) * l0)).sum()), name, k))
+    out.sort(key=lambda r: -r[0])
+    return out
 
 
 def hidden_cells(loc: Location, robot_cells: list[tuple[int, int]]) -> np.ndarray:
