@@ -1,0 +1,83 @@
+"""Occlusion and the stable-frame tracker: hands over the board are flagged, clean boards are
+not, and a layout is only accepted after it has held for a few frames."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.vision.colours import white_of
+from companion.vision.locate import VisionError, from_corners
+from companion.vision.read import Reader
+from companion.vision.render import random_position, render
+from companion.vision.robots import find_robots, prepare, silhouette_cells
+from companion.vision.track import OCC_PX, Tracker, occlusion
+
+
+def _occlusion(shot):
+    loc = from_corners(shot.corners, (1280, 960))
+    frame = prepare(shot.image, loc)
+    explained = set()
+    for h in find_robots(frame, loc, Reader().profile).values():
+        explained |= silhouette_cells(loc, h.col, h.row) | {(h.col, h.row)}
+    return occlusion(loc.warp(shot.image, OCC_PX), white_of(loc.warp(shot.image, 6)), explained)
+
+
+@pytest.mark.parametrize("seed", [61, 62, 63, 64])
+def test_a_hand_over_the_board_is_flagged(seed):
+    shot = render(random_position(seed), seed=seed, tilt=12, hands=1, rotation=seed * 41)
+    assert shot.occluded
+    occ = _occlusion(shot)
+    assert occ.occluded
+    assert occ.largest >= 3
+
+
+@pytest.mark.parametrize("seed,scene", [
+    (65, {"tilt": 0}), (66, {"tilt": 28, "brightness": 0.4, "noise": 5}),
+    (67, {"tilt": 15, "glare": 0.7}), (68, {"tilt": 20, "cast": (1.2, 1.0, 0.85)}),
+])
+def test_a_clean_board_is_not_flagged(seed, scene):
+    shot = render(random_position(seed), seed=seed, **scene)
+    assert not _occlusion(shot).occluded
+
+
+def test_an_occluded_frame_is_never_read_as_a_position():
+    for seed in (70, 71, 72):
+        shot = render(random_position(seed), seed=seed, tilt=10, hands=2)
+        try:
+            obs = Reader(tiles=list(shot.tiles)).read(shot.image)
+        except VisionError:
+            continue  # "cannot see" is an honest answer too
+        assert obs.occluded and obs.robots == {}
+
+
+def test_a_layout_is_accepted_only_after_it_holds():
+    t = Tracker(stable=3)
+    a = {"red": "c2", "blue": "j4"}
+    assert t.update(a).kind == "pending"
+    assert t.update(a).kind == "pending"
+    event = t.update(a)
+    assert event.kind == "accepted" and event.state == a
+    assert t.update(a).kind == "steady"
+
+
+def test_a_robot_caught_mid_slide_is_not_accepted():
+    t = Tracker(stable=3)
+    start = {"red": "c2"}
+    for _ in range(3):
+        t.update(start)
+    assert t.update({"red": "c5"}).kind == "pending"  # passing through
+    assert t.update({"red": "c9"}).kind == "pending"
+    for _ in range(2):
+        t.update({"red": "c12"})
+    assert t.accepted == start
+    assert t.update({"red": "c12"}).kind == "accepted"
+    assert t.accepted == {"red": "c12"}
+
+
+def test_occluded_and_unseen_frames_break_a_run():
+    t = Tracker(stable=2)
+    t.update({"red": "c2"})
+    assert t.update(None, occluded=True).kind == "occluded"
+    assert t.update({"red": "c2"}).kind == "pending"  # the count starts again
+    assert t.update(None, error="black frame").reason == "black frame"
+    assert t.accepted is None
