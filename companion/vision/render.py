@@ -382,10 +382,16 @@ def _shade(color: tuple[int, int, int], k: float) -> tuple[int, int, int]:
 
 
 @lru_cache(maxsize=64)
-def _symbol(color: str, shape: str, px: int) -> tuple[np.ndarray, np.ndarray]:
+def _symbol(color: str, shape: str, px: int, on_tile: bool = False
+            ) -> tuple[np.ndarray, np.ndarray]:
     """A printed target symbol on its white square, ``px`` pixels wide, and its mask.
 
-    Drawn four times larger then reduced, which anti-aliases the small print."""
+    The tiles and the chips print the symbols differently, as the real ones do: on a tile (as
+    it lies in the north-west) the triangle points up, the hexagon has flat top and bottom
+    and the moon's crescent is at its lower left; on a chip the triangle points down, the
+    hexagon stands on a corner and the crescent is at the lower right. Drawn four times
+    larger then reduced, which anti-aliases the small print."""
+    flip = -1.0 if on_tile else 1.0
     s = px * 4
     img = np.full((s, s, 3), 244, np.uint8)
     c = (s / 2, s / 2)
@@ -409,21 +415,23 @@ def _symbol(color: str, shape: str, px: int) -> tuple[np.ndarray, np.ndarray]:
             _circle(img, c, r * 0.9, ink)
             # the moon's pale crescent
             moon = np.zeros((s, s), np.uint8)
-            _circle(moon, (c[0] + r * 0.28, c[1] + r * 0.28), r * 0.78, 255)
+            _circle(moon, (c[0] + flip * r * 0.28, c[1] + r * 0.28), r * 0.78, 255)
             disc = np.zeros((s, s), np.uint8)
             _circle(disc, c, r * 0.9, 255)
             cover = np.zeros((s, s), np.uint8)
-            _circle(cover, (c[0] - r * 0.1, c[1] - r * 0.1), r * 0.82, 255)
+            _circle(cover, (c[0] - flip * r * 0.1, c[1] - r * 0.1), r * 0.82, 255)
             crescent = (moon > 127) & (disc > 127) & ~(cover > 127)
             img[crescent] = (236, 236, 236)
         elif shape == "triangle":
-            tri = np.array([[c[0] - r * 1.05, c[1] - r * 0.7], [c[0] + r * 1.05, c[1] - r * 0.7],
-                            [c[0], c[1] + r * 1.05]])
+            tri = np.array([[c[0] - r * 1.05, c[1] - flip * r * 0.7],
+                            [c[0] + r * 1.05, c[1] - flip * r * 0.7],
+                            [c[0], c[1] + flip * r * 1.05]])
             _poly(img, tri, outline)
             inner = c + (tri - c) * 0.84
             _poly(img, inner, ink)
-            _poly(img, _regular((c[0], c[1] - r * 0.1), r * 0.38, 12, 0), (240, 240, 240))
-            _circle(img, (c[0], c[1] - r * 0.1), r * 0.22, _shade(ink, 0.8))
+            sun = (c[0], c[1] - flip * r * 0.1)
+            _poly(img, _regular(sun, r * 0.38, 12, 0), (240, 240, 240))
+            _circle(img, sun, r * 0.22, _shade(ink, 0.8))
         elif shape == "square":
             sq = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) * r * 0.88 + c
             _poly(img, sq, outline)
@@ -433,7 +441,7 @@ def _symbol(color: str, shape: str, px: int) -> tuple[np.ndarray, np.ndarray]:
                         (int(r * 0.78 * _ONE), int(r * 0.2 * _ONE)), -25, 0, 360,
                         (230, 230, 230), max(2, s // 40), cv2.LINE_AA, _SHIFT)
         elif shape == "hexagon":
-            hexa = _regular(c, r, 6, math.pi / 2)
+            hexa = _regular(c, r, 6, 0.0 if on_tile else math.pi / 2)
             _poly(img, hexa, outline)
             _poly(img, c + (hexa - c) * 0.87, ink)
             star = []
@@ -554,7 +562,11 @@ def board_texture(board: Board) -> np.ndarray:
         f, r = board.xy(t.cell)
         x0, y0 = int(round(BORDER * P + f * P)), int(round(BORDER * P + (bh - 1 - r) * P))
         img[y0 + 2:y0 + P - 1, x0 + 2:x0 + P - 1] = CELL_BG
-        sym, _ = _symbol(t.color, t.shape, int(P * 0.62))
+        sym, _ = _symbol(t.color, t.shape, int(P * 0.62), on_tile=True)
+        if board.tiles is not None:  # the print turns with its tile, clockwise per quadrant
+            v = bh - 1 - r
+            quadrant = (0 if f < bw // 2 else 1) if v < bh // 2 else (3 if f < bw // 2 else 2)
+            sym = np.ascontiguousarray(np.rot90(sym, k=-quadrant))
         _put(img, sym, x0 + P / 2, y0 + P / 2)
     for dg in board.diagonals:
         f, r = board.xy(dg.cell)
