@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.board import RIGHT, UP, tile_library
+from companion.board import RIGHT, UP, Board, tile_library
 from companion.rules import Position
 from companion.vision.render import (
     BORDER,
@@ -497,3 +497,25 @@ def test_the_rendered_tile_looks_like_the_real_print():
     # walls as dark against the surface as on the real print, the hatch slanting the same way
     assert abs(looks["real"][0] - looks["rendered"][0]) < 0.2
     assert looks["real"][1] == looks["rendered"][1] != 0
+
+
+def test_target_symbols_turn_with_their_tile():
+    """1A's green triangle points north on a north-west tile, east once the tile is turned
+    into the north-east quadrant (its broad base then faces west)."""
+    from companion.vision.render import PX
+
+    def green_mass_offset(tiles: list[str]) -> np.ndarray:
+        board = Board.from_tiles(tiles)
+        t = board.target_by("green", "triangle")
+        tex = board_texture(board)
+        u, v = cell_uv(board, t.cell)
+        cx, cy = (u + BORDER) * PX - 0.5, (v + BORDER) * PX - 0.5
+        patch = tex[int(cy - PX / 2):int(cy + PX / 2), int(cx - PX / 2):int(cx + PX / 2)]
+        hsv = cv2.cvtColor(patch, cv2.COLOR_BGR2HSV)
+        ys, xs = np.nonzero((hsv[..., 1] > 100) & (abs(hsv[..., 0].astype(int) - 60) < 20))
+        return np.array([xs.mean() - PX / 2, ys.mean() - PX / 2])
+
+    nw = green_mass_offset(["1A", "2A", "3A", "4A"])
+    ne = green_mass_offset(["2A", "1A", "3A", "4A"])
+    assert nw[1] > 1.0 and abs(nw[0]) < 0.8  # mass low: apex up
+    assert ne[0] < -1.0 and abs(ne[1]) < 0.8  # mass to the west: apex east
