@@ -592,4 +592,9 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
     loc = locate_outline(image)
     if refine:
         loc = refine_lattice(gray, loc)
+    # The board's printed frame must run dark along all four sides: a quad cut off by the
+    # picture's edge, or fitted to a line of walls, has cells or table where it should be.
+    if frame_contrast(gray, loc) > 0.8:
+        raise BoardNotFound("part of the board is out of the frame or covered (its dark "
+                            "frame is not seen all round)")
     return loc
