@@ -373,3 +373,40 @@ def test_specifications_are_described(tmp_path):
     assert describe_spec("game.mp4") == "video file"
     src = open_source(str(tmp_path / "a.png"), open_now=False)
     assert not src.is_open and "closed" in repr(src)
+
+
+# ---------------------------------------------------------------- a calibrated lens
+
+
+def test_a_lens_profile_straightens_every_frame(tmp_path):
+    from companion.vision.lens import LensProfile
+    from companion.vision.markers import detect_markers
+    from companion.vision.render import Scene
+
+    pos = Position.from_dict(POSITION)
+    bent = Scene(tilt=10, rotation=20, markers=True, distortion=-0.25)
+    probe = RenderedSource(lambda: pos, scene=bent, size=(960, 720))
+    with probe:
+        truth = probe.read().truth
+    LensProfile(truth.camera_matrix, truth.dist_coeffs, (960, 720)).save(tmp_path / "lens.json")
+    src = open_source("sim", position_fn=lambda: pos, scene=bent, size=(960, 720),
+                      lens=str(tmp_path / "lens.json"))
+    with src:
+        frame = src.read()
+    found = detect_markers(frame.image)
+    assert sorted(found) == [0, 1, 2, 3]
+    pinhole = {k: np.asarray(v) for k, v in marker_pinhole(frame.truth).items()}
+    for k, c in found.items():  # the frame now matches the pinhole homography
+        np.testing.assert_allclose(c, pinhole[k], atol=1.5)
+    # and differs from the bent picture's truth
+    assert max(np.abs(found[k] - frame.truth.markers[k]).max() for k in found) > 5
+    with pytest.raises(FrameSourceError, match="lens: .*no such lens profile"):
+        open_source("sim", position_fn=lambda: pos, lens=str(tmp_path / "none.json"))
+
+
+def marker_pinhole(truth) -> dict[int, np.ndarray]:
+    """Where the markers lie in the undistorted picture: through the homography alone."""
+    from companion.vision.render import marker_layout
+
+    return {k: cv2.perspectiveTransform(q.reshape(-1, 1, 2), truth.homography).reshape(-1, 2)
+            for k, q in marker_layout(truth.board).items()}

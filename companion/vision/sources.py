@@ -557,6 +557,41 @@ class RenderedSource(FrameSource):
         return shot.image, self._last, shot
 
 
+# ---------------------------------------------------------------- a calibrated lens
+
+
+class UndistortedSource(FrameSource):
+    """Another source's frames with the lens distortion taken out (``calibration/lens.json``
+    from ``companion calibration camera``), so straight walls stay straight for the reader."""
+
+    def __init__(self, inner: FrameSource, lens: Any) -> None:
+        super().__init__()
+        self.inner = inner
+        self.lens = lens
+        self.name = inner.name
+
+    def _open(self) -> None:
+        self.inner.open()
+
+    def _read(self) -> tuple[np.ndarray, float, Any]:
+        frame = self.inner.read()
+        return self.lens.undistort(frame.image), frame.t, frame.truth
+
+    def _close(self) -> None:
+        self.inner.close()
+
+
+def _lens_profile(lens: Any) -> Any:
+    if lens is None or hasattr(lens, "undistort"):
+        return lens
+    from .lens import LensError, LensProfile  # noqa: PLC0415
+
+    try:
+        return LensProfile.load(lens)
+    except LensError as e:
+        raise FrameSourceError(f"lens: {e}") from None
+
+
 # ---------------------------------------------------------------- specifications
 
 _USB = re.compile(r"^usb:(\d+)$")
@@ -582,10 +617,12 @@ def describe_spec(spec: str) -> str:
 def open_source(spec: str, *, position_fn: Callable[[], Any] | None = None,
                 timeout: float = DEFAULT_TIMEOUT, loop: bool = False,
                 size: tuple[int, int] | None = None, open_now: bool = True,
-                **kwargs: Any) -> FrameSource:
+                lens: Any = None, **kwargs: Any) -> FrameSource:
     """The source a ``--camera`` specification names: ``pi``, ``usb:N``, a video or picture
     FILE, a folder (DIR) of pictures, a stream URL (``rtsp://…``, ``http://…``) or ``sim``
     (needs ``position_fn``). Opened unless ``open_now=False``.
+
+    ``lens`` (a :class:`~.lens.LensProfile` or the path of one) undistorts every frame.
 
     A malformed specification raises ``ValueError``; a source that cannot be opened raises
     :class:`FrameSourceError` — both name the specification.
@@ -619,11 +656,15 @@ def open_source(spec: str, *, position_fn: Callable[[], Any] | None = None,
             src = ImageFileSource(p)
         else:
             src = OpenCVSource(str(p), timeout=timeout, loop=loop)
+    profile = _lens_profile(lens)
+    if profile is not None:
+        src = UndistortedSource(src, profile)
     return src.open() if open_now else src
 
 
 __all__ = [
     "EndOfFrames", "Frame", "FrameSource", "FrameSourceError", "ImageFileSource",
-    "ImageFolderSource", "OpenCVSource", "PiCameraSource", "RenderedSource", "describe_spec",
+    "ImageFolderSource", "OpenCVSource", "PiCameraSource", "RenderedSource", "UndistortedSource",
+    "describe_spec",
     "load_image", "open_source",
 ]
