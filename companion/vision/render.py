@@ -185,7 +185,6 @@ class Rendered:
     in_frame: bool  # all four grid corners lie inside the picture
     dist_coeffs: np.ndarray = field(default_factory=lambda: np.zeros(5))  # the lens's, OpenCV's
     robot_mask: np.ndarray | None = None  # H×W uint8, 255 where a robot's body is seen
-    extras: dict[str, Any] = field(default_factory=dict)
 
     def to_image(self, uv: Any) -> np.ndarray:
         """Board-plane points (N×2, cells) → image pixels (N×2), lens distortion included."""
