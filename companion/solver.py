@@ -62,6 +62,7 @@ UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
+SCALAR_CHUNK = 24  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 _U8 = np.uint64(255)
 
@@ -553,6 +554,7 @@ class _Search:
         self.uniform = all(t.uniform_cost() for t in self.tables)
         self.lenient = self.rules.ricochet == "lenient"
         self.fast = self._is_fast()
+        self.dist_list = self.dist[-1].tolist()  # the active robot's (fast path)
         self.nc3 = comb(self.board.size, 3)  # fast path: rank = active * C(n, 3) + helpers'
         self.expanded = 0
         self.goals: list[tuple[int, int]] = []  # (cost, key)
@@ -663,6 +665,9 @@ class _Search:
         if not self.fast:
             yield from self.successors(keys, g)
             return
+        if keys.size <= SCALAR_CHUNK:
+            yield from self._scalar_successors(keys, g)
+            return
         if self.layout.strict:
             if keys.size < SMALL_CHUNK:  # one pass; the bitset is only worth it in bulk
                 yield from self._fast_successors(keys, g, f, flagged=True)
@@ -674,6 +679,60 @@ class _Search:
                 yield from self._fast_successors(keys[split:], g, f, flagged=True)
             return
         yield from self._fast_successors(keys, g, f)
+
+    def _scalar_successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
+        """:meth:`_fast_successors` for a handful of positions, one slide at a time: a few
+        dozen numpy calls cost more than the work itself here."""
+        py = self.tables[0].py
+        hit, nat, end, axis = py.hit, py.nat, py.end, py.axis
+        dist = self.dist_list
+        target = self.target
+        goal_ok = not (self.lenient and g == 0)
+        helpers: list[int] = []
+        active: list[int] = []
+        active_h: list[int] = []
+        for key in keys.tolist():
+            cs = (key & 255, (key >> 8) & 255, (key >> 16) & 255, (key >> 24) & 255)
+            act = cs[3]
+            fl = key >> 32
+            for r in range(4):
+                s = cs[r]
+                b = s << 8
+                j1, j2, j3 = _OTHERS[r]
+                q1, q2, q3 = b | cs[j1], b | cs[j2], b | cs[j3]
+                for o in range(4):
+                    h = hit[o]
+                    m = min(h[q1], h[q2], h[q3], nat[o][s] + 1)
+                    code = end[o][b | (m - 1)]
+                    if not code & OK_BIT:
+                        continue
+                    v = code & 255
+                    if r < 3:
+                        x, y = cs[_OTHER_X[r]], cs[_OTHER_Y[r]]
+                        if v < x:
+                            x, y, v = v, x, y
+                        elif v < y:
+                            y, v = v, y
+                        helpers.append((fl << 32) | (act << 24) | (v << 16) | (y << 8) | x)
+                        continue
+                    nf = DONE
+                    if fl != DONE and not (code & DEFLECTED_BIT or (
+                            fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis[o][s])):
+                        nf = LAST_VERTICAL + ((code >> 9) & 1)
+                    child = (nf << 32) | (v << 24) | (key & 0xFFFFFF)
+                    if v == target and nf == DONE and goal_ok:
+                        self.goals.append((g + 1, child))
+                    active.append(child)
+                    active_h.append(dist[v])
+        if helpers:
+            child = np.array(helpers, np.uint64)
+            yield _Batch(child.take(np.flatnonzero(~self.closed.contains(child))), 1, -1,
+                         checked=True)
+        if active:
+            child = np.array(active, np.uint64)
+            fresh = np.flatnonzero(~self.closed.contains(child))
+            yield _Batch(child.take(fresh), 1, np.array(active_h, np.int64).take(fresh),
+                         checked=True)
 
     def _fast_successors(self, keys: np.ndarray, g: int, f: int,
                          flagged: bool = False) -> Iterable[_Batch]:
@@ -977,22 +1036,30 @@ class _Search:
                 continue
             py = self.tables[r].py
             others = [q for s, q in enumerate(cells) if s != r]
+            grp = lay.groups[lay.group_of[r]]
+            same = [cells[s] for s in grp if s != r]  # the rest of its group, kept sorted
+            rest_key = 0
+            for s, q in enumerate(cells):
+                if s not in grp:
+                    rest_key |= q << (8 * s)
             for o, (hit, nat, end) in enumerate(zip(py.hit, py.nat, py.end, strict=True)):
                 for p in py.into(o, c):
                     if p in others:
                         continue
                     b = p << 8
                     m = min([hit[b | q] for q in others], default=NEVER)
-                    code = int(end[b | min(m - 1, nat[p])])
+                    code = end[b | min(m - 1, nat[p])]
                     if not code & OK_BIT or code & 255 != c:
                         continue
                     pg = g - py.cost[o][p]
                     if pg < 0 or (last and pg == 0 and self.lenient):
                         continue
-                    before = dict(zip(lay.names, cells, strict=True))
-                    before[lay.names[r]] = p
+                    vals = sorted([p, *same])
+                    pos_key = rest_key
+                    for s_, v in zip(grp, vals, strict=True):
+                        pos_key |= v << (8 * s_)
                     for pf in self._parent_flags(r, o, p, code, flag):
-                        cands.append((lay.pack(before, pf), pg, r, p, o))
+                        cands.append((pos_key | (pf << (8 * lay.n_robots)), pg, r, p, o))
         for pk, pg, r, p, o in cands:
             if pg == 0 and pk == start_key:
                 return pk, pg, r, p, o

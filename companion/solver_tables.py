@@ -149,13 +149,14 @@ def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Opti
 
 @dataclass
 class PyTables:
-    """:class:`KindTables` as Python bytes where a route is walked back one slide at a time
+    """:class:`KindTables` seen as Python sequences of ints, for work done one slide at a time
     (numpy scalars are slow to index one by one)."""
 
-    hit: list[bytes]
-    nat: list[bytes]
-    end: list[np.ndarray]
-    cost: list[bytes]
+    hit: list[memoryview]
+    nat: list[memoryview]
+    end: list[memoryview]
+    cost: list[memoryview]
+    axis: list[memoryview]
     hit_grid: np.ndarray  # (option, from, to)
     _into: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
@@ -191,10 +192,11 @@ class KindTables:
         if self._py is None:
             n_opt = self.n_options
             self._py = PyTables(
-                [self.hit[o].tobytes() for o in range(n_opt)],
-                [self.nat[o].tobytes() for o in range(n_opt)],
-                list(self.end),
-                [self.cost[o].tobytes() for o in range(n_opt)],
+                [memoryview(self.hit[o]) for o in range(n_opt)],
+                [memoryview(self.nat[o]) for o in range(n_opt)],
+                [memoryview(self.end[o]) for o in range(n_opt)],
+                [memoryview(self.cost[o]) for o in range(n_opt)],
+                [memoryview(self.axis[o]) for o in range(n_opt)],
                 self.hit.reshape(n_opt, 256, 256))
         return self._py
 
