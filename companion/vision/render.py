@@ -645,7 +645,7 @@ def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: floa
 # ---------------------------------------------------------------- the table
 
 
-@lru_cache(maxsize=12)
+@lru_cache(maxsize=8)
 def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
     rng = np.random.default_rng(1000 + variant)
     w, h = max(W // 2, 8), max(H // 2, 8)
