@@ -88,7 +88,7 @@ _BODY_LAT = (-0.18, 0.0, 0.18)
 _FRONT_LAT = (-0.22, 0.0, 0.22)
 _FRONT_DIST = 0.7
 # Round the foot, just inside its edge: a robot covers it, a flat target symbol does not.
-_RING_R = 0.26
+_RING_R = 0.30
 _RING_ANGLES = np.arange(6) * np.pi / 3 + np.pi / 6
 
 
@@ -134,6 +134,16 @@ def _on_board(loc: Location, xy: np.ndarray, margin: float = 0.25) -> np.ndarray
             & (g[..., 1] > -margin) & (g[..., 1] < GRID + margin))
 
 
+def _front_cells(loc: Location) -> np.ndarray:
+    """Per cell, the index of the neighbouring cell towards the camera (-1 off the board)."""
+    away, _ = _directions(loc, _CENTRES)
+    g = np.floor(_CENTRES - away).astype(int)
+    ok = (g[:, 0] >= 0) & (g[:, 0] < GRID) & (g[:, 1] >= 0) & (g[:, 1] < GRID)
+    idx = g[:, 1] * GRID + g[:, 0]
+    same = idx == np.arange(len(idx))
+    return np.where(ok & ~same, idx, -1)
+
+
 def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
     """Per robot colour, a ``(16, 16)`` score array (row, col) of "a robot stands here"."""
     bxy, fxy = sample_points(loc)
@@ -143,6 +153,7 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     fok &= _on_board(loc, fxy, margin=0.0)
     bm = profile.membership(blab)
     fm = profile.membership(flab)
+    front_cell = _front_cells(loc)
     out = {}
     for colour in profile.robots:
         b = np.where(bok, bm[colour], 0.0)
@@ -158,7 +169,11 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
         f = np.where(fok, fm[colour], 0.0)
         nf = fok.sum(axis=1)
         front = f.sum(axis=1) / np.maximum(nf, 1)
-        s = body - front
+        # The colour on the floor in front only counts against a cell when the cell in front
+        # holds a standing robot itself: then this cell is merely hidden behind it (a flat
+        # target of the same colour in front says nothing).
+        ahead = np.where(front_cell >= 0, body[np.maximum(front_cell, 0)], 0.0)
+        s = body - front * ahead
         s[nb < 4] = 0.0
         s = s.reshape(GRID, GRID)
         for c, r in _BLOCK:
