@@ -25,8 +25,13 @@ from functools import lru_cache
 import numpy as np
 
 from .board import DIRECTIONS, Board, Direction
-from .rules import MAX_PASSES, TRANSPARENT, Rules
+from .rules import TRANSPARENT, Rules
 
+# The transparent robot's moves are searched with at most this many passes each (a move of
+# cost 5). Every pass costs as much as a whole move, so a route that needs more in one move is
+# practically never the cheapest; the limit keeps the number of choices per slide small (with
+# openings and barriers it would otherwise grow exponentially).
+SOLVER_MAX_PASSES = 4
 NEVER = 255  # hit: the path never enters that cell
 LOOP = 254  # nat: the slide never stops on an empty board
 MAX_STEPS = 250  # a longer path does not fit the tables (no real board comes near)
@@ -139,7 +144,7 @@ def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Opti
         opt, nxt = _trace(board, None, start, d, passes, True)
         if opt is not None and (not passes or passes[-1] != "bounce"):
             out.append(opt)
-        if nxt is None or sum(1 for p in passes if p != "bounce") >= MAX_PASSES:
+        if nxt is None or sum(1 for p in passes if p != "bounce") >= SOLVER_MAX_PASSES:
             continue
         stack.append((*passes, nxt))
         if nxt == "barrier":
@@ -241,6 +246,9 @@ def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
                 opts.extend(options_from(board, kind, s, d))
         per_cell.append(opts)
     n_opt = max(4, max(len(o) for o in per_cell))
+    if n_opt > 64:
+        raise TableError(f"board: a {kind} robot has {n_opt} ways to slide from one cell; "
+                         "the solver handles up to 64")
     hit = np.full((n_opt, 1 << 16), NEVER, np.uint8)
     nat = np.zeros((n_opt, 256), np.uint8)
     end = np.zeros((n_opt, 1 << 16), np.uint16)

@@ -24,7 +24,7 @@ from companion.solver import (
     check_bid,
     solve,
 )
-from companion.solver_tables import kind_tables, robot_kind, table_slide
+from companion.solver_tables import SOLVER_MAX_PASSES, kind_tables, robot_kind, table_slide
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
 
@@ -54,6 +54,8 @@ def reference_cost(pos: Position, max_cost: int) -> int | None:
         here = pos.with_robots(dict(zip(names, cells, strict=True)))
         for move, s in here.legal_moves():
             new_cost = cost + s.cost
+            if s.cost > 1 + SOLVER_MAX_PASSES:  # the solver's documented limit per move
+                continue
             if new_cost > max_cost:
                 continue
             i = names.index(move.robot)
