@@ -260,10 +260,18 @@ def _surface_parts(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     bright = float(np.percentile(mx, 97))
     if bright < 25:
         raise BoardNotFound("the frame is black: no light, or the camera is covered")
-    # Colour cast: the whitest pixels (short of any glare) tell its hue; undo it first.
-    sel = (mx >= np.percentile(mx, 75)) & (mx <= np.percentile(mx, 95))
-    mean = np.array([b[sel].mean(), g[sel].mean(), r[sel].mean()]) + 1.0
-    gain = mean.max() / mean
+    # Colour cast: the bright, nearly grey pixels (short of any glare) tell its hue; undo it
+    # first. Strongly coloured pixels are left out, or a large light wood table would pass
+    # for the white and turn the board blue.
+    mn0 = cv2.min(cv2.min(b, g), r)
+    sat0 = mx.astype(np.int16) - mn0.astype(np.int16)
+    sel = ((mx >= np.percentile(mx, 60)) & (mx <= np.percentile(mx, 97))
+           & (sat0 < 0.45 * mx.astype(np.int16)))
+    if sel.sum() > 0.01 * mx.size:
+        mean = np.array([b[sel].mean(), g[sel].mean(), r[sel].mean()]) + 1.0
+        gain = mean.max() / mean
+    else:
+        gain = np.ones(3)
     bal = cv2.merge([cv2.convertScaleAbs(c, alpha=float(k)) for c, k in zip((b, g, r), gain,
                                                                              strict=True)])
     mx = bal.max(axis=2)
