@@ -41,6 +41,16 @@ def test_real_24_moves_photo_read_with_no_hints_gives_its_position():
 
 
 @needs_photo
+def test_real_photo_upside_down_with_its_tiles_given_reads_the_same_position():
+    truth = json.loads(GAME_PHOTO.with_suffix(".json").read_text())
+    image = cv2.rotate(cv2.imread(str(GAME_PHOTO)), cv2.ROTATE_180)
+    free = read_frame(image)  # north by convention is the picture's top: named from the south
+    assert list(free.tiles) == ["3B", "2B", "1A", "4B"]
+    obs = read_frame(image, tiles=truth["board"]["tiles"])  # the tiles tell where north is
+    assert obs.robots == truth["robots"]
+
+
+@needs_photo
 def test_cli_reads_the_real_photo_as_json(capsys):
     code, out, _ = run(capsys, "read", str(GAME_PHOTO), "--json")
     assert code == 0
