@@ -54,6 +54,7 @@ __all__ = [
     "Solution",
     "SolverError",
     "check_bid",
+    "prepare",
     "solve",
 ]
 
@@ -199,6 +200,23 @@ def solve(
     return replace(result, seconds=time.perf_counter() - started)
 
 
+def prepare(position: Position) -> float:
+    """Build the move tables of this board for every robot on it, and the estimates for its
+    target, now rather than in the first :func:`solve` (they are cached per board: call this
+    when a game's board is read). Returns the seconds it took."""
+    started = time.perf_counter()
+    board, rules = position.board, position.rules
+    try:
+        for robot in position.robots:
+            t = kind_tables(board, rules, robot_kind(board, robot))
+            t.py  # noqa: B018 - built on first use otherwise
+            if position.target is not None:
+                distance_to(board, rules, robot_kind(board, robot), position.target.cell)
+    except TableError as e:
+        raise SolverError(str(e)) from None
+    return time.perf_counter() - started
+
+
 def check_bid(
     position: Position,
     bid: int,
@@ -310,10 +328,7 @@ class _Runs:
 
 
 _COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
-_OTHERS = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))
 _OFFSETS = np.arange(256, dtype=np.intp) << 16  # option o's block in a flat move table
-_OTHER_X = (1, 0, 0)  # the two other helpers of each helper, in order
-_OTHER_Y = (2, 2, 1)
 _COMB32 = [c.astype(np.int32) for c in _COMB[:4]]
 
 
@@ -652,33 +667,33 @@ class _Search:
                         np.minimum(h, self.dist[s_].take(cells[s_].take(sel)), out=h)
             yield _Batch(child, cost, h)
 
-    # -- the fast path: one active robot and three helpers that move alike
+    # -- the fast path: one active robot and helpers that all move alike
     def _is_fast(self) -> bool:
         lay = self.layout
-        return (lay.active == 3 and lay.groups == [[0, 1, 2], [3]]
+        r = lay.n_robots
+        return (2 <= r <= 6 and lay.active == r - 1
+                and lay.groups == [list(range(r - 1)), [r - 1]]
                 and len({id(t) for t in self.tables}) == 1 and self.uniform
                 and self.tables[0].n_options == 4)
 
     def _expand(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
-        """All moves from a sorted chunk: the fast path for positions whose active robot has
-        turned (or no ricochet rule), the general one for the rest."""
+        """All moves from a sorted chunk: one by one in Python for a handful, else the fast
+        path (the bitset's own ranks for four robots that have turned), else the general one."""
         if not self.fast:
             yield from self.successors(keys, g)
             return
         if keys.size <= SCALAR_CHUNK:
             yield from self._scalar_successors(keys, g)
             return
-        if self.layout.strict:
-            if keys.size < SMALL_CHUNK:  # one pass; the bitset is only worth it in bulk
-                yield from self._fast_successors(keys, g, f, flagged=True)
-                return
+        if self.layout.strict and self.layout.n_robots == 4 and keys.size >= SMALL_CHUNK:
             split = int(np.searchsorted(keys, np.uint64(1) << np.uint64(32)))
             if split:
-                yield from self._fast_successors(keys[:split], g, f)
+                yield from self._fast_successors(keys[:split], g, ranked=True)
             if split < keys.size:
-                yield from self._fast_successors(keys[split:], g, f, flagged=True)
+                yield from self._fast_successors(keys[split:], g)
             return
-        yield from self._fast_successors(keys, g, f)
+        yield from self._fast_successors(keys, g, ranked=self.layout.n_robots == 4
+                                         and not self.layout.strict)
 
     def _scalar_successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
         """:meth:`_fast_successors` for a handful of positions, one slide at a time: a few
@@ -688,38 +703,45 @@ class _Search:
         dist = self.dist_list
         target = self.target
         goal_ok = not (self.lenient and g == 0)
+        r_count = self.layout.n_robots
+        k = r_count - 1  # helpers in bytes 0..k-1, the active robot in byte k
+        act_shift = 8 * k
+        flag_shift = 8 * r_count
+        low_mask = (1 << act_shift) - 1
+        others = [[j for j in range(r_count) if j != r] for r in range(r_count)]
         helpers: list[int] = []
         active: list[int] = []
         active_h: list[int] = []
         for key in keys.tolist():
-            cs = (key & 255, (key >> 8) & 255, (key >> 16) & 255, (key >> 24) & 255)
-            act = cs[3]
-            fl = key >> 32
-            for r in range(4):
+            cs = [(key >> (8 * i)) & 255 for i in range(r_count)]
+            act = cs[k]
+            fl = key >> flag_shift
+            for r in range(r_count):
                 s = cs[r]
                 b = s << 8
-                j1, j2, j3 = _OTHERS[r]
-                q1, q2, q3 = b | cs[j1], b | cs[j2], b | cs[j3]
+                qs = [b | cs[j] for j in others[r]]
                 for o in range(4):
                     h = hit[o]
-                    m = min(h[q1], h[q2], h[q3], nat[o][s] + 1)
+                    m = nat[o][s] + 1
+                    for q in qs:
+                        if h[q] < m:
+                            m = h[q]
                     code = end[o][b | (m - 1)]
                     if not code & OK_BIT:
                         continue
                     v = code & 255
-                    if r < 3:
-                        x, y = cs[_OTHER_X[r]], cs[_OTHER_Y[r]]
-                        if v < x:
-                            x, y, v = v, x, y
-                        elif v < y:
-                            y, v = v, y
-                        helpers.append((fl << 32) | (act << 24) | (v << 16) | (y << 8) | x)
+                    if r < k:
+                        rest = sorted([*cs[:r], *cs[r + 1:k], v])
+                        child = (fl << flag_shift) | (act << act_shift)
+                        for i, c in enumerate(rest):
+                            child |= c << (8 * i)
+                        helpers.append(child)
                         continue
                     nf = DONE
                     if fl != DONE and not (code & DEFLECTED_BIT or (
                             fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis[o][s])):
                         nf = LAST_VERTICAL + ((code >> 9) & 1)
-                    child = (nf << 32) | (v << 24) | (key & 0xFFFFFF)
+                    child = (nf << flag_shift) | (v << act_shift) | (key & low_mask)
                     if v == target and nf == DONE and goal_ok:
                         self.goals.append((g + 1, child))
                     active.append(child)
@@ -734,32 +756,38 @@ class _Search:
             yield _Batch(child.take(fresh), 1, np.array(active_h, np.int64).take(fresh),
                          checked=True)
 
-    def _fast_successors(self, keys: np.ndarray, g: int, f: int,
-                         flagged: bool = False) -> Iterable[_Batch]:
-        """All 16 moves of all positions at once, for the layout (three sorted helpers in
-        bytes 0-2, the active robot in byte 3). ``flagged``: strict must-ricochet, the active
-        robot's progress is in bits 32-33 (any value; visited tests go the general way).
-        Small integer types throughout: this loop is memory-bound."""
+    def _fast_successors(self, keys: np.ndarray, g: int,
+                         ranked: bool = False) -> Iterable[_Batch]:
+        """All moves of all positions at once, for the layout: helpers sorted in bytes
+        0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``ranked``:
+        four robots, none with ricochet bits, and the visited set is tested by its bitset's
+        rank directly. Small integer types throughout: this loop is memory-bound."""
         t = self.tables[0]
         n = keys.size
-        flag = (keys >> np.uint64(32)).astype(np.uint8) if flagged else None
-        k32 = keys.astype("<u4")
-        cells = k32.view(np.uint8).reshape(n, 4).T.copy()  # (slot, n) uint8
+        r_count = self.layout.n_robots
+        k = r_count - 1
+        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
+        cells = np.empty((r_count, n), np.uint8)  # (slot, n)
+        for i in range(r_count):
+            cells[i] = raw[:, i]
+        # ranked chunks have all turned already (or there is no ricochet rule): no bits to keep
+        flag = raw[:, r_count].copy() if self.layout.strict and not ranked else None
         base = cells.astype(np.intp) << 8
         # the first robot on each path, for all four directions at once: the tables hold the
         # four directions' bytes in one uint32
-        pairs = np.empty((4, 3, n), np.intp)
-        for r in range(4):
-            for k, j in enumerate(_OTHERS[r]):
-                np.bitwise_or(base[r], cells[j], out=pairs[r, k])
+        pairs = np.empty((r_count, k, n), np.intp)
+        for r in range(r_count):
+            for i, j in enumerate(j for j in range(r_count) if j != r):
+                np.bitwise_or(base[r], cells[j], out=pairs[r, i])
         packed = t.hit_packed.take(pairs)
-        first = np.minimum(packed[:, 0].view(np.uint8), packed[:, 1].view(np.uint8))
-        np.minimum(first, packed[:, 2].view(np.uint8), out=first)
+        first = packed[:, 0].view(np.uint8).copy()  # (mover, 4n): byte o of each position
+        for i in range(1, k):
+            np.minimum(first, packed[:, i].view(np.uint8), out=first)
         first -= 1
         np.minimum(first, t.nat_packed.take(cells).view(np.uint8), out=first)
         stop = first.view("<u4")  # (mover, n): the stopping step of each direction
-        flat = np.empty((4, 4, n), np.intp)  # (mover, option, n)
-        byte = np.empty((4, n), np.uint32)
+        flat = np.empty((r_count, 4, n), np.intp)  # (mover, option, n)
+        byte = np.empty((r_count, n), np.uint32)
         for o in range(4):
             np.right_shift(stop, np.uint32(8 * o), out=byte)
             byte &= np.uint32(255)
@@ -767,95 +795,93 @@ class _Search:
             flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
-        dense = None if flagged else self.closed.dense
-        # helper moves: re-sort the three helpers; the estimate does not change
-        parts: list[list[np.ndarray]] = [[], [], [], [], []]
-        for r in range(3):
+        dense = self.closed.dense if ranked else None
+        # helper moves: the others stay sorted, the new cell is slotted in; same estimate
+        news: list[np.ndarray] = []
+        pars: list[np.ndarray] = []
+        rests: list[list[np.ndarray]] = [[] for _ in range(k - 1)]
+        for r in range(k):
             for o in range(4):
                 sel = np.flatnonzero(ok[r, o])
                 if sel.size == 0:
                     continue
-                parts[0].append((codes[r, o].take(sel) & 255).astype(np.uint8))
-                parts[1].append(cells[_OTHER_X[r]].take(sel))
-                parts[2].append(cells[_OTHER_Y[r]].take(sel))
-                parts[3].append(cells[3].take(sel))
-                if flag is not None:
-                    parts[4].append(flag.take(sel))
-        if parts[0]:
-            v, x, y, act = (np.concatenate(p) for p in parts[:4])
-            a = np.minimum(x, v)
-            c = np.maximum(y, v)
-            np.minimum(v, y, out=v)
-            b = np.maximum(x, v, out=v)
+                news.append((codes[r, o].take(sel) & 255).astype(np.uint8))
+                pars.append(sel)
+                # the other helpers of the moving one, in order
+                for i, j in enumerate(j for j in range(k) if j != r):
+                    rests[i].append(cells[j].take(sel))
+        if news:
+            v, par = np.concatenate(news), np.concatenate(pars)
+            out = _insert_sorted([np.concatenate(c) for c in rests], v)
+            act = cells[k].take(par)
             if dense is not None:
                 rank = act.astype(np.int32) * np.int32(self.nc3)
-                rank += a
-                rank += _COMB32[2].take(b)
-                rank += _COMB32[3].take(c)
+                rank += out[0]
+                rank += _COMB32[2].take(out[1])
+                rank += _COMB32[3].take(out[2])
                 fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
-                act, a, b, c = act.take(fresh), a.take(fresh), b.take(fresh), c.take(fresh)
-            child = act.astype(np.uint32) << np.uint32(24)
-            child |= c.astype(np.uint32) << np.uint32(16)
-            child |= b.astype(np.uint32) << np.uint32(8)
-            child |= a
+                act, par = act.take(fresh), par.take(fresh)
+                out = [c.take(fresh) for c in out]
+            wide = np.uint32 if r_count == 4 else np.uint64
+            child = act.astype(wide) << wide(8 * k)
+            for i, c in enumerate(out):
+                child |= c.astype(wide) << wide(8 * i)
             child = child.astype(np.uint64)
             if flag is not None:
-                child |= np.concatenate(parts[4]).astype(np.uint64) << np.uint64(32)
+                child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
+            if dense is None:
                 child = child.take(np.flatnonzero(~self.closed.contains(child)))
-            elif dense is None:
-                child = child.take(np.flatnonzero(~self.closed.runs.contains(child)))
             yield _Batch(child, 1, -1, checked=True)
-        # active moves: the helpers stay sorted; the estimate is the new cell's
+        # active moves: the helpers stay as they are; the estimate is the new cell's
         vs, pars, new_flags = [], [], []
         for o in range(4):
-            sel = np.flatnonzero(ok[3, o])
+            sel = np.flatnonzero(ok[k, o])
             if sel.size == 0:
                 continue
-            code = codes[3, o].take(sel)
+            code = codes[k, o].take(sel)
             vs.append((code & 255).astype(np.uint8))
             pars.append(sel)
             if flag is not None:
                 f_old = flag.take(sel)
-                axis0 = t.axis[o].take(cells[3].take(sel))
+                axis0 = t.axis[o].take(cells[k].take(sel))
                 turned = (code & DEFLECTED_BIT) != 0
                 turned |= f_old == DONE
                 turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
-                new_flags.append(np.where(turned, DONE, LAST_VERTICAL + ((code & HORIZONTAL_BIT)
-                                                                         != 0)).astype(np.uint8))
-        if vs:
-            v, par = np.concatenate(vs), np.concatenate(pars)
-            nf = np.concatenate(new_flags) if flag is not None else None
-            if not (self.lenient and g == 0):
-                at = v == self.target
-                if nf is not None:
-                    at &= nf == DONE
-                hits = np.flatnonzero(at)
-                if hits.size:
-                    p0 = int(par[hits[0]])
-                    self.goals.append((g + 1, (self.target << 24) | (int(k32[p0]) & 0xFFFFFF)))
+                horiz = ((code & HORIZONTAL_BIT) != 0).astype(np.uint8)
+                new_flags.append(np.where(turned, np.uint8(DONE), LAST_VERTICAL + horiz)
+                                 .astype(np.uint8))
+        if not vs:
+            return
+        v, par = np.concatenate(vs), np.concatenate(pars)
+        nf = np.concatenate(new_flags) if flag is not None else None
+        low = np.ascontiguousarray(keys, np.uint64) & np.uint64((1 << (8 * k)) - 1)
+        if not (self.lenient and g == 0):
+            at = v == self.target
             if nf is not None:
-                child = (v.astype(np.uint32) << np.uint32(24)).astype(np.uint64)
-                child |= (k32.take(par) & np.uint32(0xFFFFFF)).astype(np.uint64)
-                child |= nf.astype(np.uint64) << np.uint64(32)
-                fresh = np.flatnonzero(~self.closed.contains(child))
-                yield _Batch(child.take(fresh), 1, self.dist[3].take(v.take(fresh))
-                             .astype(np.int64), checked=True)
-                return
-            if dense is not None:
-                tri = cells[0].astype(np.int32)
-                tri += _COMB32[2].take(cells[1])
-                tri += _COMB32[3].take(cells[2])
-                rank = v.astype(np.int32) * np.int32(self.nc3)
-                rank += tri.take(par)
-                fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
-                v, par = v.take(fresh), par.take(fresh)
-            child = v.astype(np.uint32) << np.uint32(24)
-            child |= k32.take(par) & np.uint32(0xFFFFFF)
-            child = child.astype(np.uint64)
-            if dense is None:
-                fresh = np.flatnonzero(~self.closed.runs.contains(child))
-                v, child = v.take(fresh), child.take(fresh)
-            yield _Batch(child, 1, self.dist[3].take(v).astype(np.int64), checked=True)
+                at &= nf == DONE
+            hits = np.flatnonzero(at)
+            if hits.size:
+                p0 = int(par[hits[0]])
+                self.goals.append((g + 1, (self.target << (8 * k)) | int(low[p0])))
+        if dense is not None:
+            tri = cells[0].astype(np.int32)
+            tri += _COMB32[2].take(cells[1])
+            tri += _COMB32[3].take(cells[2])
+            rank = v.astype(np.int32) * np.int32(self.nc3)
+            rank += tri.take(par)
+            fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
+            v, par = v.take(fresh), par.take(fresh)
+            if nf is not None:
+                nf = nf.take(fresh)
+        child = v.astype(np.uint64) << np.uint64(8 * k)
+        child |= low.take(par)
+        if nf is not None:
+            child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
+        h = self.dist[k].take(v).astype(np.int64)
+        if dense is None:
+            fresh = np.flatnonzero(~self.closed.contains(child))
+            child, h = child.take(fresh), h.take(fresh)
+        yield _Batch(child, 1, h, checked=True)
 
     # -- the main loop
     def run(self) -> Solution:
@@ -1090,6 +1116,18 @@ class _Search:
             if after == flag:
                 out.append(before)
         return out
+
+
+def _insert_sorted(rest: list[np.ndarray], v: np.ndarray) -> list[np.ndarray]:
+    """Columns ``rest`` are sorted across (rest[0] <= rest[1] <= ...); put ``v`` in its
+    place: the sorted columns of all of them."""
+    if not rest:
+        return [v]
+    out = [np.minimum(rest[0], v)]
+    for i in range(1, len(rest)):
+        out.append(np.maximum(rest[i - 1], np.minimum(rest[i], v)))
+    out.append(np.maximum(rest[-1], v))
+    return out
 
 
 def _all_equal(a: np.ndarray) -> bool:

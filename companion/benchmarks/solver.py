@@ -5,7 +5,8 @@ Sets (seeded, on the real tiles): A–C sides, boards with D sides (diagonals), 
 vortex, the transparent robot; then each hardest position in a fresh process, so its peak memory
 is its own. Prints per set the median, p90, p99 and max time per solve, positions expanded, peak
 RSS and time by optimal length; writes everything as JSON. Move tables are built once per board
-(as at a table, where the board stays for the game) and timed separately.
+(as at a table, where the board stays for the game: :func:`companion.solver.prepare`) and
+timed separately.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from typing import Any
 
 from ..board import Board
 from ..rules import Position, validate_route
-from ..solver import solve
-from ..solver_tables import kind_tables, robot_kind
+from ..solver import prepare, solve
 
 SETS = {
     # name: (count, sides, extra robots, target kind)
@@ -79,10 +79,7 @@ def _peak_rss_mb() -> float:
 
 
 def _warm_tables(pos: Position) -> float:
-    started = time.perf_counter()
-    for r in pos.robots:
-        kind_tables(pos.board, pos.rules, robot_kind(pos.board, r))
-    return time.perf_counter() - started
+    return prepare(pos)
 
 
 def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: str,
@@ -129,12 +126,10 @@ _CHILD = """
 import json, resource, sys, time
 from companion.cli import example_path
 from companion.rules import Position
-from companion.solver import solve
-from companion.solver_tables import kind_tables, robot_kind
+from companion.solver import prepare, solve
 pos = Position.load(example_path(sys.argv[1]))
 t0 = time.perf_counter()
-for r in pos.robots:
-    kind_tables(pos.board, pos.rules, robot_kind(pos.board, r))
+prepare(pos)
 t1 = time.perf_counter()
 res = solve(pos)
 t2 = time.perf_counter()
