@@ -201,17 +201,20 @@ def solve(
 
 
 def prepare(position: Position) -> float:
-    """Build the move tables of this board for every robot on it, and the estimates for its
-    target, now rather than in the first :func:`solve` (they are cached per board: call this
-    when a game's board is read). Returns the seconds it took."""
+    """Build the move tables of this board for every robot on it, and the estimates for all
+    its targets, now rather than in the first :func:`solve` (they are cached per board: call
+    this when a game's board is read). Returns the seconds it took."""
     started = time.perf_counter()
     board, rules = position.board, position.rules
+    cells = {t.cell for t in board.targets}
+    if position.target is not None:
+        cells.add(position.target.cell)
     try:
         for robot in position.robots:
-            t = kind_tables(board, rules, robot_kind(board, robot))
-            t.py  # noqa: B018 - built on first use otherwise
-            if position.target is not None:
-                distance_to(board, rules, robot_kind(board, robot), position.target.cell)
+            kind = robot_kind(board, robot)
+            kind_tables(board, rules, kind).py  # noqa: B018 - built on first use otherwise
+            for cell in cells:
+                distance_to(board, rules, kind, cell)
     except TableError as e:
         raise SolverError(str(e)) from None
     return time.perf_counter() - started

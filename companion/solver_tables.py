@@ -280,7 +280,7 @@ def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
     return KindTables(kind, options, hit, nat, end, cost, axis)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)
 def _tables_cached(board: Board, barrier_stop: str, diag_counts: bool,
                    kind: str) -> KindTables:
     rules = Rules(barrier_stop=barrier_stop, diagonal_counts_as_ricochet=diag_counts)
