@@ -31,9 +31,19 @@ TOTAL = 5  # foreign cells in all that make a frame occluded
 
 def foreign_fraction(rect_bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
     """``(16, 16)`` fraction of every cell that is not light, colourless print."""
-    lab = balanced_lab(rect_bgr.astype(np.float32), white)
-    surf = (lab[..., 0] > 55) & (np.hypot(lab[..., 1], lab[..., 2]) < 14)
+    img = cv2.blur(rect_bgr, (3, 3)).astype(np.float32)  # sensor noise is not a hand
+    lab = balanced_lab(img, white)
+    L = lab[..., 0]
     px = rect_bgr.shape[0] // GRID
+    # Light falls off across a board: judge lightness against the board's lightness nearby
+    # (a few cells around), never below most of its overall lightness.
+    cell_l = np.percentile(L.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
+                           .reshape(GRID, GRID, -1), 75, axis=2).astype(np.float32)
+    near = cv2.medianBlur(cell_l, 5)  # a median: a glare spot nearby must not set the bar
+    near = np.maximum(near, 0.8 * float(np.percentile(cell_l, 75)))
+    ref = cv2.resize(near, (L.shape[1], L.shape[0]), interpolation=cv2.INTER_NEAREST)
+    surf = (L > 0.62 * ref) & (np.hypot(lab[..., 1], lab[..., 2]) < 12)
+    surf |= L > 1.15 * ref  # glare: washed out, whatever tint its clipping leaves
     return 1.0 - surf.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
 
 
