@@ -102,7 +102,7 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
     if coloured < 0.01 and bright < 0.02:
         return None
     strong = np.sort(fr)[::-1]
-    if strong[2] > 0.12 and coloured > 0.08:
+    if strong[3] > 0.1 and strong[0] < 0.35 and coloured > 0.08:  # all four colours at once
         return ChipReading("any", "vortex", float(min(1.0, strong[2] / 0.2)))
     if coloured < 0.01:
         return None
@@ -124,9 +124,12 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
     for shape, ref in _references().items():
         if not any(t.shape == shape for t in cands):
             continue
-        rr = float(ref @ ref)
-        gain = float(np.clip(sig @ ref / rr, 0.5, 1.2)) if rr > 1e-5 else 0.0
-        scores[shape] = -float(np.linalg.norm(sig - gain * ref))
+        # The 2nd harmonic is left out: it is elongation, which a slightly wrong board corner
+        # gives any symbol.
+        s2, r2 = sig[1:], ref[1:]
+        rr = float(r2 @ r2)
+        gain = float(np.clip(s2 @ r2 / rr, 0.55, 1.2)) if rr > 1e-5 else 0.0
+        scores[shape] = -float(np.linalg.norm(s2 - gain * r2))
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     shape = ranked[0][0]
     margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0)
