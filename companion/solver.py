@@ -63,6 +63,7 @@ UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
+TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
 SCALAR_CHUNK = 24  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 _U8 = np.uint64(255)
@@ -339,29 +340,41 @@ class _Closed:
     """Positions already expanded, and at which cost (for reading the route back).
 
     Small searches keep everything in :class:`_Runs`. Once a search grows past
-    ``DENSE_AFTER`` positions, and when the robots' layout allows one (four robots), keys
-    without ricochet bits move to a bitset by rank, with their keys kept per cost. Under strict
-    must-ricochet a position whose active robot has not turned yet counts as seen when the same
-    robots were already expanded *with* a turn: that one is at least as good."""
+    ``DENSE_AFTER`` positions, and when the robots' layout allows one (four robots), it moves
+    to bitsets by rank, with the keys kept per cost: one for positions whose active robot has
+    turned (or with no ricochet rule), and under strict must-ricochet one more for those that
+    have not, with a block per (active cell, progress) seen: few, as the robot has only gone
+    straight. A position whose active robot has not turned counts as seen when the same robots
+    were already expanded *with* a turn: that one is at least as good."""
 
     def __init__(self, layout: _Layout, allow_dense: bool) -> None:
         self.layout = layout
         self.runs = _Runs()
         self.allow_dense = allow_dense
         self.dense: np.ndarray | None = None
+        self.turn: np.ndarray | None = None  # bitset of positions not yet turned
         self.by_cost: dict[int, list[np.ndarray]] = {}
         self.count = 0
+        r = layout.n_robots
+        self.below_active = layout.dense_bits // max(1, layout.n_cells)  # rank radix of it
+        self.turn_stride = (self.below_active + 7) // 8 * 8  # whole bytes per block
+        self.turn_slot = np.full(4 * 256, -1, np.int64)  # (progress, active cell) -> block
+        self.turn_blocks = 0
+        self.active_shift = np.uint64(8 * (r - 1))
 
     @property
     def nbytes(self) -> int:
         n = self.runs.nbytes
         if self.dense is not None:
             n += self.dense.nbytes + sum(a.nbytes for v in self.by_cost.values() for a in v)
+        if self.turn is not None:
+            n += self.turn_blocks * self.turn_stride // 8
         return n
 
-    def dense_test_rank(self, rank: np.ndarray) -> np.ndarray:
-        assert self.dense is not None
-        byte = self.dense.take(rank >> 3)
+    def dense_test_rank(self, rank: np.ndarray, bits: np.ndarray | None = None) -> np.ndarray:
+        bits = self.dense if bits is None else bits
+        assert bits is not None
+        byte = bits.take(rank >> 3)
         byte >>= (rank & 7).astype(np.uint8)
         byte &= 1
         return byte.view(bool)
@@ -371,6 +384,15 @@ class _Closed:
         if self.dense is not None:
             return self.dense_test_rank(self.layout.rank(keys))
         return self.runs.contains(keys)
+
+    def _turn_index(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Block (-1: none yet) and bit index of keys with ricochet bits, in ``self.turn``."""
+        lay = self.layout
+        act = ((keys >> self.active_shift) & _U8).astype(np.intp)
+        flag = (keys >> lay.flag_shift).astype(np.intp)
+        slot = self.turn_slot.take(flag * 256 + act)
+        rest = lay.rank(keys & lay.pos_mask) - act * self.below_active
+        return slot, np.maximum(slot, 0) * self.turn_stride + rest
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         lay = self.layout
@@ -386,8 +408,12 @@ class _Closed:
             out[done] = self._low_test(keys.take(done))
         kr = keys.take(rest)
         seen = self._low_test(kr & lay.pos_mask)  # dominated by a turned twin: cheap, first
-        unseen = np.flatnonzero(~seen)
-        seen[unseen] = self.runs.contains(kr.take(unseen))
+        if self.turn is not None:
+            slot, index = self._turn_index(kr)
+            seen |= (slot >= 0) & self.dense_test_rank(index, self.turn)
+        if self.runs.runs:
+            unseen = np.flatnonzero(~seen)
+            seen[unseen] = self.runs.contains(kr.take(unseen))
         out[rest] = seen
         return out
 
@@ -401,36 +427,60 @@ class _Closed:
             return
         if self.layout.strict:
             split = int(np.searchsorted(keys, np.uint64(1) << self.layout.flag_shift))
-            self.runs.add(keys[split:], g)
+            self._turn_add(keys[split:], g)
             keys = keys[:split]
         self._dense_add(keys, g)
+
+    def _set_bits(self, bits: np.ndarray, index: np.ndarray) -> None:
+        """Set bits at ``index``; equal bytes must be next to each other."""
+        byte = index >> 3
+        bit = np.left_shift(np.uint8(1), (index & 7).astype(np.uint8))
+        starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+        bits[byte.take(starts)] |= np.bitwise_or.reduceat(bit, starts)
 
     def _dense_add(self, low: np.ndarray, g: int) -> None:
         if low.size == 0:
             return
         assert self.dense is not None
-        rank = self.layout.rank(low)  # sorted keys have increasing ranks
-        byte = rank >> 3
-        bit = np.left_shift(np.uint8(1), (rank & 7).astype(np.uint8))
-        starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
-        self.dense[byte.take(starts)] |= np.bitwise_or.reduceat(bit, starts)
+        self._set_bits(self.dense, self.layout.rank(low))  # sorted keys: increasing ranks
         small = low.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else low
         self.by_cost.setdefault(g, []).append(small)
 
+    def _turn_add(self, keys: np.ndarray, g: int) -> None:
+        """Keys with ricochet bits: into their blocks (sorted keys keep each block's bits in
+        order, and blocks are whole bytes), or the runs once the blocks run out."""
+        if keys.size == 0:
+            return
+        assert self.turn is not None
+        slot, index = self._turn_index(keys)
+        if (slot < 0).any():
+            lay = self.layout
+            pair = ((keys >> lay.flag_shift).astype(np.intp) * 256
+                    + ((keys >> self.active_shift) & _U8).astype(np.intp))
+            for p in np.unique(pair[slot < 0]).tolist():
+                if self.turn_blocks < TURN_BLOCKS:
+                    self.turn_slot[p] = self.turn_blocks
+                    self.turn_blocks += 1
+            slot, index = self._turn_index(keys)
+            over = np.flatnonzero(slot < 0)
+            if over.size:
+                self.runs.add(keys.take(over), g)
+                keep = np.flatnonzero(slot >= 0)
+                keys, index = keys.take(keep), index.take(keep)
+        self._set_bits(self.turn, index)
+        self.by_cost.setdefault(g, []).append(keys)
+
     def _densify(self) -> None:
-        """Move the keys without ricochet bits from the runs to a new bitset."""
+        """Move everything from the runs to new bitsets."""
         self.dense = np.zeros((self.layout.dense_bits + 7) // 8, np.uint8)
-        limit = np.uint64(1) << (self.layout.flag_shift + np.uint64(8))
+        if self.layout.strict:
+            self.turn = np.zeros(TURN_BLOCKS * self.turn_stride // 8, np.uint8)
         old, self.runs = self.runs.runs, _Runs()
         entries = np.sort(np.concatenate(old)) if old else np.zeros(0, np.uint64)
-        split = int(np.searchsorted(entries, limit))
-        for run_g in np.unique(entries[:split] & _U8):
-            ent = entries[:split]
-            keys = ent[(ent & _U8) == run_g] >> np.uint64(8)
-            self._dense_add(keys, int(run_g))
-        rest = entries[split:]
-        for run_g in np.unique(rest & _U8):
-            self.runs.add(rest[(rest & _U8) == run_g] >> np.uint64(8), int(run_g))
+        for run_g in np.unique(entries & _U8).tolist():
+            keys = entries[(entries & _U8) == run_g] >> np.uint64(8)
+            self.count -= keys.size
+            self.add(keys, int(run_g))
 
     def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
         found = self.runs.contains_at(keys, g)

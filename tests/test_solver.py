@@ -208,6 +208,19 @@ def test_every_route_on_real_boards_is_legal_and_no_shorter_one_exists(pos):
     assert solve(pos, max_cost=got.cost - 1).status == "no_solution"
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(full_positions())
+def test_bitset_visited_set_gives_the_same_answer_as_sorted_runs(monkeypatch, pos):
+    import companion.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "DENSE_AFTER", 10**9)
+    runs = solve(pos, max_cost=9)
+    monkeypatch.setattr(solver_module, "DENSE_AFTER", 30)
+    bits = solve(pos, max_cost=9)
+    assert (runs.status, runs.cost) == (bits.status, bits.cost)
+
+
 # ---------------------------------------------------------------- the move tables
 
 
