@@ -58,6 +58,19 @@ def test_robots_read_in_dim_light_and_under_a_colour_cast():
     assert _read(shot) == _truth(shot)
 
 
+@pytest.mark.parametrize("seed,tilt", [(31, 5), (32, 20), (33, 30)])
+def test_the_black_fifth_robot_is_found_among_dark_walls(seed, tilt):
+    pos = random_position(seed, robots=("red", "green", "blue", "yellow", "black"))
+    shot = render(pos, seed=seed, tilt=tilt, rotation=seed * 29)
+    assert _read(shot) == _truth(shot)
+
+
+def test_no_black_robot_is_invented_on_a_four_robot_board():
+    for seed in (34, 35, 36):
+        shot = render(random_position(seed), seed=seed, tilt=seed - 20)
+        assert "black" not in _read(shot)
+
+
 def test_a_target_of_the_robots_colour_is_not_a_robot():
     # No blue robot on the board: the blue targets and the blue diagonal must not pass for one.
     pos = Position.from_dict({"board": {"tiles": ["1D", "2D", "3D", "4D"]},

@@ -3,7 +3,7 @@
 A seeded set of rendered frames (:mod:`companion.vision.render`): random positions over all 16
 tile sides, random scenes — tilt 0–30°, any rotation, markers on half, the photometric
 variations (dim light, colour casts, gradients, glare, noise, blur, JPEG) and hands over the
-board on a fifth. Every frame is read twice:
+board on a fifth; the black fifth robot on a third of the boards. Every frame is read twice:
 
 * **from scratch** (``read_frame`` with no hints): tile identification, chip; the tiles count as
   right when they name the same physical board (the same four sides in the same cyclic order:
@@ -34,7 +34,7 @@ from ..vision.read import Reader, VisionError, read_frame
 from ..vision.render import Scene, random_position, render
 
 GOAL_MS = 40.0
-ROBOTS = ("red", "green", "blue", "yellow")
+ROBOTS = ("red", "green", "blue", "yellow", "black")
 
 
 def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[bool, bool]:
@@ -52,7 +52,8 @@ def _pct(values: list[float], q: float) -> float:
 
 def _frame(seed: int, size: tuple[int, int], hands: float):
     rng = np.random.default_rng(seed)
-    pos = random_position(rng, robots=ROBOTS)
+    # The black fifth robot stands on a third of the boards.
+    pos = random_position(rng, robots=ROBOTS if seed % 3 == 0 else ROBOTS[:4])
     scene = Scene.random(rng, hands=hands, markers=0.5, max_tilt=30.0)
     return render(pos, seed=seed, size=size, scene=scene)
 

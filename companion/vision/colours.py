@@ -20,6 +20,11 @@ import numpy as np
 
 PROFILE_FORMAT = "ricochet-colour-profile/1"
 ROBOT_COLOURS = ("red", "green", "blue", "yellow", "black", "silver")
+# Looked for unless a profile says otherwise: the four colours and the black fifth robot.
+# Silver is too close to the board's grey print to be told apart reliably; a profile learnt
+# with a silver robot on the table can still ask for it.
+DEFAULT_ROBOTS = ("red", "green", "blue", "yellow", "black")
+OPTIONAL = ("black", "silver")  # fifth robots: a game may well be played without
 # The surface's white is scaled to this fraction of full scale before conversion to Lab.
 WHITE_LEVEL = 0.8
 
@@ -51,7 +56,7 @@ class Profile:
     references: dict[str, tuple[float, float, float]] = field(
         default_factory=lambda: dict(DEFAULT_REFERENCES))
     spread: float = DEFAULT_SPREAD
-    robots: tuple[str, ...] = ("red", "green", "blue", "yellow")
+    robots: tuple[str, ...] = DEFAULT_ROBOTS
 
     # -- persistence
     def to_dict(self) -> dict[str, Any]:
@@ -74,7 +79,7 @@ class Profile:
                     and all(isinstance(x, int | float) for x in v)):
                 raise ProfileError(f"colour profile: references.{k} must be [L, a, b]")
             out[k] = (float(v[0]), float(v[1]), float(v[2]))
-        robots = data.get("robots", ["red", "green", "blue", "yellow"])
+        robots = data.get("robots", list(DEFAULT_ROBOTS))
         if not isinstance(robots, list) or any(r not in ROBOT_COLOURS for r in robots):
             raise ProfileError(f"colour profile: 'robots' must list some of {ROBOT_COLOURS}")
         spread = data.get("spread", DEFAULT_SPREAD)

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..board import Board, cell_name
 from .chip import ChipReading, read_chip
-from .colours import Profile, white_of
+from .colours import OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, track
 from .robots import find_robots, prepare, silhouette_cells
 from .tileid import TileReading, read_tiles
@@ -142,7 +142,7 @@ class Reader:
             chip = read_chip(image, oriented, Board.from_tiles(reading.tiles), self.profile)
         notes = list(loc.notes)
         for colour in self.profile.robots:
-            if colour not in robots:
+            if colour not in robots and colour not in OPTIONAL:
                 notes.append(f"no {colour} robot seen")
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
