@@ -60,7 +60,7 @@ __all__ = [
 
 DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
-CHUNK = 1 << 17  # positions expanded per numpy batch
+CHUNK = 1 << 16  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
@@ -417,6 +417,31 @@ class _Closed:
         out[rest] = seen
         return out
 
+    def add_new(self, keys: np.ndarray, g: int) -> np.ndarray:
+        """Of sorted, distinct keys about to be expanded at cost ``g``, the ones not expanded
+        before, now added (one rank computation for both)."""
+        if self.dense is None:
+            keys = keys.take(np.flatnonzero(~self.contains(keys)))
+            self.add(keys, g)
+            return keys
+        rest = keys[:0]
+        if self.layout.strict:
+            split = int(np.searchsorted(keys, np.uint64(1) << self.layout.flag_shift))
+            keys, rest = keys[:split], keys[split:]
+            if rest.size:
+                rest = rest.take(np.flatnonzero(~self.contains(rest)))
+                self.count += rest.size
+                self._turn_add(rest, g)
+        if keys.size:
+            rank = self.layout.rank(keys)
+            fresh = np.flatnonzero(~self.dense_test_rank(rank))
+            keys, rank = keys.take(fresh), rank.take(fresh)
+            self.count += keys.size
+            self._set_bits(self.dense, rank)
+            self.by_cost.setdefault(g, []).append(
+                keys.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else keys)
+        return np.concatenate((keys, rest)) if rest.size else keys
+
     def add(self, keys: np.ndarray, g: int) -> None:
         """Add sorted, distinct keys expanded at cost ``g``."""
         self.count += keys.size
@@ -622,6 +647,7 @@ class _Search:
         self.uniform = all(t.uniform_cost() for t in self.tables)
         self.lenient = self.rules.ricochet == "lenient"
         self.fast = self._is_fast()
+        self.narrow = lay.n_robots == 4  # keys without ricochet bits fit 32 bits
         self.dist_list = self.dist[-1].tolist()  # the active robot's (fast path)
         self.nc3 = comb(self.board.size, 3)  # fast path: rank = active * C(n, 3) + helpers'
         self.expanded = 0
@@ -809,6 +835,20 @@ class _Search:
             yield _Batch(child.take(fresh), 1, np.array(active_h, np.int64).take(fresh),
                          checked=True)
 
+    def _seen4(self, act: np.ndarray, tri: np.ndarray, flag: np.ndarray | None) -> np.ndarray:
+        """Expanded already? Four robots, by rank: the active robot's cell, the rank of the
+        sorted helpers and the ricochet progress (None: all have turned). A position not yet
+        turned also counts as seen when its turned twin was (that one is at least as good)."""
+        c = self.closed
+        rank = act.astype(np.int32) * np.int32(self.nc3)
+        rank += tri
+        seen = c.dense_test_rank(rank)
+        if flag is not None and c.turn is not None:
+            slot = c.turn_slot.take(flag.astype(np.intp) * 256 + act)
+            index = np.maximum(slot, 0) * c.turn_stride + tri
+            seen |= (slot >= 0) & c.dense_test_rank(index, c.turn)
+        return seen
+
     def _fast_successors(self, keys: np.ndarray, g: int,
                          ranked: bool = False) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
@@ -848,7 +888,9 @@ class _Search:
             flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
-        dense = self.closed.dense if ranked else None
+        # four robots and the bitsets in use: test the visited set by rank, computed here
+        use_rank = (r_count == 4 and self.closed.dense is not None
+                    and not self.closed.runs.runs)
         # helper moves: the others stay sorted, the new cell is slotted in; same estimate
         news: list[np.ndarray] = []
         pars: list[np.ndarray] = []
@@ -867,22 +909,22 @@ class _Search:
             v, par = np.concatenate(news), np.concatenate(pars)
             out = _insert_sorted([np.concatenate(c) for c in rests], v)
             act = cells[k].take(par)
-            if dense is not None:
-                rank = act.astype(np.int32) * np.int32(self.nc3)
-                rank += out[0]
-                rank += _COMB32[2].take(out[1])
-                rank += _COMB32[3].take(out[2])
-                fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
+            if use_rank:
+                tri = out[0].astype(np.int32)
+                tri += _COMB32[2].take(out[1])
+                tri += _COMB32[3].take(out[2])
+                seen = self._seen4(act, tri, None if flag is None else flag.take(par))
+                fresh = np.flatnonzero(~seen)
                 act, par = act.take(fresh), par.take(fresh)
                 out = [c.take(fresh) for c in out]
             wide = np.uint32 if r_count == 4 else np.uint64
             child = act.astype(wide) << wide(8 * k)
             for i, c in enumerate(out):
                 child |= c.astype(wide) << wide(8 * i)
-            child = child.astype(np.uint64)
             if flag is not None:
+                child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
-            if dense is None:
+            if not use_rank:
                 child = child.take(np.flatnonzero(~self.closed.contains(child)))
             yield _Batch(child, 1, -1, checked=True)
         # active moves: the helpers stay as they are; the estimate is the new cell's
@@ -916,22 +958,24 @@ class _Search:
             if hits.size:
                 p0 = int(par[hits[0]])
                 self.goals.append((g + 1, (self.target << (8 * k)) | int(low[p0])))
-        if dense is not None:
+        if use_rank:
             tri = cells[0].astype(np.int32)
             tri += _COMB32[2].take(cells[1])
             tri += _COMB32[3].take(cells[2])
-            rank = v.astype(np.int32) * np.int32(self.nc3)
-            rank += tri.take(par)
-            fresh = np.flatnonzero(~self.closed.dense_test_rank(rank))
+            fresh = np.flatnonzero(~self._seen4(v, tri.take(par), nf))
             v, par = v.take(fresh), par.take(fresh)
             if nf is not None:
                 nf = nf.take(fresh)
-        child = v.astype(np.uint64) << np.uint64(8 * k)
-        child |= low.take(par)
+        if r_count == 4 and nf is None:
+            child = v.astype(np.uint32) << np.uint32(24)
+            child |= low.take(par).astype(np.uint32)
+        else:
+            child = v.astype(np.uint64) << np.uint64(8 * k)
+            child |= low.take(par)
         if nf is not None:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
-        if dense is None:
+        if not use_rank:
             fresh = np.flatnonzero(~self.closed.contains(child))
             child, h = child.take(fresh), h.take(fresh)
         yield _Batch(child, 1, h, checked=True)
@@ -974,11 +1018,10 @@ class _Search:
             arrays = open_.pop((f, g))
             open_bytes -= 8 * sizes.pop((f, g))
             keys = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
-            keys = _sorted_unique(keys)
-            keys = keys.take(np.flatnonzero(~self.closed.contains(keys)))
+            del arrays
+            keys = self.closed.add_new(_sorted_unique(keys, inplace=True), g)
             if keys.size == 0:
                 continue
-            self.closed.add(keys, g)
             for lo in range(0, keys.size, CHUNK):
                 stop = self._should_stop()
                 if stop:
@@ -994,7 +1037,7 @@ class _Search:
                     self.goals.clear()
                     if best is None or c < best[0]:
                         best = (c, k)
-                open_bytes = 8 * sum(sizes.values())
+                open_bytes = sum(a.nbytes for lst in open_.values() for a in lst)
                 used = open_bytes + self.closed.nbytes
                 if used > self.memory_limit:
                     raise SearchMemoryError(
@@ -1050,11 +1093,14 @@ class _Search:
         if self.max_cost is not None and key[0] > self.max_cost:
             self.pruned = True
             return
+        if self.narrow and keys.dtype != np.uint32 and keys.size and \
+                int(keys.max()) <= 0xFFFFFFFF:
+            keys = keys.astype(np.uint32)  # four robots without ricochet bits: half the memory
         lst = open_.setdefault(key, [])
         lst.append(keys)
         sizes[key] = sizes.get(key, 0) + keys.size
         if len(lst) > 64 and sizes[key] > 1 << 22:
-            merged = _sorted_unique(np.concatenate(lst))
+            merged = _sorted_unique(np.concatenate(lst), inplace=True)
             open_[key] = [merged]
             sizes[key] = merged.size
 
@@ -1187,11 +1233,15 @@ def _all_equal(a: np.ndarray) -> bool:
     return a.size == 0 or bool((a == a[0]).all())
 
 
-def _sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """Sort and drop repeats (sort + neighbour compare: far faster than ``np.unique`` here)."""
+def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """Sort and drop repeats (sort + neighbour compare: far faster than ``np.unique`` here).
+    ``inplace``: the caller's array may be sorted where it is."""
     if keys.size <= 1:
         return keys
-    keys = np.sort(keys)
+    if inplace:
+        keys.sort()
+    else:
+        keys = np.sort(keys)
     keep = np.empty(keys.size, bool)
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
