@@ -13,13 +13,7 @@ from companion.board import tile_names
 from companion.rules import Position
 from companion.vision.locate import from_corners, locate
 from companion.vision.render import render
-from companion.vision.tileid import (
-    PX,
-    TileError,
-    identify_tile,
-    read_tiles,
-    wall_evidence,
-)
+from companion.vision.tileid import TileError, read_loose_tile, read_tiles
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
 
@@ -86,27 +80,29 @@ def test_an_unknown_tile_name_is_an_error():
         read_tiles(shot.image, loc, tiles=["1A", "2B", "3C", "9Z"])
 
 
-def _loose_tile(photo: Path, corners) -> list[tuple[float, str, int]]:
-    image = cv2.imread(str(photo))
-    n = 8 * PX
-    src = np.array(corners, np.float32)
-    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
-    top = cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (n, n))
-    return identify_tile(wall_evidence(cv2.cvtColor(top, cv2.COLOR_BGR2GRAY), PX, 8))
+# Each loose tile's extent on the photos, by eye to within a third of a cell: (x0, y0, x1, y1).
+LOOSE = [
+    ("tiles-side-A.jpg", "1A", (405, 118, 700, 402)),
+    ("tiles-side-A.jpg", "2A", (712, 118, 1000, 402)),
+    ("tiles-side-A.jpg", "4A", (398, 408, 697, 708)),
+    ("tiles-side-A.jpg", "3A", (710, 412, 1008, 715)),
+    ("tiles-side-B.jpg", "1B", (285, 40, 605, 358)),
+    ("tiles-side-B.jpg", "2B", (620, 32, 975, 362)),
+    ("tiles-side-B.jpg", "4B", (272, 380, 612, 718)),
+    ("tiles-side-B.jpg", "3B", (608, 382, 975, 725)),
+]
 
 
 @pytest.mark.skipif(not (PHOTOS / "tiles-side-A.jpg").exists(), reason="real photos absent")
-@pytest.mark.parametrize("photo,corners,side,turn", [
-    # Lattice corners measured by eye on the photos (NW, NE, SE, SW of the picture).
-    ("tiles-side-A.jpg", [(416, 125), (690, 122), (691, 399), (412, 398)], "1A", 0),
-    ("tiles-side-B.jpg", [(622, 387), (962, 396), (962, 714), (611, 712)], "3B", 2),
-])
-def test_real_printed_tiles_identified_by_their_walls(photo, corners, side, turn):
-    ranked = _loose_tile(PHOTOS / photo, corners)
-    score, name, k = ranked[0]
-    assert (name, k) == (side, turn)
+@pytest.mark.parametrize("photo,side,box", LOOSE, ids=[t[1] for t in LOOSE])
+def test_real_printed_tiles_identified_by_their_walls(photo, side, box):
+    x0, y0, x1, y1 = box
+    ranked = read_loose_tile(cv2.imread(str(PHOTOS / photo)), [(x0, y0), (x1, y0), (x1, y1),
+                                                              (x0, y1)])
+    score, name, _ = ranked[0]
+    assert name == side
     runner_up = next(r for r in ranked if r[1] != name)
-    assert score - runner_up[0] > 10
+    assert score - runner_up[0] > 8
 
 
 @pytest.mark.skipif(not (PHOTOS / "game-oblique-24moves.jpg").exists(),

@@ -315,6 +315,47 @@ def identify_tile(walls: np.ndarray) -> list[tuple[float, str, int]]:
     return out
 
 
+def _lattice_score(gray: np.ndarray, corners: np.ndarray, cells: int, px: int) -> float:
+    n = cells * px
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    M = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    w = cv2.warpPerspective(gray, M, (n, n)).astype(np.float32)
+    line = np.clip(cv2.blur(w, (7, 7)) - w, 0, None)  # thin dark lines
+    idx = np.clip(np.arange(cells + 1) * px, 0, n - 1)
+    return float(line[:, idx].mean() + line[idx, :].mean())
+
+
+def fit_lattice(gray: np.ndarray, corners, cells: int = 8, px: int = 16) -> np.ndarray:
+    """Corners given roughly (within about a third of a cell) → the corners that put the
+    printed lines between cells on the lattice, by moving one corner at a time."""
+    c = np.asarray(corners, dtype=np.float64).reshape(4, 2).copy()
+    for step in (6.0, 3.0, 1.0):
+        for _ in range(3):
+            for i in range(4):
+                best, best_at = _lattice_score(gray, c, cells, px), c[i].copy()
+                for dx in range(-2, 3):
+                    for dy in range(-2, 3):
+                        trial = c.copy()
+                        trial[i] += (dx * step, dy * step)
+                        sc = _lattice_score(gray, trial, cells, px)
+                        if sc > best:
+                            best, best_at = sc, trial[i].copy()
+                c[i] = best_at
+    return c
+
+
+def read_loose_tile(image: np.ndarray, rough_corners) -> list[tuple[float, str, int]]:
+    """One tile lying on its own (a photo of the tiles laid apart), its corners given roughly:
+    :func:`identify_tile` on its fitted lattice."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    c = fit_lattice(gray, rough_corners)
+    n = 8 * PX
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    top = cv2.warpPerspective(gray, cv2.getPerspectiveTransform(c.astype(np.float32), dst),
+                              (n, n))
+    return identify_tile(wall_evidence(top, PX, 8))
+
+
 def hidden_cells(loc: Location, robot_cells: list[tuple[int, int]]) -> np.ndarray:
     """``(16, 16)`` cells whose floor standing robots may hide (row, col)."""
     from .robots import silhouette_cells
