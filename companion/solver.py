@@ -62,7 +62,8 @@ DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
 CHUNK = 1 << 16  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
-DENSE_AFTER = 20_000  # expanded positions before a search moves to the bitset
+DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
+# first touch of each page costs more than sorted runs do for smaller searches)
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
 SCALAR_CHUNK = 24  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
