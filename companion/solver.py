@@ -3,25 +3,42 @@
 >>> from companion.rules import Position
 >>> pos = Position.load("companion/examples/hardest-24.json")   # doctest: +SKIP
 >>> result = solve(pos)                                           # doctest: +SKIP
->>> result.length, result.moves[0].text()                         # doctest: +SKIP
-(24, 'yellow left')
+>>> result.status, result.length                                  # doctest: +SKIP
+('solved', 24)
+
+The API, for the table, the verifier and the command line:
+
+* :func:`solve` ``(position, *, max_cost=None, deadline=None, cancel=None,
+  memory_limit=1 << 30)`` → :class:`Solution` (``status`` ``solved`` / ``no_solution`` /
+  ``deadline`` / ``cancelled``, ``moves``, ``cost``, ``lower_bound``, ``reason``). Stop it
+  from another thread with a :class:`threading.Event` passed as ``cancel``; ``deadline`` is a
+  :func:`time.monotonic` time. Bad positions raise :class:`SolverError`; passing the memory
+  cap raises :class:`SearchMemoryError` (a :class:`SolverError`).
+* :func:`check_bid` ``(position, bid)`` → :class:`BidCheck` (``meets``, and the optimum when
+  one is within the bid).
+* :func:`prepare` ``(position)`` builds a board's tables ahead of the first solve.
 
 How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
 bits for the active robot's must-ricochet progress), processed in buckets of equal (cost so far
 + estimate, cost so far). The estimate is the active robot's distance to the target if it could
 stop anywhere (:func:`companion.solver_tables.distance_to`); it never overestimates and changes
 by at most one per move, so each position is expanded once, at its optimal cost. Robots that
-move alike and play the same part (the three helpers on a board without their barriers) are
-kept sorted, so their order does not count. All moves of a bucket are generated at once with
-numpy from the move tables (:mod:`companion.solver_tables`); expanded positions are remembered
-in a bitset indexed by the position's rank when that fits (four robots), else in sorted runs.
-The route is read back from the expanded positions, one move at a time.
+move alike and play the same part (the helpers on a board without their barriers) are kept
+sorted, so their order does not count. All moves of a bucket are generated at once with numpy
+from the move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in
+Python instead. Expanded positions are remembered in sorted runs, and in big searches with four
+robots in bitsets indexed by the position's rank. The route is read back from the expanded
+positions, one move at a time.
 
 Everything the rules say is in the search itself: must-ricochet (strict: the active robot's
 last axis and whether it has turned are part of the position; lenient; off), the vortex (any
-robot may arrive), four to six robots, coloured barriers, openings and the transparent robot's
-passes at +1 each. :mod:`companion.rules` stays the one authority: every route returned has
-passed :func:`companion.rules.validate_route`.
+robot may arrive; under strict, each robot is tried as the one that arrives), four to six
+robots, coloured barriers, openings and the transparent robot's passes at +1 each (searched
+up to :data:`~companion.solver_tables.SOLVER_MAX_PASSES` passes in one move).
+:mod:`companion.rules` stays the one authority: every route returned has passed
+:func:`companion.rules.validate_route`. The one rule not in the search is the forbidden
+immediate reversal (``riogrande-2003``): a reversal never shortens a route except to earn a
+barrier's ricochet, and :func:`solve` reports that rare case as a :class:`SolverError`.
 """
 
 from __future__ import annotations
@@ -195,6 +212,9 @@ def solve(
         raise SolverError(str(e)) from None
     if result.moves is not None:
         verdict = validate_route(position, result.moves)
+        if verdict.rule == "immediate_reversal":
+            raise SolverError(f"the best route found needs an immediate reversal, which these "
+                              f"rules forbid and the search does not model: {verdict.reason}")
         if not (verdict.legal and verdict.reached) or verdict.cost != result.cost:
             raise AssertionError(  # a disagreement between the solver's tables and the rules
                 f"solver route fails the rules: {verdict.reason} "
