@@ -1012,6 +1012,10 @@ class _Search:
         label = pos.target.label(board) if pos.target else "the target"
         who = " or ".join(self.claimers) if len(self.claimers) < len(pos.robots) else \
             "any robot"
+        if board.diagonal_at(self.target) is not None and self.rules.barrier_stop == "illegal":
+            return Solution("no_solution", None, None, 0,
+                            f"{label} at {board.name(self.target)} is on a diagonal barrier, "
+                            "where no robot may stop under these rules")
         if h0 >= UNREACHABLE:
             return Solution("no_solution", None, None, 0,
                             f"{who} can never reach {label} at {board.name(self.target)}: "

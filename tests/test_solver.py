@@ -388,6 +388,13 @@ def test_a_robot_that_cannot_move_gives_no_solution_promptly():
     assert got.status == "no_solution"
 
 
+def test_a_target_on_a_barrier_is_impossible_at_once_unless_the_house_rule_allows_it():
+    board = {"size": 6, "diagonals": [{"cell": "c3", "color": "red", "orientation": "/"}]}
+    pos = position(board, {"blue": "a1", "red": "f6"}, {"cell": "c3", "robot": "blue"})
+    got = solve(pos)
+    assert got.status == "no_solution" and "barrier" in got.reason and got.expanded == 0
+
+
 def test_a_position_without_target_is_refused():
     pos = Position.from_dict({"board": {"size": 6}, "robots": {"red": "a1"}})
     with pytest.raises(SolverError, match="target"):
