@@ -114,10 +114,14 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
     cands = [t for t in board.targets if t.color == colour]
     if not cands:
         return ChipReading(colour, None, conf_colour)
-    sil = silhouette(lab, _ink(centre, white, colour, profile))
-    sig = signature(sil)
+    ink = _ink(centre, white, colour, profile)
+    sig = signature(silhouette(lab, ink))
     if sig is None:
         return ChipReading(colour, None, conf_colour)
+    sigs = [sig]
+    inked = signature(silhouette(lab, ink, outline=False))
+    if inked is not None:
+        sigs.append(inked)
     # A small symbol's corners come out rounded, which weakens its harmonics evenly: fit each
     # ideal outline's harmonics with a gain, and keep the one that leaves the least unexplained.
     scores = {}
@@ -126,22 +130,27 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
             continue
         # The 2nd harmonic is left out: it is elongation, which a slightly wrong board corner
         # gives any symbol.
-        s2, r2 = sig[1:], ref[1:]
+        r2 = ref[1:]
         rr = float(r2 @ r2)
-        gain = float(np.clip(s2 @ r2 / rr, 0.55, 1.2)) if rr > 1e-5 else 0.0
-        scores[shape] = -float(np.linalg.norm(s2 - gain * r2))
+        total = 0.0
+        for one in sigs:
+            s2 = one[1:]
+            gain = float(np.clip(s2 @ r2 / rr, 0.55, 1.2)) if rr > 1e-5 else 0.0
+            total += float(np.linalg.norm(s2 - gain * r2))
+        scores[shape] = -total / len(sigs)
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     shape = ranked[0][0]
     margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0)
     return ChipReading(colour, shape, float(min(1.0, conf_colour) * min(1.0, margin / 0.02)))
 
 
-def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
+def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True) -> np.ndarray:
     """The symbol's filled outline, from balanced Lab and the ink of its colour.
 
     Printed chips are light squares: the symbol is the ink and its dark outline, everything
     that is not the light ground, grown out from the ink. Tokens are dark discs: the symbol is
-    its light outline and the ink, within half a cell of the ink."""
+    its light outline and the ink, within half a cell of the ink. ``outline=False`` keeps a
+    printed chip's coloured field alone: a second opinion where the outline is faint."""
     h, w = ink.shape
     inked = ink > 0.2  # printed ink strays further in hue than a robot's plastic
     m = inked.astype(np.uint8)
@@ -163,7 +172,7 @@ def silhouette(lab: np.ndarray, ink: np.ndarray) -> np.ndarray:
     if ground < 45:  # a token: its own bright rim lies about 0.4 cell out; keep inside it
         near = d2 <= (0.35 * PX) ** 2
     if ground >= 45:
-        sym = ((L < ground - 18) | inked) & near
+        sym = (((L < ground - 18) & outline) | inked) & near
     else:
         sym = ((L > ground + 22) | inked) & near
     sym = cv2.morphologyEx(sym.astype(np.uint8) * 255, cv2.MORPH_CLOSE,
