@@ -3,6 +3,7 @@ not, and a layout is only accepted after it has held for a few frames."""
 
 from __future__ import annotations
 
+import cv2
 import pytest
 
 from companion.vision.colours import white_of
@@ -81,3 +82,25 @@ def test_occluded_and_unseen_frames_break_a_run():
     assert t.update({"red": "c2"}).kind == "pending"  # the count starts again
     assert t.update(None, error="black frame").reason == "black frame"
     assert t.accepted is None
+
+
+def test_a_frame_missing_a_robot_seen_before_is_not_a_position():
+    pos = random_position(73)
+    shot = render(pos, seed=73, tilt=10)
+    reader = Reader(tiles=list(shot.tiles))
+    tracker = Tracker(stable=1)
+    first = reader.read(shot.image)
+    assert first.complete
+    assert tracker.observe(first).kind == "accepted"
+    # The red robot hidden under a white card: not "gone", just not seen.
+    hidden = shot.image.copy()
+    x, y = shot.robot_pixels["red"]["base"]
+    top = shot.robot_pixels["red"]["top"]
+    r = int(abs(top[1] - y) + abs(top[0] - x)) + 30
+    cv2.rectangle(hidden, (int(x) - r, int(y) - r), (int(x) + r, int(y) + r),
+                  (235, 235, 235), -1)
+    obs = reader.read(hidden)
+    assert "red" in obs.missing and not obs.complete
+    event = tracker.observe(obs)
+    assert event.kind == "unseen" and "red" in event.reason
+    assert tracker.accepted == first.robots

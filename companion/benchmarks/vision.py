@@ -62,6 +62,7 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
               progress: bool) -> dict[str, Any]:
     per_robot = {r: [0, 0] for r in ROBOTS}  # right, total (unoccluded, board in frame)
     frames_ok = frames = 0
+    frames_wrong = frames_missing = 0  # a robot on a wrong cell / a robot not seen (refused)
     unread_clear = 0  # unoccluded, fully in frame, and yet not read
     out_of_frame = out_refused = 0
     occ_total = occ_flagged = occ_accepted = 0
@@ -130,6 +131,9 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
             continue
         ok_all = obs.robots == truth
         frames_ok += ok_all
+        wrong = any(truth.get(c) != cell for c, cell in obs.robots.items())
+        frames_wrong += wrong
+        frames_missing += (not wrong) and not ok_all
         for r, cell in truth.items():
             per_robot[r][1] += 1
             per_robot[r][0] += obs.robots.get(r) == cell
@@ -153,6 +157,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
         "frames": len(seeds),
         "unoccluded_in_frame": frames,
         "frames_all_robots_right": frames_ok,
+        "frames_robot_missing": frames_missing,
+        "frames_robot_wrong_cell": frames_wrong,
         "frames_not_read": unread_clear,
         "frames_falsely_occluded": false_occ,
         "robots_right": robots_right,
@@ -217,6 +223,8 @@ def run(argv: list[str]) -> int:
     row("unoccluded, board in frame", lambda r: str(r["unoccluded_in_frame"]))
     row("  all robots right", lambda r: _rate(r["frames_all_robots_right"],
                                               r["unoccluded_in_frame"]))
+    row("  a robot not seen (refused)", lambda r: str(r["frames_robot_missing"]))
+    row("  a robot on a wrong cell", lambda r: str(r["frames_robot_wrong_cell"]))
     row("  robots right", lambda r: _rate(r["robots_right"], r["robots_total"]))
     for name in ROBOTS:
         row(f"    {name}", lambda r, n=name: _rate(r["per_robot"][n]["right"],

@@ -52,6 +52,12 @@ class Observation:
     occluded_cells: list[str] = field(default_factory=list)
     method: str = "outline"
     notes: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # robots expected but not seen
+
+    @property
+    def complete(self) -> bool:
+        """Every robot the game has was seen: only then is this a whole position."""
+        return not self.occluded and not self.missing
 
     def to_dict(self) -> dict[str, Any]:
         """The ``companion read --json`` shape: ``tiles``, ``robots``, ``target`` first."""
@@ -66,6 +72,7 @@ class Observation:
             "occluded": self.occluded,
             "occluded_cells": list(self.occluded_cells),
             "method": self.method,
+            "missing": list(self.missing),
             "notes": list(self.notes),
         }
 
@@ -96,7 +103,10 @@ def grid_cell_name(col: int, row: int) -> str:
 @dataclass
 class Reader:
     """Reads frames of one game. Give ``tiles`` when they are known (or confirmed by the user):
-    then only north is searched for, once, and kept while the board stays put."""
+    then only north is searched for, once, and kept while the board stays put.
+
+    A robot once seen is expected from then on: a frame where it cannot be found (under glare,
+    say) lists it in ``missing`` and is not a complete position."""
 
     tiles: list[str] | None = None
     profile: Profile = field(default_factory=Profile)
@@ -104,6 +114,7 @@ class Reader:
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
+    _seen: set[str] = field(default_factory=set, repr=False)  # robots this game has shown
 
     def read(self, image: np.ndarray, *, corners: Any = None) -> Observation:
         if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
@@ -141,14 +152,16 @@ class Reader:
         if self.read_chip and reading is not None:
             chip = read_chip(image, oriented, Board.from_tiles(reading.tiles), self.profile)
         notes = list(loc.notes)
-        for colour in self.profile.robots:
-            if colour not in robots and colour not in OPTIONAL:
-                notes.append(f"no {colour} robot seen")
+        expected = {c for c in self.profile.robots if c not in OPTIONAL} | self._seen
+        missing = sorted(c for c in expected if c not in robots)
+        for colour in missing:
+            notes.append(f"no {colour} robot seen")
+        self._seen |= set(robots)
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
         return Observation(corners_out, reading.tiles if reading else None,
                            reading.confidence if reading else None, robots, scores, chip, False,
-                           [], loc.method, notes)
+                           [], loc.method, notes, missing)
 
     def _orientation(self, image: np.ndarray, loc: Location, hits: dict) -> TileReading | None:
         """The tiles and north, reused while the board has not moved by a quarter cell."""

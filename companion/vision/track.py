@@ -127,4 +127,7 @@ class Tracker:
         """Feed an :class:`~companion.vision.read.Observation`."""
         if observation.occluded:
             return self.update(None, occluded=True)
+        if observation.missing:
+            return self.update(None, error="cannot see the " + ", ".join(observation.missing)
+                               + " robot" + ("s" if len(observation.missing) > 1 else ""))
         return self.update(observation.robots)
