@@ -82,8 +82,9 @@ DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
 # first touch of each page costs more than sorted runs do for smaller searches)
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
-SCALAR_CHUNK = 24  # below this, the fast path's moves are made one by one in Python
+SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
+BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 _U8 = np.uint64(255)
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
@@ -354,6 +355,9 @@ class _Runs:
 
 _COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
 _OFFSETS = np.arange(256, dtype=np.intp) << 16  # option o's block in a flat move table
+# for r robots: the other robots of each one, in order
+_BLOCKERS = {r: np.array([[j for j in range(r) if j != i] for i in range(r)], np.intp)
+             for r in range(2, 7)}
 _COMB32 = [c.astype(np.int32) for c in _COMB[:4]]
 
 
@@ -889,46 +893,67 @@ class _Search:
         base = cells.astype(np.intp) << 8
         # the first robot on each path, for all four directions at once: the tables hold the
         # four directions' bytes in one uint32
-        pairs = np.empty((r_count, k, n), np.intp)
-        for r in range(r_count):
-            for i, j in enumerate(j for j in range(r_count) if j != r):
-                np.bitwise_or(base[r], cells[j], out=pairs[r, i])
+        small = n < BLOCKWISE_CHUNK  # few positions: fewer, broadcast numpy calls
+        if small:
+            pairs = base[:, None, :] | cells[_BLOCKERS[r_count]]
+        else:
+            pairs = np.empty((r_count, k, n), np.intp)
+            for r in range(r_count):
+                for i, j in enumerate(j for j in range(r_count) if j != r):
+                    np.bitwise_or(base[r], cells[j], out=pairs[r, i])
         packed = t.hit_packed.take(pairs)
         first = packed[:, 0].view(np.uint8).copy()  # (mover, 4n): byte o of each position
         for i in range(1, k):
             np.minimum(first, packed[:, i].view(np.uint8), out=first)
         first -= 1
         np.minimum(first, t.nat_packed.take(cells).view(np.uint8), out=first)
-        stop = first.view("<u4")  # (mover, n): the stopping step of each direction
-        flat = np.empty((r_count, 4, n), np.intp)  # (mover, option, n)
-        byte = np.empty((r_count, n), np.uint32)
-        for o in range(4):
-            np.right_shift(stop, np.uint32(8 * o), out=byte)
-            byte &= np.uint32(255)
-            np.bitwise_or(base, byte, out=flat[:, o])
-            flat[:, o] += o << 16
+        if small:
+            flat = first.reshape(r_count, n, 4).transpose(0, 2, 1) | base[:, None, :]
+            flat += _OFFSETS[None, :4, None]
+        else:
+            stop = first.view("<u4")  # (mover, n): the stopping step of each direction
+            flat = np.empty((r_count, 4, n), np.intp)  # (mover, option, n)
+            byte = np.empty((r_count, n), np.uint32)
+            for o in range(4):
+                np.right_shift(stop, np.uint32(8 * o), out=byte)
+                byte &= np.uint32(255)
+                np.bitwise_or(base, byte, out=flat[:, o])
+                flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
         # four robots and the bitsets in use: test the visited set by rank, computed here
         use_rank = (r_count == 4 and self.closed.dense is not None
                     and not self.closed.runs.runs)
         # helper moves: the others stay sorted, the new cell is slotted in; same estimate
-        news: list[np.ndarray] = []
-        pars: list[np.ndarray] = []
-        rests: list[list[np.ndarray]] = [[] for _ in range(k - 1)]
-        for r in range(k):
-            for o in range(4):
-                sel = np.flatnonzero(ok[r, o])
-                if sel.size == 0:
-                    continue
-                news.append((codes[r, o].take(sel) & 255).astype(np.uint8))
-                pars.append(sel)
-                # the other helpers of the moving one, in order
-                for i, j in enumerate(j for j in range(k) if j != r):
-                    rests[i].append(cells[j].take(sel))
-        if news:
-            v, par = np.concatenate(news), np.concatenate(pars)
-            out = _insert_sorted([np.concatenate(c) for c in rests], v)
+        if small:  # all helper moves in one go
+            idx = np.flatnonzero(ok[:k])
+            has_moves = idx.size > 0
+            if has_moves:
+                mover = idx // (4 * n)
+                par = idx % n
+                v = (codes[:k].reshape(-1).take(idx) & 255).astype(np.uint8)
+                flat_cells = cells.reshape(-1)
+                rest_cols = [flat_cells.take((i + (mover <= i)) * n + par) for i in range(k - 1)]
+        else:  # many: move by move, no divisions
+            news: list[np.ndarray] = []
+            pars: list[np.ndarray] = []
+            rests: list[list[np.ndarray]] = [[] for _ in range(k - 1)]
+            for r in range(k):
+                for o in range(4):
+                    sel = np.flatnonzero(ok[r, o])
+                    if sel.size == 0:
+                        continue
+                    news.append((codes[r, o].take(sel) & 255).astype(np.uint8))
+                    pars.append(sel)
+                    # the other helpers of the moving one, in order
+                    for i, j in enumerate(j for j in range(k) if j != r):
+                        rests[i].append(cells[j].take(sel))
+            has_moves = bool(news)
+            if has_moves:
+                v, par = np.concatenate(news), np.concatenate(pars)
+                rest_cols = [np.concatenate(c) for c in rests]
+        if has_moves:
+            out = _insert_sorted(rest_cols, v)
             act = cells[k].take(par)
             if use_rank:
                 tri = out[0].astype(np.int32)
@@ -949,27 +974,22 @@ class _Search:
                 child = child.take(np.flatnonzero(~self.closed.contains(child)))
             yield _Batch(child, 1, -1, checked=True)
         # active moves: the helpers stay as they are; the estimate is the new cell's
-        vs, pars, new_flags = [], [], []
-        for o in range(4):
-            sel = np.flatnonzero(ok[k, o])
-            if sel.size == 0:
-                continue
-            code = codes[k, o].take(sel)
-            vs.append((code & 255).astype(np.uint8))
-            pars.append(sel)
-            if flag is not None:
-                f_old = flag.take(sel)
-                axis0 = t.axis[o].take(cells[k].take(sel))
-                turned = (code & DEFLECTED_BIT) != 0
-                turned |= f_old == DONE
-                turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
-                horiz = ((code & HORIZONTAL_BIT) != 0).astype(np.uint8)
-                new_flags.append(np.where(turned, np.uint8(DONE), LAST_VERTICAL + horiz)
-                                 .astype(np.uint8))
-        if not vs:
+        idx = np.flatnonzero(ok[k])
+        if idx.size == 0:
             return
-        v, par = np.concatenate(vs), np.concatenate(pars)
-        nf = np.concatenate(new_flags) if flag is not None else None
+        opt = idx // n
+        par = idx - opt * n
+        code = codes[k].reshape(-1).take(idx)
+        v = (code & 255).astype(np.uint8)
+        nf = None
+        if flag is not None:
+            f_old = flag.take(par)
+            axis0 = t.axis.reshape(-1).take(opt * 256 + cells[k].take(par))
+            turned = (code & DEFLECTED_BIT) != 0
+            turned |= f_old == DONE
+            turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
+            horiz = ((code & HORIZONTAL_BIT) != 0).astype(np.uint8)
+            nf = np.where(turned, np.uint8(DONE), LAST_VERTICAL + horiz).astype(np.uint8)
         low = np.ascontiguousarray(keys, np.uint64) & np.uint64((1 << (8 * k)) - 1)
         if not (self.lenient and g == 0):
             at = v == self.target
