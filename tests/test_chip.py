@@ -11,7 +11,7 @@ import pytest
 
 from companion.board import COLORS, SHAPES, Board
 from companion.rules import Position
-from companion.vision.chip import _hue_fractions, read_chip
+from companion.vision.chip import _hue_fractions, read_chip, read_symbol
 from companion.vision.colours import Profile, balanced_lab, white_of
 from companion.vision.locate import from_corners, locate
 from companion.vision.render import render
@@ -74,3 +74,14 @@ def test_real_printed_chip_colours(path):
     fractions, coloured = _hue_fractions(lab, Profile())
     expected = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}[path.stem[0]]
     assert COLORS[int(np.argmax(fractions))] == expected
+
+
+@pytest.mark.skipif(not CHIP_PHOTOS, reason="real photos absent")
+@pytest.mark.parametrize("path", CHIP_PHOTOS, ids=lambda p: p.stem)
+def test_real_printed_symbols(path):
+    # Letters on the crops: C comet (triangle), M moon (circle), P planet (square),
+    # S star (hexagon) — confirmed against the tiles' targets.
+    image = cv2.resize(cv2.imread(str(path)), (64, 64), interpolation=cv2.INTER_AREA)
+    colour = {"B": "blue", "G": "green", "R": "red", "Y": "yellow"}[path.stem[0]]
+    expected = {"C": "triangle", "M": "circle", "P": "square", "S": "hexagon"}[path.stem[1]]
+    assert read_symbol(image, colour) == expected

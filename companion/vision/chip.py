@@ -114,19 +114,41 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
     cands = [t for t in board.targets if t.color == colour]
     if not cands:
         return ChipReading(colour, None, conf_colour)
-    ink = _ink(centre, white, colour, profile)
-    sig = signature(silhouette(lab, ink))
-    if sig is None:
+    scores = _shape_scores(lab, _ink(centre, white, colour, profile), PX,
+                           {t.shape for t in cands})
+    if not scores:
         return ChipReading(colour, None, conf_colour)
-    sigs = [sig]
-    inked = signature(silhouette(lab, ink, outline=False))
-    if inked is not None:
-        sigs.append(inked)
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    shape = ranked[0][0]
+    margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0)
+    return ChipReading(colour, shape, float(min(1.0, conf_colour) * min(1.0, margin / 0.02)))
+
+
+def read_symbol(bgr: np.ndarray, colour: str, profile: Profile | None = None) -> str | None:
+    """The symbol on a square picture of one printed target (or chip) of a known colour."""
+    profile = profile or Profile()
+    side = min(bgr.shape[:2])
+    pad = max(2, side // 5)  # room around the symbol, as on the centre piece
+    img = cv2.copyMakeBorder(bgr, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    white = white_of(img)
+    lab = balanced_lab(img.astype(np.float32), white)
+    scores = _shape_scores(lab, _ink(img, white, colour, profile), side, set(_references()))
+    return max(scores, key=scores.get) if scores else None
+
+
+def _shape_scores(lab: np.ndarray, ink: np.ndarray, cell_px: int, shapes: set[str]
+                  ) -> dict[str, float]:
+    """How well each shape's outline explains the symbol's (higher is better)."""
+    sigs = [sg for sg in (signature(silhouette(lab, ink, cell_px=cell_px)),
+                          signature(silhouette(lab, ink, outline=False, cell_px=cell_px)))
+            if sg is not None]
+    if not sigs:
+        return {}
     # A small symbol's corners come out rounded, which weakens its harmonics evenly: fit each
     # ideal outline's harmonics with a gain, and keep the one that leaves the least unexplained.
     scores = {}
     for shape, ref in _references().items():
-        if not any(t.shape == shape for t in cands):
+        if shape not in shapes:
             continue
         # The 2nd harmonic is left out: it is elongation, which a slightly wrong board corner
         # gives any symbol.
@@ -138,13 +160,11 @@ def read_chip(image: np.ndarray, loc: Location, board: Board | None,
             gain = float(np.clip(s2 @ r2 / rr, 0.55, 1.2)) if rr > 1e-5 else 0.0
             total += float(np.linalg.norm(s2 - gain * r2))
         scores[shape] = -total / len(sigs)
-    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-    shape = ranked[0][0]
-    margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else -1.0)
-    return ChipReading(colour, shape, float(min(1.0, conf_colour) * min(1.0, margin / 0.02)))
+    return scores
 
 
-def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True) -> np.ndarray:
+def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True,
+               cell_px: int = PX) -> np.ndarray:
     """The symbol's filled outline, from balanced Lab and the ink of its colour.
 
     Printed chips are light squares: the symbol is the ink and its dark outline, everything
@@ -157,20 +177,25 @@ def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True) -> np.nda
     n, labels, stats, cents = cv2.connectedComponentsWithStats(m)
     if n <= 1:
         return np.zeros((h, w), np.uint8)
-    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    cx, cy = cents[big]
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    big = 1 + int(np.argmax(areas))
     core = labels == big
+    # Ink cut into pieces by a star or a sun: its centre is that of all the sizeable pieces.
+    pieces = 1 + np.nonzero(areas >= 0.05 * areas.max())[0]
+    weights = stats[pieces, cv2.CC_STAT_AREA].astype(np.float64)
+    cx, cy = (cents[pieces] * weights[:, None]).sum(axis=0) / weights.sum()
+    inked_all = np.isin(labels, pieces)
     L = lab[..., 0]
     ring = cv2.dilate(core.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
     ring &= ~(cv2.dilate(core.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0)
     ground = float(np.median(L[ring])) if ring.any() else 50.0
     yy, xx = np.mgrid[0:h, 0:w]
     d2 = (xx - cx) ** 2 + (yy - cy) ** 2
-    near = d2 <= (0.5 * PX) ** 2
+    near = d2 <= (0.5 * cell_px) ** 2
     if ground >= 45:  # a light square: its ground is the lightest print around the symbol
         ground = float(np.percentile(L[near], 90))
     if ground < 45:  # a token: its own bright rim lies about 0.4 cell out; keep inside it
-        near = d2 <= (0.35 * PX) ** 2
+        near = d2 <= (0.35 * cell_px) ** 2
     if ground >= 45:
         sym = (((L < ground - 18) & outline) | inked) & near
     else:
@@ -179,7 +204,7 @@ def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True) -> np.nda
                            np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(sym)
     keep = np.zeros((h, w), np.uint8)
-    core_labels = set(np.unique(labels[core])) - {0}
+    core_labels = set(np.unique(labels[core if outline else inked_all])) - {0}
     if ground < 45:  # a token's outline is often broken into pieces: keep all near the ink
         core_labels |= set(range(1, n))
     for lab_id in core_labels:
@@ -187,7 +212,7 @@ def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True) -> np.nda
     cnts, _ = cv2.findContours(keep, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     out = np.zeros_like(keep)
     if cnts:  # every symbol's outline is convex: the hull mends a broken or hollow print
-        pts = np.vstack(cnts) if ground < 45 else max(cnts, key=cv2.contourArea)
+        pts = np.vstack(cnts) if ground < 45 or not outline else max(cnts, key=cv2.contourArea)
         cv2.fillPoly(out, [cv2.convexHull(pts)], 255)
     return out
 
