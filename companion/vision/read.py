@@ -134,7 +134,8 @@ class Reader:
             explained.add((h.col, h.row))
         rect = loc.warp(image, OCC_PX)
         occ = occlusion(rect, frame.white, explained)
-        reading = self._orientation(image, loc, hits)
+        # Under a hand the walls are not all seen: keep what was known, learn nothing new.
+        reading = self._tiles_reading if occ.occluded else self._orientation(image, loc, hits)
         k = reading.rotation if reading else 0
         oriented = loc.rotated(k)
         corners_out = oriented.corners.tolist()
@@ -165,10 +166,11 @@ class Reader:
 
     def _orientation(self, image: np.ndarray, loc: Location, hits: dict) -> TileReading | None:
         """The tiles and north, reused while the board has not moved by a quarter cell."""
-        if self._tiles_reading is not None and self._corners is not None:
+        known = self._tiles_reading
+        if known is not None and self._corners is not None and known.confidence >= 0.9:
             cell = np.linalg.norm(loc.corners[1] - loc.corners[0]) / GRID
             if np.abs(loc.corners - self._corners).max() < 0.25 * cell:
-                return self._tiles_reading
+                return known
         reading = read_tiles(image, loc, profile=self.profile,
                              robot_cells=[(h.col, h.row) for h in hits.values()],
                              tiles=self.tiles)
