@@ -77,7 +77,7 @@ __all__ = [
 
 DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
-CHUNK = 1 << 16  # positions expanded per numpy batch
+CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
 # first touch of each page costs more than sorted runs do for smaller searches)
