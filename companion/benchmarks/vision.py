@@ -62,7 +62,7 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
               progress: bool) -> dict[str, Any]:
     per_robot = {r: [0, 0] for r in ROBOTS}  # right, total (unoccluded, board in frame)
     frames_ok = frames = 0
-    frames_wrong = frames_missing = 0  # a robot on a wrong cell / a robot not seen (refused)
+    frames_wrong = frames_missing = 0  # a robot on a wrong cell / a robot reported missing
     unread_clear = 0  # unoccluded, fully in frame, and yet not read
     out_of_frame = out_refused = 0
     occ_total = occ_flagged = occ_accepted = 0
@@ -223,7 +223,7 @@ def run(argv: list[str]) -> int:
     row("unoccluded, board in frame", lambda r: str(r["unoccluded_in_frame"]))
     row("  all robots right", lambda r: _rate(r["frames_all_robots_right"],
                                               r["unoccluded_in_frame"]))
-    row("  a robot not seen (refused)", lambda r: str(r["frames_robot_missing"]))
+    row("  a robot not seen (missing)", lambda r: str(r["frames_robot_missing"]))
     row("  a robot on a wrong cell", lambda r: str(r["frames_robot_wrong_cell"]))
     row("  robots right", lambda r: _rate(r["robots_right"], r["robots_total"]))
     for name in ROBOTS:

@@ -105,8 +105,8 @@ class Reader:
     """Reads frames of one game. Give ``tiles`` when they are known (or confirmed by the user):
     then only north is searched for, once, and kept while the board stays put.
 
-    A robot once seen is expected from then on: a frame where it cannot be found (under glare,
-    say) lists it in ``missing`` and is not a complete position."""
+    A robot once seen is expected from then on: a frame where it cannot be found (lifted off
+    the board, or lost under glare) lists it in ``missing``; the state then simply lacks it."""
 
     tiles: list[str] | None = None
     profile: Profile = field(default_factory=Profile)

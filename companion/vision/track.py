@@ -124,10 +124,10 @@ class Tracker:
         return TrackEvent("pending", state)
 
     def observe(self, observation) -> TrackEvent:  # an Observation from read.py
-        """Feed an :class:`~companion.vision.read.Observation`."""
+        """Feed an :class:`~companion.vision.read.Observation`. A robot the reader misses is
+        simply absent from the state: whether it was lifted off the board or is lost under
+        glare, the demonstration checker pauses until it is back (``Observation.missing``
+        says which)."""
         if observation.occluded:
             return self.update(None, occluded=True)
-        if observation.missing:
-            return self.update(None, error="cannot see the " + ", ".join(observation.missing)
-                               + " robot" + ("s" if len(observation.missing) > 1 else ""))
         return self.update(observation.robots)
