@@ -44,7 +44,7 @@ barrier's ricochet, and :func:`solve` reports that rare case as a :class:`Solver
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from math import comb
 from typing import Any, Protocol
@@ -782,7 +782,8 @@ class _Search:
 
     def _expand(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
         """All moves from a sorted chunk: one by one in Python for a handful, else the fast
-        path (the bitset's own ranks for four robots that have turned), else the general one."""
+        path (in big strict searches, the positions that have turned apart: no ricochet bits
+        to carry), else the general one."""
         if not self.fast:
             yield from self.successors(keys, g)
             return
@@ -792,12 +793,11 @@ class _Search:
         if self.layout.strict and self.layout.n_robots == 4 and keys.size >= SMALL_CHUNK:
             split = int(np.searchsorted(keys, np.uint64(1) << np.uint64(32)))
             if split:
-                yield from self._fast_successors(keys[:split], g, ranked=True)
+                yield from self._fast_successors(keys[:split], g, turned=True)
             if split < keys.size:
                 yield from self._fast_successors(keys[split:], g)
             return
-        yield from self._fast_successors(keys, g, ranked=self.layout.n_robots == 4
-                                         and not self.layout.strict)
+        yield from self._fast_successors(keys, g)
 
     def _scalar_successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
         """:meth:`_fast_successors` for a handful of positions, one slide at a time: a few
@@ -875,11 +875,12 @@ class _Search:
         return seen
 
     def _fast_successors(self, keys: np.ndarray, g: int,
-                         ranked: bool = False) -> Iterable[_Batch]:
+                         turned: bool = False) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
-        0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``ranked``:
-        four robots, none with ricochet bits, and the visited set is tested by its bitset's
-        rank directly. Small integer types throughout: this loop is memory-bound."""
+        0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``turned``:
+        every position's active robot has turned, no ricochet bits to carry. With four robots
+        and the bitsets in use, visited tests go by rank, computed here. Small integer types
+        throughout: this loop is memory-bound."""
         t = self.tables[0]
         n = keys.size
         r_count = self.layout.n_robots
@@ -888,8 +889,7 @@ class _Search:
         cells = np.empty((r_count, n), np.uint8)  # (slot, n)
         for i in range(r_count):
             cells[i] = raw[:, i]
-        # ranked chunks have all turned already (or there is no ricochet rule): no bits to keep
-        flag = raw[:, r_count].copy() if self.layout.strict and not ranked else None
+        flag = raw[:, r_count].copy() if self.layout.strict and not turned else None
         base = cells.astype(np.intp) << 8
         # the first robot on each path, for all four directions at once: the tables hold the
         # four directions' bytes in one uint32
@@ -1172,7 +1172,6 @@ class _Search:
         """Walk back from the goal: a predecessor is any expanded position one move before it
         (at its cost) from which that move lands here. Tried one robot and direction at a time,
         only from the cells whose slides pass the robot's cell, so this is quick."""
-        lay = self.layout
         steps: list[tuple[int, int, int]] = []  # (slot, from cell, option), last move first
         key, g = goal_key, goal_cost
         while g > 0:
@@ -1192,7 +1191,6 @@ class _Search:
             move = Move(name, opt.direction, opt.passes)
             moves.append(move)
             robots = dict(self.position.with_robots(robots).push(move).robots)
-        del lay
         return moves
 
     def _step_back(self, key: int, g: int, start_key: int,
@@ -1291,8 +1289,3 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys.take(np.flatnonzero(keep))
-
-
-def solve_callable(position: Position) -> Callable[[], Solution]:  # pragma: no cover
-    """A zero-argument call for thread pools."""
-    return lambda: solve(position)
