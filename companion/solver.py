@@ -1198,10 +1198,14 @@ class _Search:
         lay = self.layout
         cells = lay.cells_of(key)
         flag = key >> (8 * lay.n_robots) if lay.strict else 0
-        cands: list[tuple[int, int, int, int, int]] = []  # (parent key, cost, slot, cell, opt)
-        for r, c in enumerate(cells):
+        # the active robot first (it moves most), and each robot's candidates checked before
+        # the next robot's are listed: usually only one or two robots need listing
+        order = sorted(range(len(cells)), key=lambda s_: s_ != lay.active)
+        for r in order:
+            c = cells[r]
             if last and (not self.claim[r] or c != self.target):
                 continue
+            cands: list[tuple[int, int, int, int, int]] = []  # (key, cost, slot, cell, opt)
             py = self.tables[r].py
             others = [q for s, q in enumerate(cells) if s != r]
             grp = lay.groups[lay.group_of[r]]
@@ -1228,15 +1232,15 @@ class _Search:
                         pos_key |= v << (8 * s_)
                     for pf in self._parent_flags(r, o, p, code, flag):
                         cands.append((pos_key | (pf << (8 * lay.n_robots)), pg, r, p, o))
-        for pk, pg, r, p, o in cands:
-            if pg == 0 and pk == start_key:
-                return pk, pg, r, p, o
-        for pg in sorted({c[1] for c in cands if c[1] > 0}):
-            group = [c for c in cands if c[1] == pg]
-            hit_at = self.closed.contains_at(np.array([c[0] for c in group], np.uint64), pg)
-            for c, ok in zip(group, hit_at.tolist(), strict=True):
-                if ok:
-                    return c
+            for cand in cands:
+                if cand[1] == 0 and cand[0] == start_key:
+                    return cand
+            for pg in sorted({cand[1] for cand in cands if cand[1] > 0}):
+                group = [cand for cand in cands if cand[1] == pg]
+                hit_at = self.closed.contains_at(np.array([x[0] for x in group], np.uint64), pg)
+                for cand, ok in zip(group, hit_at.tolist(), strict=True):
+                    if ok:
+                        return cand
         return None
 
     def _parent_flags(self, r: int, o: int, p: int, code: int, flag: int) -> list[int]:
