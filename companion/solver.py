@@ -1049,8 +1049,8 @@ class _Search:
         self.closed = _Closed(lay, use_dense)
         open_: dict[tuple[int, int], list[np.ndarray]] = {
             (h0, 0): [np.array([start_key], np.uint64)]}
-        sizes: dict[tuple[int, int], int] = {(h0, 0): 1}
-        open_bytes = 8
+        sizes: dict[tuple[int, int], int] = {(h0, 0): 8}
+        self.open_bytes = 8
         best: tuple[int, int] | None = None  # (cost, key)
         f = h0
         while open_:
@@ -1061,7 +1061,7 @@ class _Search:
                 break
             g = max(k[1] for k in open_ if k[0] == f)
             arrays = open_.pop((f, g))
-            open_bytes -= 8 * sizes.pop((f, g))
+            self.open_bytes -= sizes.pop((f, g))
             keys = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
             del arrays
             keys = self.closed.add_new(_sorted_unique(keys, inplace=True), g)
@@ -1082,8 +1082,7 @@ class _Search:
                     self.goals.clear()
                     if best is None or c < best[0]:
                         best = (c, k)
-                open_bytes = sum(a.nbytes for lst in open_.values() for a in lst)
-                used = open_bytes + self.closed.nbytes
+                used = self.open_bytes + self.closed.nbytes
                 if used > self.memory_limit:
                     raise SearchMemoryError(
                         f"the search would need more than {self.memory_limit >> 20} MiB "
@@ -1143,11 +1142,13 @@ class _Search:
             keys = keys.astype(np.uint32)  # four robots without ricochet bits: half the memory
         lst = open_.setdefault(key, [])
         lst.append(keys)
-        sizes[key] = sizes.get(key, 0) + keys.size
-        if len(lst) > 64 and sizes[key] > 1 << 22:
+        sizes[key] = sizes.get(key, 0) + keys.nbytes  # bytes held by each bucket
+        self.open_bytes += keys.nbytes
+        if len(lst) > 64 and sizes[key] > 1 << 25:  # drop repeats before they pile up
             merged = _sorted_unique(np.concatenate(lst), inplace=True)
             open_[key] = [merged]
-            sizes[key] = merged.size
+            self.open_bytes += merged.nbytes - sizes[key]
+            sizes[key] = merged.nbytes
 
     def _should_stop(self) -> str | None:
         if self.cancel is not None and self.cancel.is_set():
