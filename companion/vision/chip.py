@@ -172,7 +172,7 @@ def silhouette(lab: np.ndarray, ink: np.ndarray, outline: bool = True,
     its light outline and the ink, within half a cell of the ink. ``outline=False`` keeps a
     printed chip's coloured field alone: a second opinion where the outline is faint."""
     h, w = ink.shape
-    inked = ink > 0.2  # printed ink strays further in hue than a robot's plastic
+    inked = ink > 0.35  # printed ink strays further in hue than a robot's plastic
     m = inked.astype(np.uint8)
     n, labels, stats, cents = cv2.connectedComponentsWithStats(m)
     if n <= 1:
