@@ -16,8 +16,9 @@ The hardware is a *view* of the game and a *source* of commands; it never owns g
 :meth:`Hardware.show` takes the game's ``view()`` dict and renders it; button presses become
 command dicts handed to ``submit`` (always from one thread, in the order the edges happened):
 
-* ``{"type": "reveal"}`` start button tapped (``{"type": "start_timer"}`` in solo play while a
-  chip is showing); ``{"type": "undo"}`` start button held ``hold_seconds``;
+* ``{"type": "reveal"}`` start button tapped (``{"type": "start_timer"}`` while a chip is
+  showing and the hourglass is not yet running); ``{"type": "undo"}`` start button held
+  ``hold_seconds``;
 * ``{"type": "bid", "seat": i, "value": n}`` a seat's button pressed with the dial on ``n``
   (dial at 0 or no dial fitted: the button tapped ``n`` times within ``tap_window``);
 * ``{"type": "done", "seat": i}`` / ``{"type": "give_up", "seat": i}`` the demonstrating
@@ -790,9 +791,10 @@ class Hardware:
             self._emit({"type": "done", "seat": b.key[1]})
             return
         v = view or {}
-        chip_showing = v.get("phase") in ("bidding", "timer", "demonstrating")
-        solo = v.get("mode") == "solo" and chip_showing
-        self._emit({"type": "start_timer" if solo else "reveal"})
+        # A chip is showing and nobody has bid yet: the button starts the hourglass by hand.
+        # Otherwise it reveals the next chip (in solo play the timer starts with the chip).
+        waiting = v.get("phase") == "bidding" and not (v.get("timer") or {}).get("running")
+        self._emit({"type": "start_timer" if waiting else "reveal"})
 
     def _run_timers(self, view: Mapping | None) -> None:
         now = time.monotonic()

@@ -374,15 +374,23 @@ def test_numbers_from_ten_are_spelled_digit_by_digit():
 # ---------------------------------------------------------------- start button
 
 
-def test_start_tap_reveals_and_in_solo_starts_the_timer(rig):
+def test_start_tap_reveals_and_before_any_bid_starts_the_timer(rig):
     hw, sink = rig()
     hw.show(view("idle"))
     tap(hw, "start")
     assert sink.wait_for(1) == [{"type": "reveal"}]
-    hw.show(view("bidding", mode="solo"))
+    hw.show(view("bidding"))
     assert hw.sync()
     tap(hw, "start")
     assert sink.wait_for(2)[-1] == {"type": "start_timer"}
+
+
+def test_start_tap_in_solo_reveals_the_next_chip_which_starts_the_timer(rig):
+    hw, sink = rig()
+    hw.show(view("round_over", mode="solo"))
+    assert hw.sync()
+    tap(hw, "start")
+    assert sink.wait_for(1) == [{"type": "reveal"}]
 
 
 def test_holding_start_undoes_and_does_not_reveal(rig):
@@ -432,6 +440,8 @@ def test_bouncing_button_is_counted_once(rig):
 
 def test_tap_shorter_than_the_debounce_still_registers_and_releases(rig):
     hw, sink = rig(debounce=0.03)
+    hw.show(view("idle"))
+    assert hw.sync()
     tap(hw, "start")  # press and release within microseconds
     assert hw.sync()
     assert sink.commands == [{"type": "reveal"}]
