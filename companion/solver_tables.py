@@ -32,6 +32,9 @@ from .rules import TRANSPARENT, Rules
 # practically never the cheapest; the limit keeps the number of choices per slide small (with
 # openings and barriers it would otherwise grow exponentially).
 SOLVER_MAX_PASSES = 4
+# Ways to slide from one cell the tables hold (a real board has at most 12 for the transparent
+# robot; tiny boards with openings and many barriers can have hundreds).
+MAX_OPTIONS = 256
 NEVER = 255  # hit: the path never enters that cell
 LOOP = 254  # nat: the slide never stops on an empty board
 MAX_STEPS = 250  # a longer path does not fit the tables (no real board comes near)
@@ -246,9 +249,9 @@ def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
                 opts.extend(options_from(board, kind, s, d))
         per_cell.append(opts)
     n_opt = max(4, max(len(o) for o in per_cell))
-    if n_opt > 64:
+    if n_opt > MAX_OPTIONS:
         raise TableError(f"board: a {kind} robot has {n_opt} ways to slide from one cell; "
-                         "the solver handles up to 64")
+                         f"the solver handles up to {MAX_OPTIONS}")
     hit = np.full((n_opt, 1 << 16), NEVER, np.uint8)
     nat = np.zeros((n_opt, 256), np.uint8)
     end = np.zeros((n_opt, 1 << 16), np.uint16)
