@@ -281,7 +281,7 @@ def _solve_each_claimer(position: Position, claimers: tuple[str, ...], max_cost:
     bounds: list[int] = []
     expanded = 0
     stopped: Solution | None = None
-    for r in order:
+    for i, r in enumerate(order):
         limit = max_cost
         if best is not None:
             assert best.cost is not None
@@ -293,8 +293,9 @@ def _solve_each_claimer(position: Position, claimers: tuple[str, ...], max_cost:
         if res.solved:
             best = res
         elif res.status in ("deadline", "cancelled"):
+            # no route is cheaper than this robot's bound or the robots not tried yet allow
             stopped = res
-            bounds.append(res.lower_bound)
+            bounds.extend([res.lower_bound, *(estimate(x) for x in order[i + 1:])])
             break
     if stopped is not None:
         low = min(bounds + ([best.cost] if best is not None and best.cost else []))
