@@ -233,7 +233,8 @@ def _print_solution(pos: Position, out: dict, as_json: bool) -> None:
                                    + [p if p == "bounce" else f"+{p}"
                                       for p in m.get("passes", [])])
                           for m in out["moves"])
-        print(f"{out['length']} moves{extra}: {route}")
+        plural = "" if out["length"] == 1 else "s"
+        print(f"{out['length']} move{plural}{extra}: {route}")
     else:
         print(out["reason"])
 

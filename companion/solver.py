@@ -147,7 +147,8 @@ class Solution:
         if self.solved:
             assert self.moves is not None
             extra = "" if self.cost == self.length else f", cost {self.cost}"
-            return f"{self.length} moves{extra}: " + ", ".join(m.text() for m in self.moves)
+            plural = "" if self.length == 1 else "s"
+            return f"{self.length} move{plural}{extra}: " + ", ".join(m.text() for m in self.moves)
         return self.reason or self.status
 
     def to_json(self) -> dict[str, Any]:
