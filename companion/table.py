@@ -573,6 +573,14 @@ class Table:
                     "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"]}
         show = (self._optimal is not None and self._optimal.get("round") == rnd
                 and phase in ("round_over", "game_over"))
+        bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
+                 "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
+                for b in gv["bids"]]
+        if phase in ("round_over", "game_over") and gv["rounds"]:
+            # the finished round's bids stay on the screen until the next chip
+            bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
+                     "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
+                    for b in gv["rounds"][-1]["bids"]]
         board = self.game.s.board
         robots = gv["robots"]
         if self._seen and phase != "demonstrating":
@@ -587,16 +595,15 @@ class Table:
             "target": gv["target"] if phase not in ("setup", "idle") else None,
             "timer": {"running": timer["running"], "remaining": timer["remaining"],
                       "total": timer["duration"]},
-            "bids": [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
-                      "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
-                     for b in gv["bids"]],
+            "bids": bids,
             "leader": gv["leader"],
             "demonstrating": demo,
             "verdict": self._verdict,
             "board": self._geometry(board),
             "robots": robots,
-            "optimal": self._optimal if self._optimal and self._optimal.get("round") == rnd
-            else None,
+            # The solution stays on the table until the round is over: every phone reads this.
+            "optimal": self._optimal if show else None,
+            "optimal_known": bool(self._optimal and self._optimal.get("round") == rnd),
             "show_optimal": show,
             "solving": self._solving is not None,
             "message": self._message,
@@ -669,6 +676,12 @@ class Table:
         with self._state_lock:
             return self._state
 
+    def solution(self) -> dict[str, Any] | None:
+        """The solver's answer for the round in play, kept off the published state until the
+        round is over (for the referee's tools and tests)."""
+        o = self._optimal
+        return o if o is not None and o.get("round") == self._round() else None
+
     @property
     def epoch(self) -> str:
         """Changes with each new game: join codes and player tokens are per game."""
@@ -733,7 +746,8 @@ class Table:
         for name in Rules.option_names():
             value = getattr(PRESETS["abacus-2013"], name)
             choice = Rules._CHOICES.get(name)
-            kind = "choice" if choice else "bool" if isinstance(value, bool) else "number"
+            kind = ("choice" if choice else "bool" if isinstance(value, bool)
+                    else "text" if isinstance(value, str) else "number")
             options.append({"name": name, "label": name.replace("_", " "), "kind": kind,
                             "choices": list(choice) if choice else None})
         presets = {p: {n: getattr(r, n) for n in Rules.option_names()}

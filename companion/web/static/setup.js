@@ -23,8 +23,10 @@
       input = el("select", {name: opt.name});
       for (const c of opt.choices) input.append(el("option", {value: c, text: c}));
       input.value = value;
+    } else if (opt.kind === "text") {
+      input = el("input", {name: opt.name, value: value ?? "", size: "6"});
     } else {
-      input = el("input", {type: "number", name: opt.name, min: "1", step: "1", value: value ?? ""});
+      input = el("input", {type: "number", name: opt.name, min: "1", step: "any", value: value ?? ""});
     }
     input.dataset.kind = opt.kind;
     return el("label", {class: "option"}, el("span", {text: opt.label}), input);
@@ -71,7 +73,7 @@
     for (const input of document.querySelectorAll("#options [name]")) {
       let v;
       if (input.dataset.kind === "bool") v = input.checked;
-      else if (input.dataset.kind === "choice") v = input.value;
+      else if (input.dataset.kind === "choice" || input.dataset.kind === "text") v = input.value;
       else v = input.value === "" ? null : Number(input.value);
       if (v !== base[input.name]) rules[input.name] = v;
     }

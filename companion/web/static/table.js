@@ -70,8 +70,13 @@
   function renderOptimal(s) {
     const o = s.optimal;
     const box = $("optimal");
-    if (!o) { box.textContent = s.solving ? "searching…" : "–"; $("replay").classList.add("hidden"); return; }
-    if (!s.show_optimal) { box.textContent = `known (${o.length} moves) — shown after the round`; return; }
+    if (!o) {
+      box.textContent = s.solving ? "searching…" : s.optimal_known ? "found — shown after the round" : "–";
+      box.dataset.state = s.solving ? "solving" : s.optimal_known ? "known" : "";
+      $("replay").classList.add("hidden");
+      return;
+    }
+    box.dataset.state = "shown";
     box.textContent = o.moves.length ? `${o.length} moves: ${o.moves.join(", ")}` : "no solution found";
     $("replay").classList.toggle("hidden", !o.steps || !o.steps.length);
     const roundKey = `${s.round}`;

@@ -1,0 +1,282 @@
+"""The page in a real browser: headless Chromium (Playwright) against ``companion run`` on the
+simulated table, as players use it: a whole round from the page alone, phones as bid pads, and
+a restart in the middle of a round.
+
+Skips (saying why) only when /usr/bin/chromium is not installed. Set ``COMPANION_SCREENSHOT=1``
+to refresh ``companion/web/static/screenshot.png`` (the README's picture of the table page).
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOT = ROOT / "companion" / "web" / "static" / "screenshot.png"
+PIN = "135790"
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
+         "is_mobile": True, "has_touch": True}
+WAIT = 20_000  # ms; a working build is far quicker
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Companion:
+    """``companion run`` in its own process, on a free port, with its own journal."""
+
+    def __init__(self, db: Path, port: int | None = None) -> None:
+        self.db = db
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Companion:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "run", "--host", "127.0.0.1", "--port",
+             str(self.port), "--db", str(self.db), "--pin", PIN, "--quiet"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = []
+        for line in self.proc.stdout:
+            lines.append(line)
+            if "Ctrl-C" in line:
+                return self
+        raise AssertionError("companion run did not start:\n" + "".join(lines))
+
+    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str]:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        out, _ = self.proc.communicate(timeout=20)
+        return self.proc.returncode, out
+
+
+class Api:
+    """A scripted client of the same server (cookies and CSRF like a browser)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        page = self.opener.open(base + "/").read().decode()
+        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+
+    def post(self, path: str, body: dict, headers: dict | None = None) -> dict:
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              "X-CSRF-Token": self.csrf, **(headers or {})})
+        return json.loads(self.opener.open(req).read())
+
+    def get(self, path: str) -> dict:
+        return json.loads(self.opener.open(self.base + path).read())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                              args=["--no-sandbox", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def companion(tmp_path):
+    c = Companion(tmp_path / "journal.db").start()
+    yield c
+    if c.proc and c.proc.poll() is None:
+        c.stop()
+
+
+def solve_state(state: dict) -> list[tuple[str, str]]:
+    """The optimal route of the round on the page, worked out here (the page keeps it hidden
+    until the round is over)."""
+    from companion.rules import Position
+    from companion.solver import solve
+
+    t = state["target"]
+    pos = Position.from_dict({"board": {"tiles": state["board"]["tiles"]},
+                              "robots": state["robots"],
+                              "target": {"color": t["color"], "shape": t["shape"]},
+                              "rules": state["rules"]})
+    return [(m.robot, m.direction.word) for m in solve(pos).moves]
+
+
+def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
+    # bypass_csp lets the test's own wait_for_function predicates run; the page is unchanged
+    screen = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = screen.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(companion.url + "/")
+    # The PIN is on the table's own screen; unlock with it.
+    pin = page.locator("#pin").inner_text()
+    assert pin == PIN
+    page.fill("#pin-input", pin)
+    page.click("#unlock button[type=submit]")
+    page.wait_for_selector("#unlock.hidden", state="attached")
+
+    # Setup: two players, a short hourglass.
+    page.click("nav >> text=Setup")
+    page.wait_for_selector("#players input")
+    inputs = page.locator('#players input[name="player"]')
+    inputs.nth(0).fill("Ann")
+    inputs.nth(1).fill("Ben")
+    page.fill('#options input[name="timer_seconds"]', "4")
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector("#setup-ok:has-text('New game started')")
+
+    # Back on the table page: the QR codes and the join links of both seats.
+    page.click("nav >> text=Ricochet Companion")
+    page.wait_for_selector('.join-link[data-seat="1"][href]', timeout=WAIT)
+    assert page.locator("img.qr").count() == 2
+    links = [page.locator(f'.join-link[data-seat="{i}"]').get_attribute("href") for i in (0, 1)]
+
+    # Two phones join by their QR codes' links.
+    pads = []
+    for link, name in zip(links, ("Ann", "Ben"), strict=True):
+        phone = browser.new_context(**PHONE).new_page()
+        phone.on("pageerror", lambda e: errors.append(str(e)))
+        phone.goto(link)
+        phone.wait_for_selector(f"#who:has-text(\"{name}'s bid pad\")", timeout=WAIT)
+        assert phone.url.endswith("/pad")  # the join code leaves the address bar
+        pads.append(phone)
+
+    # Reveal a chip with the simulated start button (the gpio code on mock pins).
+    page.click('[data-button="start"]')
+    page.wait_for_selector('#phase[data-phase="bidding"]', timeout=WAIT)
+    target = page.locator("#target").inner_text()
+    assert "no chip" not in target
+    for phone in pads:
+        phone.wait_for_selector(f"#target:has-text(\"{target}\")", timeout=WAIT)
+    page.wait_for_selector('#optimal[data-state="known"]', timeout=WAIT)
+    state = Api(companion.url).get("/api/state")
+    assert state["optimal"] is None  # hidden from every phone until the round is over
+    route = solve_state(state)
+
+    # Bids from the phones: Ann bids more, Ben the optimum; the hourglass starts and drains.
+    ann, ben = pads
+    ann.click(f'#keys button[data-moves="{len(route) + 3}"]')
+    page.wait_for_selector("#bids li >> text=Ann", timeout=WAIT)
+    left = float(page.locator("#hourglass").get_attribute("data-left"))
+    ben.click(f'#keys button[data-moves="{len(route)}"]')
+    page.wait_for_selector("#bids li.lead >> text=Ben", timeout=WAIT)
+    ben.wait_for_selector(f'#mybid[data-moves="{len(route)}"]')
+    # lower-only: Ben's higher keys are disabled on his pad
+    assert ben.locator(f'#keys button[data-moves="{len(route) + 1}"]').is_disabled()
+    page.wait_for_function(f"Number(document.getElementById('hourglass').dataset.left) < "
+                           f"{left - 1}", timeout=WAIT)
+    page.wait_for_selector('#phase[data-phase="demonstrating"]', timeout=WAIT)
+    ben.wait_for_selector("#demo-actions:not(.hidden)")
+    assert ann.locator("#demo-actions").is_hidden()
+
+    # Ben demonstrates by sliding the robots on the simulated table, move by move.
+    for i, (robot, direction) in enumerate(route, 1):
+        page.click(f'g[data-robot="{robot}"]')
+        page.click(f'[data-slide="{direction}"]')
+        if i < len(route):
+            page.wait_for_selector(f'#demo[data-moves="{i}"]', timeout=WAIT)
+    page.wait_for_selector('#verdict[data-result="success"]', timeout=WAIT)
+    assert "Ben" in page.locator("#verdict").inner_text()
+    page.wait_for_selector('#scores tr[data-seat="1"] >> text=1')
+
+    # After the round: the optimal solution, replayed on the board.
+    page.wait_for_selector('#optimal[data-state="shown"]', timeout=WAIT)
+    page.wait_for_selector("#replay-note:not(.hidden)", timeout=WAIT)
+    page.evaluate("window.scrollTo(0, 0)")
+    shot = tmp_path / "table.png"
+    page.screenshot(path=str(shot))
+    if os.environ.get("COMPANION_SCREENSHOT"):
+        page.screenshot(path=str(SCREENSHOT))
+    page.wait_for_function(f"document.body.dataset.replayed === '{len(route)}'", timeout=WAIT)
+    assert shot.stat().st_size > 10_000
+    assert errors == []
+    screen.close()
+
+
+def test_the_table_page_fits_a_phone_screen(browser, companion):
+    page = browser.new_context(**PHONE).new_page()
+    page.goto(companion.url + "/")
+    page.wait_for_selector("#conn.up", timeout=WAIT)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    keys = browser.new_context(**PHONE).new_page()
+    keys.goto(companion.url + "/pad")
+    box = keys.locator('#keys button[data-moves="1"]').bounding_box()
+    assert box["height"] >= 44 and box["width"] >= 44  # a thumb-sized key
+
+
+def test_a_phone_without_a_join_code_cannot_bid(browser, companion):
+    pad = browser.new_context(**PHONE).new_page()
+    pad.goto(companion.url + "/pad")
+    pad.click('#keys button[data-moves="5"]')
+    pad.wait_for_selector("#pad-err:has-text('join first')")
+
+
+def _game_in_progress(base: str) -> dict:
+    api = Api(base)
+    api.post("/api/unlock", {"pin": PIN})
+    api.post("/api/setup", {"players": ["Ann", "Ben"], "rules": {"timer_seconds": 600}})
+    api.post("/api/command", {"type": "reveal"})
+    links = api.get("/api/join-links")
+    code = links[0]["url"].split("code=")[1]
+    phone = Api(base)
+    token = phone.post("/api/join", {"seat": 0, "code": code})["token"]
+    phone.post("/api/bid", {"moves": 11}, {"X-Player-Token": token})
+    return api.get("/api/state")
+
+
+def test_killed_mid_round_it_comes_back_with_the_same_round(browser, tmp_path):
+    db = tmp_path / "journal.db"
+    first = Companion(db).start()
+    before = _game_in_progress(first.url)
+    assert before["phase"] == "timer"
+    first.proc.kill()  # no chance to clean up: like pulling the plug
+    first.proc.wait(10)
+
+    again = Companion(db, port=first.port).start()
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(again.url + "/")
+        page.wait_for_selector('#phase[data-phase="timer"]', timeout=WAIT)
+        assert page.locator("#target").inner_text() == (
+            f"{before['target']['color']} {before['target']['shape']} at "
+            f"{before['target']['cell']}" if before["target"]["shape"] != "vortex"
+            else "the vortex (any robot)")
+        page.wait_for_selector("#bids li.lead >> text=Ann", timeout=WAIT)
+        assert page.locator("#bids .bid-moves").first.inner_text() == "11"
+        after = Api(again.url).get("/api/state")
+        assert after["robots"] == before["robots"] and after["round"] == before["round"]
+    finally:
+        code, out = again.stop()
+    assert code == 0 and "stopped" in out
+
+
+def test_ctrl_c_stops_cleanly_with_open_pages(browser, companion):
+    pages = [browser.new_context().new_page() for _ in range(3)]
+    for p in pages:
+        p.goto(companion.url + "/")
+        p.wait_for_selector("#conn.up", timeout=WAIT)
+    t0 = time.monotonic()
+    code, out = companion.stop(signal.SIGINT)
+    assert code == 0 and "stopped; the journal is saved" in out
+    assert time.monotonic() - t0 < 10
