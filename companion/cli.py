@@ -576,8 +576,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port: a port number from 0 to 65535, not {args.port}")
     camera = args.camera
     if camera is not None and camera not in ("pi", "sim") and not camera.startswith("usb:") \
-            and not Path(camera).exists():
-        raise UsageError(f"--camera: pi, usb:N, sim or a video file; {camera!r} is none of them")
+            and "://" not in camera and not Path(camera).exists():
+        raise UsageError(f"--camera: pi, usb:N, sim, a video file or a stream URL; {camera!r} "
+                         "is none of them")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise UsageError("--pin: 4 to 12 digits")
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
@@ -596,7 +597,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run_parser(sub) -> None:
     p = sub.add_parser("run", help="the companion: camera, buttons and the live page")
-    p.add_argument("--camera", help="pi, usb:N, a video file, or sim "
+    p.add_argument("--camera", help="pi, usb:N, a video file, a stream URL, or sim "
                                     "(default: pi on a Raspberry Pi, sim elsewhere)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000)")

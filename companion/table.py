@@ -308,7 +308,12 @@ class Table:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
         elif item.kind == "observe":
-            out = self._on_observation(item.payload)
+            try:
+                out = self._on_observation(item.payload)
+            except (ValueError, KeyError) as e:  # a malformed observation never stops play
+                log.warning("observation from %s ignored: %s", item.source, e)
+                self._message = f"{item.source}: {e}"
+                out = Outcome(False, str(e))
         elif item.kind == "solved":
             out = self._on_solved(*item.payload)
         elif item.kind == "call":
@@ -449,6 +454,8 @@ class Table:
     def _on_observation(self, robots: dict[str, str] | None) -> Outcome:
         """A stable look at the board. Outside a demonstration it says where the robots stand
         (journaled as ``robots``); during one, the verifier turns it into moves."""
+        if robots is not None:
+            _check_observation(self.game.s.board, robots)
         self._seen = robots
         g = self.game
         if robots is None:
@@ -972,6 +979,18 @@ class SimWorld:
 # ---------------------------------------------------------------- the camera
 
 
+def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
+    """A look at the board names known robots on cells of this board (two robots seen on one
+    cell are the verifier's to report); :class:`ValueError` says what is wrong otherwise."""
+    from .rules import ROBOTS
+
+    for robot, cell in robots.items():
+        if robot not in ROBOTS:
+            raise ValueError(f"unknown robot {robot!r} in an observation")
+        if board is not None:
+            board.cell(cell)  # ValueError names a cell off the board
+
+
 class CameraFeed:
     """The camera on its own thread: frames in, stable observations to the table out.
 
@@ -1031,28 +1050,56 @@ class CameraFeed:
                 self.table.observe(seen, "camera")
 
     def _run_source(self) -> None:
-        try:
-            from .vision.sources import open_source  # type: ignore[import-not-found]
+        """Frames from a real camera, read by the vision pipeline; only layouts stable over a
+        few frames reach the table, and a hand over the board is reported as hidden. A camera
+        that fails (cable pulled, stream gone) is reopened every few seconds; the game goes on
+        by hand meanwhile and the page says why."""
+        from .vision.locate import VisionError
+        from .vision.read import Reader
+        from .vision.sources import EndOfFrames, FrameSourceError, open_source
+        from .vision.track import Tracker
 
-            self._source = open_source(self.spec)
-        except Exception as e:  # noqa: BLE001 - shown on the page; the game goes on by hand
-            self._error = f"camera {self.spec}: {e}"
-            log.warning(self._error)
-            return
+        reader = Reader(tiles=self.tiles())
+        tracker = Tracker(stable=3)
+        hidden = False
         while not self._stop.is_set():
+            if self._source is None:
+                try:
+                    self._source = open_source(self.spec)
+                except (FrameSourceError, ValueError, OSError) as e:
+                    self._error = f"camera {self.spec}: {e}"
+                    log.warning(self._error)
+                    self._stop.wait(3.0)
+                    continue
             try:
                 frame = self._source.read()
-            except Exception as e:  # noqa: BLE001
-                self._error = f"camera {self.spec}: {e}"
-                self._stop.wait(1.0)
+            except EndOfFrames:
+                self._error = f"camera {self.spec}: the recording has ended"
+                return
+            except FrameSourceError as e:
+                self._error = f"camera {self.spec}: {e}; trying again"
+                log.warning(self._error)
+                self._source.close()
+                self._source = None
+                self._stop.wait(2.0)
                 continue
-            if frame is None:
-                self._stop.wait(self.interval)
-                continue
+            image = getattr(frame, "image", frame)
             with self._lock:
-                self._frame = getattr(frame, "image", frame)
+                self._frame = image
                 self._frames += 1
-            self._error = "the board reader is not installed: place robots from the page"
+            try:
+                event = tracker.observe(reader.read(image, corners=self.corners))
+            except VisionError as e:
+                event = tracker.update(None, error=str(e))
+            if event.kind == "accepted":
+                hidden = False
+                self._error = None
+                self.table.observe(event.state, "camera")
+            elif event.kind == "occluded" and not hidden:
+                hidden = True
+                self.table.observe(None, "camera")
+            elif event.kind == "unseen":
+                self._error = f"camera {self.spec}: {event.reason}"
             self._stop.wait(self.interval)
 
     # -- what the page asks

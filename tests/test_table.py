@@ -378,3 +378,45 @@ def test_closing_the_broker_ends_every_stream():
     assert list(chunks) == []
     with pytest.raises(RuntimeError):
         b.subscribe()
+
+
+# ---------------------------------------------------------------- a real camera
+
+
+def test_a_malformed_observation_is_refused_and_the_loop_goes_on(table):
+    set_up(table)
+    before = wait_state(table, lambda s: s["phase"] == "idle")["robots"]
+    table.observe({"red": "z99"}, "camera")
+    assert table.submit({"type": "reveal"}).ok  # the loop is still serving commands
+    assert table.view()["robots"] == before
+
+
+def test_a_real_camera_feed_reads_frames_and_hands_stable_layouts_to_the_table(tmp_path):
+    import cv2
+
+    from companion.rules import Move, Position
+    from companion.vision.render import render
+
+    t = make_table(tmp_path, sim=False)
+    t.start()
+    try:
+        set_up(t)
+        g = t.game.view()
+        pos = Position.from_dict({"board": {"tiles": list(t.game.s.board.tiles)},
+                                  "robots": g["robots"]})
+        move = next(m for m, s in pos.legal_moves() if m.robot == "red")
+        moved = pos.push(Move.parse(move.text()))
+        expected = pos.board.name(moved.robots["red"])
+        frames = tmp_path / "frames"
+        frames.mkdir()
+        for i in range(5):  # a mounted camera: the same view, fresh sensor noise
+            shot = render(moved, seed=3, noise_seed=i, markers=True)
+            cv2.imwrite(str(frames / f"{i:03d}.png"), shot.image)
+        camera = CameraFeed(t, str(frames), interval=0.01)
+        t.attach_camera(camera)
+        camera.start()
+        state = wait_state(t, lambda s: s["robots"]["red"] == expected, timeout=60)
+        assert state["robots"] == {r: moved.board.name(c) for r, c in moved.robots.items()}
+        camera.stop()
+    finally:
+        t.stop()
