@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Install Ricochet Companion on a Raspberry Pi (Raspberry Pi OS Bookworm or newer) and start it
+# at boot. Safe to run again: every step checks what is already there.
+#
+#   sudo hardware/install-pi.sh            # from a checkout of the repository
+#
+# What it does: apt packages (picamera2 comes from apt, with libcamera), an unprivileged user
+# "companion" in the gpio and video groups, a venv made --system-site-packages so it sees
+# picamera2, the package with its [pi] extra, and the systemd unit hardware/companion.service.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "error: run as root: sudo $0" >&2
+    exit 2
+fi
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=/opt/ricochet-companion
+USER_NAME=companion
+
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    python3-venv python3-pip python3-picamera2 python3-lgpio libcap-dev
+
+if ! id "$USER_NAME" >/dev/null 2>&1; then
+    useradd --system --create-home --home-dir /var/lib/ricochet-companion \
+        --shell /usr/sbin/nologin "$USER_NAME"
+fi
+for group in gpio video; do
+    getent group "$group" >/dev/null && usermod -aG "$group" "$USER_NAME"
+done
+
+# The code lives in $PREFIX/src (a copy of this checkout), the venv in $PREFIX/venv.
+mkdir -p "$PREFIX"
+rsync -a --delete --exclude .git --exclude .venv "$SRC/" "$PREFIX/src/" 2>/dev/null \
+    || { rm -rf "$PREFIX/src"; cp -a "$SRC" "$PREFIX/src"; rm -rf "$PREFIX/src/.git" "$PREFIX/src/.venv"; }
+[ -x "$PREFIX/venv/bin/python" ] || python3 -m venv --system-site-packages "$PREFIX/venv"
+"$PREFIX/venv/bin/pip" install -q --upgrade pip
+"$PREFIX/venv/bin/pip" install -q -e "$PREFIX/src[pi]"
+chown -R root:root "$PREFIX"
+
+install -m 0644 "$SRC/hardware/companion.service" /etc/systemd/system/ricochet-companion.service
+systemctl daemon-reload
+systemctl enable ricochet-companion.service >/dev/null
+systemctl restart ricochet-companion.service
+
+echo "Ricochet Companion is running: open http://$(hostname -I | awk '{print $1}'):8000/"
+echo "The table PIN is on the main screen of the page and in: journalctl -u ricochet-companion -n 30"
