@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import pytest
-from gpiozero import LED, Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero import LED
+from gpiozero.pins.mock import MockPWMPin
 
 from companion.gpio import (
     BCD_FONT,
@@ -29,19 +29,6 @@ from companion.gpio import (
 
 START = 1000.0  # fake-clock time the timer starts at
 WAIT = 5.0  # generous ceiling for events; tests finish long before it on a working build
-
-
-@pytest.fixture
-def factory():
-    """A fresh mock pin factory for each test; the previous one is restored afterwards."""
-    old = Device.pin_factory
-    mock = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = mock
-    try:
-        yield mock
-    finally:
-        mock.reset()
-        Device.pin_factory = old
 
 
 class Sink:

@@ -10,8 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion import solver
 from companion.gpio import Hardware, PinMap
@@ -282,18 +280,6 @@ def test_a_slide_by_hand_that_cannot_move_is_refused(table):
 
 
 # ---------------------------------------------------------------- buttons
-
-
-@pytest.fixture
-def factory():
-    old = Device.pin_factory
-    mock = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = mock
-    try:
-        yield mock
-    finally:
-        mock.reset()
-        Device.pin_factory = old
 
 
 def test_virtual_buttons_drive_the_gpio_code_on_mock_pins(tmp_path, factory):

@@ -10,8 +10,6 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.gpio import Hardware, PinMap
 from companion.store import Store
@@ -20,18 +18,6 @@ from companion.web import create_app
 
 PIN = "246810"
 REMOTE = {"REMOTE_ADDR": "192.168.1.23"}  # a phone on the table's network
-
-
-@pytest.fixture
-def factory():
-    old = Device.pin_factory
-    mock = MockFactory(pin_class=MockPWMPin)
-    Device.pin_factory = mock
-    try:
-        yield mock
-    finally:
-        mock.reset()
-        Device.pin_factory = old
 
 
 @pytest.fixture

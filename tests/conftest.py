@@ -1,0 +1,20 @@
+"""Fixtures shared by the test modules."""
+
+from __future__ import annotations
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+
+@pytest.fixture
+def factory():
+    """A fresh mock pin factory (PWM-capable) for each test; the previous one is restored."""
+    old = Device.pin_factory
+    mock = MockFactory(pin_class=MockPWMPin)
+    Device.pin_factory = mock
+    try:
+        yield mock
+    finally:
+        mock.reset()
+        Device.pin_factory = old
