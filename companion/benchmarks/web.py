@@ -29,7 +29,6 @@ import http.cookiejar
 import json
 import platform
 import re
-import selectors
 import signal
 import socket
 import statistics
@@ -108,32 +107,20 @@ class Companion:
              "127.0.0.1", "--port", str(self.port), "--db", str(db), "--pin", PIN, "--quiet"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.output: list[str] = []
-        self._wait_ready()
+        self._ready = threading.Event()
+        # A thread reads the output (selecting on a buffered pipe could miss lines already read)
         threading.Thread(target=self._drain, daemon=True).start()
-
-    def _wait_ready(self) -> None:
-        assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if not sel.select(timeout=deadline - time.monotonic()):
-                break
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            if "Ctrl-C" in line:
-                sel.close()
-                return
-        sel.close()
-        self.stop()
-        raise RuntimeError("companion run did not start:\n" + "".join(self.output))
+        if not self._ready.wait(START_TIMEOUT) or self.proc.poll() is not None:
+            self.stop()
+            raise RuntimeError("companion run did not start:\n" + "".join(self.output))
 
     def _drain(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.output.append(line)
+            if "Ctrl-C" in line:
+                self._ready.set()
+        self._ready.set()  # ended: the caller sees the process gone
 
     def stop(self) -> None:
         if self.proc.poll() is None:
