@@ -25,6 +25,7 @@ import queue
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -577,7 +578,9 @@ class Table:
         if gv["demonstrating"] is not None:
             seat = gv["demonstrating"]
             demo = {"seat": seat, "name": gv["players"][seat]["name"], "bid": gv["bid_to_meet"],
-                    "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"]}
+                    "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"],
+                    # the camera has not yet seen the board put back for this bidder
+                    "restoring": self._pending_demo is not None}
         show = (self._optimal is not None and self._optimal.get("round") == rnd
                 and phase in ("round_over", "game_over"))
         bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
@@ -914,11 +917,23 @@ class SimWorld:
         self.target: Goal | None = None
         self.version = 0
         self.on_change: Callable[[], Any] | None = None
+        # Every resting layout, in order: a simulated hand moves instantly, where a real one
+        # leaves each layout in view long enough for the camera to see it.
+        self._layouts: deque[dict[str, str]] = deque(maxlen=256)
 
     def _changed(self) -> None:
         self.version += 1
+        if self.board is not None and self.robots:
+            self._layouts.append({r: self.board.name(c) for r, c in self.robots.items()})
         if self.on_change is not None:
             self.on_change()
+
+    def layouts(self) -> list[dict[str, str]]:
+        """The layouts the table has rested in since the last call, oldest first."""
+        with self._lock:
+            out = list(self._layouts)
+            self._layouts.clear()
+            return out
 
     def sync(self, game: Game) -> None:
         """Take the board and rules of a newly set-up game; robots only where none stand yet."""
@@ -1044,10 +1059,10 @@ class CameraFeed:
         while not self._stop.is_set():
             self._wake.wait(self.interval * 5)
             self._wake.clear()
-            seen = self.sim.truth()
-            if seen and seen != self._last:
-                self._last = seen
-                self.table.observe(seen, "camera")
+            for seen in self.sim.layouts():
+                if seen != self._last:
+                    self._last = seen
+                    self.table.observe(seen, "camera")
 
     def _run_source(self) -> None:
         """Frames from a real camera, read by the vision pipeline; only layouts stable over a

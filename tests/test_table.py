@@ -234,7 +234,8 @@ def test_a_failed_demonstration_puts_the_robots_back_and_the_next_bidder_starts(
     table.sim_move(robot, direction)
     wait_state(table, lambda s: s["demonstrating"]["count"] == 1)
     assert table.submit({"type": "give_up", "seat": 0}).ok
-    state = wait_state(table, lambda s: s["demonstrating"] and s["demonstrating"]["seat"] == 1)
+    state = wait_state(table, lambda s: s["demonstrating"] and s["demonstrating"]["seat"] == 1
+                       and not s["demonstrating"]["restoring"])
     assert state["verdict"]["result"] == "gave_up" and state["verdict"]["seat"] == 0
     assert table.sim.truth() == start  # the simulated hand put them back
     for i, move in enumerate(opt["moves"], 1):
