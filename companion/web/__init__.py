@@ -30,7 +30,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_NAME="companion",
         PERMANENT_SESSION_LIFETIME=7 * 24 * 3600,
-        SSE_HEARTBEAT=15.0,
+        SSE_HEARTBEAT=5.0,
         PUBLIC_URL=None,
         TEMPLATES_AUTO_RELOAD=False,
     )

@@ -123,7 +123,7 @@ def events() -> Response:
         abort(503, description=str(e))
     except BrokerClosed as e:
         abort(503, description=str(e))
-    heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 15.0))
+    heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 5.0))
     resp = Response(sub.stream(first, heartbeat), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache, no-transform"
     resp.headers["X-Accel-Buffering"] = "no"

@@ -22,8 +22,9 @@ from typing import Any, TextIO
 
 log = logging.getLogger("companion.run")
 
-# Eight phones, two screens, the calibration page, and spares for ordinary requests.
-STREAM_CLIENTS = 12
+# Eight phones, two screens, the calibration page, and room for phones that slept or closed
+# the tab: their streams hold a thread until the next heartbeat finds them gone.
+STREAM_CLIENTS = 16
 REQUEST_THREADS = 8
 
 
