@@ -155,8 +155,9 @@ def tile_names() -> tuple[str, ...]:
 QUADRANT_NAMES = ("north-west", "north-east", "south-east", "south-west")
 
 
-def _place(x: int, y: int, quadrant: int) -> tuple[int, int]:
-    """Tile-local ``(x, y)`` (y north→south, stored as if north-west) → board ``(X, Y)``."""
+def place_tile_cell(x: int, y: int, quadrant: int) -> tuple[int, int]:
+    """Tile-local ``(x, y)`` (y north→south, stored as if north-west) → board ``(X, Y)``
+    (``Y`` counted from the north edge) for a tile in quadrant 0–3: NW, NE, SE, SW."""
     if quadrant == 0:
         return x, y
     if quadrant == 1:
@@ -390,13 +391,13 @@ def _assemble_tiles(names: tuple[str, ...]) -> Board:
         tile = lib[name]
         for x, y, side in tile["walls"]:
             d = Direction((_SIDE_TO_DIR[side] + q) % 4)
-            X, Y = _place(x, y, q)
+            X, Y = place_tile_cell(x, y, q)
             _add_wall(walls, 16, 16, _board_cell(X, Y), d)
         for t in tile["targets"]:
-            X, Y = _place(t["x"], t["y"], q)
+            X, Y = place_tile_cell(t["x"], t["y"], q)
             targets.append(Target(_board_cell(X, Y), t["color"], t["shape"]))
         for dg in tile.get("diagonals", []):
-            X, Y = _place(dg["x"], dg["y"], q)
+            X, Y = place_tile_cell(dg["x"], dg["y"], q)
             o = dg["orientation"]
             if q % 2 == 1:
                 o = "\\" if o == "/" else "/"

@@ -23,7 +23,7 @@ from functools import cache
 import cv2
 import numpy as np
 
-from ..board import COLORS, tile_library
+from ..board import COLORS, place_tile_cell, tile_library
 from .colours import Profile, balanced_lab, white_of
 from .locate import GRID, Location, VisionError
 
@@ -49,17 +49,6 @@ class TileReading:
     confidence: float
     margin: float
     score: float
-
-
-def _place(x: int, y: int, q: int) -> tuple[int, int]:
-    """Tile-local (x, y) → board (col, row from the north), quadrant q = NW, NE, SE, SW."""
-    if q == 0:
-        return x, y
-    if q == 1:
-        return 15 - y, x
-    if q == 2:
-        return 15 - x, 15 - y
-    return y, 15 - x
 
 
 def _quadrant_cells(q: int) -> tuple[slice, slice]:
@@ -103,7 +92,7 @@ def _expectations() -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray
     for t, name in enumerate(names):
         for q in range(4):
             for x, y, side in lib[name]["walls"]:
-                col, row = _place(x, y, q)
+                col, row = place_tile_cell(x, y, q)
                 d = (_SIDE[side] + q) % 4
                 dr, dc = _STEP[d]
                 if not (0 <= row + dr < GRID and 0 <= col + dc < GRID):
@@ -123,7 +112,7 @@ def _target_expectations() -> np.ndarray:
     for t, name in enumerate(names):
         for q in range(4):
             for tg in lib[name]["targets"]:
-                col, row = _place(tg["x"], tg["y"], q)
+                col, row = place_tile_cell(tg["x"], tg["y"], q)
                 k = COLORS.index(tg["color"]) if tg["color"] in COLORS else 4
                 out[t, q, row, col, k] = 1.0
     return out
