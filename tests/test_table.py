@@ -407,3 +407,243 @@ def test_a_real_camera_feed_reads_frames_and_hands_stable_layouts_to_the_table(t
         camera.stop()
     finally:
         t.stop()
+
+
+# ---------------------------------------------------------------- Micro Robots at the table
+
+from companion.micro import example_layout  # noqa: E402
+from companion.table import MicroSimWorld  # noqa: E402
+
+ROUTE = ["pink6", "white6", "red6", "red2", "white2"]  # the rule sheet's five moves
+
+
+def micro_table(tmp_path, name: str = "j.db", **kw: Any) -> Table:
+    t = make_table(tmp_path, name=name, **kw)
+    t.micro_sim = MicroSimWorld()
+    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
+    return t
+
+
+@pytest.fixture
+def mtable(tmp_path):
+    t = micro_table(tmp_path)
+    t.start()
+    yield t
+    t.stop()
+
+
+def micro_set_up(t: Table, players=("Ann", "Bo", "Cy"), **options: Any) -> dict[str, Any]:
+    spec = t.check_micro_setup(list(players), example_layout().to_dict(), options)
+    out = t.submit(spec)
+    assert out.ok, out.reason
+    return spec
+
+
+def place(t: Table, start: str | None = "pink1", target: str = "white2") -> None:
+    cmd = {"type": "place", "target": target}
+    if start:
+        cmd["start"] = start
+    out = t.submit(cmd)
+    assert out.ok, out.reason
+
+
+def test_a_micro_round_played_by_taps_wins_a_vp_chip(mtable):
+    micro_set_up(mtable)
+    state = wait_state(mtable, lambda s: s["phase"] == "idle")
+    assert state["game"] == "micro-robots" and len(state["layout"]["rows"]) == 6
+    place(mtable)
+    state = wait_state(mtable, lambda s: s["phase"] == "round")
+    assert state["timer"]["running"] and state["timer"]["total"] == 150
+    assert state["last_round"] is None and state["chips_in_supply"] == 24
+    assert mtable.submit({"type": "call", "seat": 1, "number": 5}).ok
+    assert not mtable.submit({"type": "call", "seat": 2, "number": 3}).ok  # the first call
+    for space in ROUTE:
+        out = mtable.submit({"type": "land", "space": space})
+        assert out.ok, out.reason
+    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["name"] == "Bo"
+    assert [p["vp"] for p in state["players"]] == [0, 1, 0]
+    assert state["last_round"]["shortest"] == 5 and state["last_round"]["lengths"]
+    assert state["robot"] == "white2" and state["start"] == "white2"
+    assert mtable.micro_sim.robot == "white2"  # the robot stays on the target
+
+
+def test_an_illegal_landing_is_explained_and_costs_a_chip(mtable):
+    micro_set_up(mtable)
+    place(mtable)
+    assert mtable.submit({"type": "call", "seat": 1, "number": 5}).ok
+    for space in ROUTE:
+        assert mtable.submit({"type": "land", "space": space}).ok
+    assert mtable.submit({"type": "place", "target": "pink1"}).ok
+    assert mtable.submit({"type": "call", "seat": 1, "number": 2}).ok
+    assert mtable.submit({"type": "land", "space": "green5"}).ok  # not in line with white2
+    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    v = state["verdict"]
+    assert v["result"] == "illegal" and "not in the same row or column" in v["reason"]
+    # Bo's chip goes to the fewest, Ann and Cy tied: the nearest clockwise from Bo is Cy
+    assert v["chip_to"] == "Cy" and [p["vp"] for p in state["players"]] == [0, 0, 1]
+    assert state["chips_in_supply"] == 24 and state["robot"] == "pink1"
+
+
+def test_the_simulated_camera_judges_a_demonstration_from_the_robots_landings(mtable):
+    micro_set_up(mtable)
+    place(mtable)
+    wait_state(mtable, lambda s: s["seen"] == "pink1")  # the camera sees the robot on start
+    assert mtable.submit({"type": "call", "seat": 0, "number": 5}).ok
+    for i, space in enumerate(ROUTE, 1):
+        mtable.sim_micro_put(None)  # the hand lifts it: hidden, no landing
+        mtable.sim_micro_put(space)
+        if i < len(ROUTE):
+            state = wait_state(mtable, lambda s, i=i: s["demonstrating"] and len(
+                s["demonstrating"]["landings"]) == i)
+            assert state["demonstrating"]["landings"][-1] == space
+    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["by"] == "rules"
+
+
+def test_the_camera_seam_takes_a_robots_space_or_none_and_refuses_nonsense(mtable):
+    micro_set_up(mtable)
+    place(mtable)
+    assert mtable.submit({"type": "call", "seat": 2, "number": 5}).ok
+    mtable.observe_micro(None)
+    mtable.observe_micro("pink1")  # set down on the start: where it stood, no landing
+    mtable.observe_micro("purple 9")
+    state = wait_state(mtable, lambda s: "purple" in s["message"])
+    assert state["demonstrating"]["landings"] == []
+    mtable.observe_micro("pink 6")
+    state = wait_state(mtable, lambda s: s["demonstrating"]["landings"] == ["pink6"])
+    mtable.observe_micro("pink6")  # seen again where it rests: nothing new
+    mtable.observe_micro("green5")  # an illegal landing from the camera ends it
+    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "illegal" and state["verdict"]["by"] == "rules"
+
+
+def test_a_layout_proposed_by_the_camera_waits_for_the_user(mtable):
+    rows = [[s.name for s in row] for row in example_layout().rows]
+    rows[0][0] = None
+    rows[1][1] = "pink1"  # misread: pink 1 twice, blue 4 missing
+    conf = [[0.9] * 6 for _ in range(6)]
+    conf[1][1] = 0.3
+    mtable.propose_layout(rows, conf)
+    state = wait_state(mtable, lambda s: s["proposal"])
+    p = mtable.proposal()
+    assert p["rows"][1][1] == "pink1" and p["confidence"][1][1] == 0.3
+    assert any("pink 1 appears twice" in x for x in p["problems"])
+    assert "confirm" in state["message"]
+    mtable.propose_layout([["pink1"]], None)
+    wait_state(mtable, lambda s: "six rows" in s["message"] or "6 rows" in s["message"])
+    mtable.propose_layout(rows, [[2.0] * 6] * 6)
+    wait_state(mtable, lambda s: "confidence" in s["message"])
+    assert mtable.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
+
+
+def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):
+    t = micro_table(tmp_path)
+    t.start()
+    micro_set_up(t)
+    place(t)
+    assert t.submit({"type": "call", "seat": 1, "number": 5}).ok
+    assert t.submit({"type": "land", "space": "pink6"}).ok
+    before = t.view()
+    t.stop()
+    again = micro_table(tmp_path)
+    again.start()
+    try:
+        state = wait_state(again, lambda s: s["phase"] == "demonstrating")
+        assert state["demonstrating"] == before["demonstrating"]
+        assert state["layout"] == before["layout"] and state["players"] == before["players"]
+        assert again.micro_sim.robot == "pink6"  # the hand put the robot back where it was
+        for space in ROUTE[1:]:
+            assert again.submit({"type": "land", "space": space}).ok
+        assert wait_state(again, lambda s: s["phase"] == "round_over")["verdict"]["result"] \
+            == "success"
+    finally:
+        again.stop()
+
+
+def test_switching_to_micro_and_back_is_a_new_game_each_time(mtable):
+    set_up(mtable)
+    assert mtable.submit({"type": "reveal"}).ok
+    micro_set_up(mtable)
+    state = wait_state(mtable, lambda s: s.get("game") == "micro-robots")
+    assert state["phase"] == "idle" and state["board"] is None
+    set_up(mtable)
+    state = wait_state(mtable, lambda s: s["game"] == "ricochet-robots" and s["phase"] == "idle")
+    assert mtable.micro_sim.layout is None
+    games = mtable.history()["games"]
+    assert [g["game"] for g in games] == ["ricochet-robots", "micro-robots", "ricochet-robots"]
+
+
+def test_the_stall_hourglass_rerolls_the_target_on_the_loops_clock(tmp_path):
+    t = micro_table(tmp_path)
+    t.start()
+    try:
+        spec = t.check_micro_setup(["Ann", "Bo"], example_layout().to_dict(), {})
+        spec["options"]["stall_seconds"] = 0.5  # below what a user may choose: a test's clock
+        assert t.submit(spec).ok
+        place(t)
+        state = wait_state(t, lambda s: s["round"] == 1 and s["target"] != "white2")
+        assert state["phase"] == "round" and "new target" in state["message"]
+    finally:
+        t.stop()
+
+
+@pytest.mark.parametrize("players, layout, options, words", [
+    (["Ann"], None, {}, "2 to"),
+    (["Ann", "Bo"], None, {}, "choose a saved layout"),
+    (["Ann", "Bo"], "nowhere", {}, "no layout called"),
+    (["Ann", "Bo"], {"rows": [["pink1"] * 6] * 6}, {}, "pink 1 appears 36 times"),
+    (["Ann", "Bo"], "EXAMPLE", {"stall_seconds": 5}, "60 to 600"),
+    (["Ann", "Bo"], "EXAMPLE", {"speed": 5}, "unknown option"),
+])
+def test_a_bad_micro_setup_names_the_field(mtable, players, layout, options, words):
+    if layout == "EXAMPLE":
+        layout = example_layout().to_dict()
+    with pytest.raises(ValueError, match=words):
+        mtable.check_micro_setup(players, layout, options)
+
+
+def released(t: Table, name: str, index: int | None = None) -> None:
+    """Wait until a virtual button's last tap is released (a tap lasts a moment)."""
+    end = time.monotonic() + WAIT
+    while not t.hardware.pin(name, index).state:
+        assert time.monotonic() < end
+        time.sleep(0.01)
+
+
+def test_the_buttons_play_micro_robots(tmp_path, factory):
+    t = micro_table(tmp_path)
+    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
+                               pin_factory=factory))
+    t.start()
+    try:
+        micro_set_up(t, players=("Ann", "Bo"))
+        t.press("start")  # roll the dice
+        state = wait_state(t, lambda s: s["phase"] == "round")
+        assert state["target"] and state["start"] and state["target"] != state["start"]
+        first = state["target"]
+        assert t.hardware.sync()
+        levels = [t.hardware.devices["hourglass"][i].value for i in range(8)]
+        assert levels[0] > 0  # the stall hourglass runs on the LED bar
+        released(t, "start")
+        t.press("start")  # a tap while a target is out: the table re-rolls it
+        end = time.monotonic() + WAIT
+        while t.call(lambda: t.store.commands()[-1]["type"]) != "reroll":
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        assert first  # (the new target may be the same space again: dice are dice)
+        t.hardware.turn(4)
+        t.press("bid-1")  # Bo's button: call the dial's number
+        state = wait_state(t, lambda s: s["phase"] == "demonstrating")
+        assert state["demonstrating"]["seat"] == 1 and state["demonstrating"]["number"] == 4
+        # the LEDs are shown just after the page: wait until the buttons know who demonstrates
+        end = time.monotonic() + WAIT
+        released(t, "bid", 1)
+        while (t.hardware._view or {}).get("demonstrating") != 1:
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        t.press("bid-1-hold")  # held by the demonstrator: she gives up
+        state = wait_state(t, lambda s: s["phase"] == "round_over", timeout=WAIT)
+        assert state["verdict"]["result"] == "gave_up"
+    finally:
+        t.stop()
