@@ -604,7 +604,8 @@ def _run_parser(sub) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000)")
     p.add_argument("--db", help="the journal database (default: in the user's data directory)")
-    p.add_argument("--preset", default="abacus-2013", help="edition for new games")
+    p.add_argument("--preset", default="abacus-2013",
+                   help="edition for new games; micro-robots: setup offers Micro Robots")
     p.add_argument("--pin", help="the table PIN (default: a new random one each start)")
     p.add_argument("--pins", help="pin map (default: hardware/pins.toml)")
     p.add_argument("--quiet", action="store_true", help="no QR code, warnings only")
