@@ -647,3 +647,52 @@ def test_the_buttons_play_micro_robots(tmp_path, factory):
         assert state["verdict"]["result"] == "gave_up"
     finally:
         t.stop()
+
+
+def test_the_transparent_robot_variant_plays_a_round_on_the_simulated_table(table):
+    info = table.setup_info()
+    option = next(o for o in info["options"] if o["name"] == "transparent_robot")
+    assert option["kind"] == "bool" and "transparent robot (variant" in option["label"]
+    spec = table.check_setup(["Ann", "Ben"], "abacus-2013",
+                             {"timer_seconds": 0.3, "transparent_robot": True}, None)
+    assert table.submit(spec).ok
+    state = wait_state(table, lambda s: "transparent" in s["robots"])
+    assert table.sim.truth()["transparent"] == state["robots"]["transparent"]
+    assert table.submit({"type": "reveal", "chip": "vortex"}).ok  # any robot, the transparent too
+    wait_state(table, lambda s: s["optimal_known"])
+    opt = table.solution()
+    assert table.submit({"type": "bid", "seat": 0, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    for move in opt["moves"]:
+        robot, how = move.split(" ", 1)  # the transparent robot's choices ride along: "up +wall"
+        table.sim_move(robot, how)
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success", state["verdict"]
+
+
+def test_the_simulated_hand_passes_walls_with_the_transparent_robot(table):
+    from companion.rules import Move, Position
+
+    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"transparent_robot": True}, None)
+    assert table.submit(spec).ok
+    wait_state(table, lambda s: "transparent" in s["robots"])
+    board, robots = table.sim.board, dict(table.sim.robots)
+    others = {c for r, c in robots.items() if r != "transparent"}
+    # a free cell from which passing one wall goes further than stopping at it
+    found = None
+    for cell in board.cells():
+        if cell in others or cell in board.blocked or found:
+            continue
+        pos = Position(board, {**robots, "transparent": cell}, None, table.sim.rules)
+        for d in ("up", "down", "left", "right"):
+            plain = pos.slide(Move.parse(f"transparent {d}"))
+            passed = pos.slide(Move.parse(f"transparent {d} +wall"))
+            if passed.error is None and passed.moved and passed.end != plain.end:
+                found = (cell, d, passed.end)
+                break
+    assert found is not None
+    cell, d, end = found
+    table.sim.place({**{r: board.name(c) for r, c in robots.items()},
+                     "transparent": board.name(cell)})
+    where = table.sim_move("transparent", f"{d} +wall")
+    assert where["transparent"] == board.name(end)

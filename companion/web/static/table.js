@@ -13,6 +13,8 @@
     board.pick(name);
     const p = $("picked");
     if (p) p.textContent = `${name} robot picked`;
+    // the transparent robot (a variant) may pass walls: the hand says how many
+    if ($("passes")) $("passes").classList.toggle("hidden", name !== "transparent");
   });
 
   const PHASES = {
@@ -299,7 +301,9 @@
     for (const b of document.querySelectorAll("[data-slide]")) {
       b.addEventListener("click", async () => {
         if (!picked) { $("message").textContent = "click a robot on the board first"; return; }
-        try { await api("/api/sim/move", {robot: picked, direction: b.dataset.slide}); $("message").textContent = ""; }
+        const passes = picked === "transparent" && $("passes") ? $("passes").value : "";
+        const direction = passes ? `${b.dataset.slide} ${passes}` : b.dataset.slide;
+        try { await api("/api/sim/move", {robot: picked, direction}); $("message").textContent = ""; }
         catch (e) { $("message").textContent = e.message; }
       });
     }
