@@ -58,8 +58,6 @@ DEFAULT_TILES = ("4B", "3B", "2B", "1A")
 # What the setup page calls a rule option where its name alone says too little.
 OPTION_LABELS = {
     "transparent_robot": "transparent robot (variant: passes walls for +1 move each)",
-    "fifth_robot": "fifth robot",
-    "timer_seconds": "timer seconds",
 }
 # The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
 STALL_CHOICES = (120.0, 150.0, 180.0)

@@ -121,6 +121,22 @@ def solve_state(state: dict) -> list[tuple[str, str]]:
     return [(m.robot, m.direction.word) for m in solve(pos).moves]
 
 
+def unlock(page) -> None:
+    """Unlock the table's own screen with the PIN it shows."""
+    page.fill("#pin-input", page.locator("#pin").inner_text())
+    page.click("#unlock button[type=submit]")
+    page.wait_for_selector("#unlock.hidden", state="attached")
+
+
+def players(page, *names: str) -> None:
+    """Open Setup and name the players, in seat order."""
+    page.click("nav >> text=Setup")
+    page.wait_for_selector("#players input")
+    inputs = page.locator('#players input[name="player"]')
+    for i, name in enumerate(names):
+        inputs.nth(i).fill(name)
+
+
 def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     # bypass_csp lets the test's own wait_for_function predicates run; the page is unchanged
     screen = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
@@ -136,11 +152,7 @@ def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     page.wait_for_selector("#unlock.hidden", state="attached")
 
     # Setup: two players, a short hourglass.
-    page.click("nav >> text=Setup")
-    page.wait_for_selector("#players input")
-    inputs = page.locator('#players input[name="player"]')
-    inputs.nth(0).fill("Ann")
-    inputs.nth(1).fill("Ben")
+    players(page, "Ann", "Ben")
     page.fill('#options input[name="timer_seconds"]', "4")
     page.click("#setup button[type=submit]")
     page.wait_for_selector("#setup-ok:has-text('New game started')")
@@ -319,9 +331,7 @@ def test_a_micro_robots_game_played_from_the_page(browser, companion):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(companion.url + "/")
-    page.fill("#pin-input", page.locator("#pin").inner_text())
-    page.click("#unlock button[type=submit]")
-    page.wait_for_selector("#unlock.hidden", state="attached")
+    unlock(page)
 
     # The board entered on the page, a tap at a time: a space, then its colour and number.
     page.click("nav >> text=Layouts")
@@ -340,12 +350,8 @@ def test_a_micro_robots_game_played_from_the_page(browser, companion):
     page.wait_for_selector("#layout-ok:has-text('Saved as Kitchen table')", timeout=WAIT)
 
     # Setup: Micro Robots, two players, the saved board.
-    page.click("nav >> text=Setup")
-    page.wait_for_selector("#players input")
+    players(page, "Ann", "Ben")
     page.check('#game-choice input[value="micro-robots"]')
-    inputs = page.locator('#players input[name="player"]')
-    inputs.nth(0).fill("Ann")
-    inputs.nth(1).fill("Ben")
     page.select_option("#micro-layout", "Kitchen table")
     page.click("#setup button[type=submit]")
     page.wait_for_selector("#setup-ok:has-text('New game started')", timeout=WAIT)
@@ -477,9 +483,7 @@ def test_a_micro_game_killed_mid_round_comes_back_with_nothing_lost(browser, tmp
         for key in ("demonstrating", "layout", "players", "start", "target", "robot"):
             assert after[key] == before[key], key
         assert after["timer"]["running"] is False
-        screen.fill("#pin-input", PIN)
-        screen.click("#unlock button[type=submit]")
-        screen.wait_for_selector("#unlock.hidden", state="attached")
+        unlock(screen)
         for i, space in enumerate(["red6", "red2", "white2"], 3):
             screen.click(f'.space[data-space="{space}"]')
             if i < 5:

@@ -14,7 +14,7 @@ import pytest
 from companion import solver
 from companion.gpio import Hardware, PinMap
 from companion.store import Store
-from companion.table import CameraFeed, SimWorld, Table, board_geometry
+from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
 from companion.web.events import Broker
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
@@ -47,7 +47,8 @@ def make_table(tmp_path, *, solve=solver.solve, sim: bool = True, name: str = "j
               simulated=sim, **kw)
     if sim:
         t.sim = SimWorld()
-        t.attach_camera(CameraFeed(t, "sim", sim=t.sim))
+        t.micro_sim = MicroSimWorld()
+        t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
     return t
 
 
@@ -412,24 +413,8 @@ def test_a_real_camera_feed_reads_frames_and_hands_stable_layouts_to_the_table(t
 # ---------------------------------------------------------------- Micro Robots at the table
 
 from companion.micro import example_layout  # noqa: E402
-from companion.table import MicroSimWorld  # noqa: E402
 
 ROUTE = ["pink6", "white6", "red6", "red2", "white2"]  # the rule sheet's five moves
-
-
-def micro_table(tmp_path, name: str = "j.db", **kw: Any) -> Table:
-    t = make_table(tmp_path, name=name, **kw)
-    t.micro_sim = MicroSimWorld()
-    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
-    return t
-
-
-@pytest.fixture
-def mtable(tmp_path):
-    t = micro_table(tmp_path)
-    t.start()
-    yield t
-    t.stop()
 
 
 def micro_set_up(t: Table, players=("Ann", "Bo", "Cy"), **options: Any) -> dict[str, Any]:
@@ -447,37 +432,37 @@ def place(t: Table, start: str | None = "pink1", target: str = "white2") -> None
     assert out.ok, out.reason
 
 
-def test_a_micro_round_played_by_taps_wins_a_vp_chip(mtable):
-    micro_set_up(mtable)
-    state = wait_state(mtable, lambda s: s["phase"] == "idle")
+def test_a_micro_round_played_by_taps_wins_a_vp_chip(table):
+    micro_set_up(table)
+    state = wait_state(table, lambda s: s["phase"] == "idle")
     assert state["game"] == "micro-robots" and len(state["layout"]["rows"]) == 6
-    place(mtable)
-    state = wait_state(mtable, lambda s: s["phase"] == "round")
+    place(table)
+    state = wait_state(table, lambda s: s["phase"] == "round")
     assert state["timer"]["running"] and state["timer"]["total"] == 150
     assert state["last_round"] is None and state["chips_in_supply"] == 24
-    assert mtable.submit({"type": "call", "seat": 1, "number": 5}).ok
-    assert not mtable.submit({"type": "call", "seat": 2, "number": 3}).ok  # the first call
+    assert table.submit({"type": "call", "seat": 1, "number": 5}).ok
+    assert not table.submit({"type": "call", "seat": 2, "number": 3}).ok  # the first call
     for space in ROUTE:
-        out = mtable.submit({"type": "land", "space": space})
+        out = table.submit({"type": "land", "space": space})
         assert out.ok, out.reason
-    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
     assert state["verdict"]["result"] == "success" and state["verdict"]["name"] == "Bo"
     assert [p["vp"] for p in state["players"]] == [0, 1, 0]
     assert state["last_round"]["shortest"] == 5 and state["last_round"]["lengths"]
     assert state["robot"] == "white2" and state["start"] == "white2"
-    assert mtable.micro_sim.robot == "white2"  # the robot stays on the target
+    assert table.micro_sim.robot == "white2"  # the robot stays on the target
 
 
-def test_an_illegal_landing_is_explained_and_costs_a_chip(mtable):
-    micro_set_up(mtable)
-    place(mtable)
-    assert mtable.submit({"type": "call", "seat": 1, "number": 5}).ok
+def test_an_illegal_landing_is_explained_and_costs_a_chip(table):
+    micro_set_up(table)
+    place(table)
+    assert table.submit({"type": "call", "seat": 1, "number": 5}).ok
     for space in ROUTE:
-        assert mtable.submit({"type": "land", "space": space}).ok
-    assert mtable.submit({"type": "place", "target": "pink1"}).ok
-    assert mtable.submit({"type": "call", "seat": 1, "number": 2}).ok
-    assert mtable.submit({"type": "land", "space": "green5"}).ok  # not in line with white2
-    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+        assert table.submit({"type": "land", "space": space}).ok
+    assert table.submit({"type": "place", "target": "pink1"}).ok
+    assert table.submit({"type": "call", "seat": 1, "number": 2}).ok
+    assert table.submit({"type": "land", "space": "green5"}).ok  # not in line with white2
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
     v = state["verdict"]
     assert v["result"] == "illegal" and "not in the same row or column" in v["reason"]
     # Bo's chip goes to the fewest, Ann and Cy tied: the nearest clockwise from Bo is Cy
@@ -485,60 +470,60 @@ def test_an_illegal_landing_is_explained_and_costs_a_chip(mtable):
     assert state["chips_in_supply"] == 24 and state["robot"] == "pink1"
 
 
-def test_the_simulated_camera_judges_a_demonstration_from_the_robots_landings(mtable):
-    micro_set_up(mtable)
-    place(mtable)
-    wait_state(mtable, lambda s: s["seen"] == "pink1")  # the camera sees the robot on start
-    assert mtable.submit({"type": "call", "seat": 0, "number": 5}).ok
+def test_the_simulated_camera_judges_a_demonstration_from_the_robots_landings(table):
+    micro_set_up(table)
+    place(table)
+    wait_state(table, lambda s: s["seen"] == "pink1")  # the camera sees the robot on start
+    assert table.submit({"type": "call", "seat": 0, "number": 5}).ok
     for i, space in enumerate(ROUTE, 1):
-        mtable.sim_micro_put(None)  # the hand lifts it: hidden, no landing
-        mtable.sim_micro_put(space)
+        table.sim_micro_put(None)  # the hand lifts it: hidden, no landing
+        table.sim_micro_put(space)
         if i < len(ROUTE):
-            state = wait_state(mtable, lambda s, i=i: s["demonstrating"] and len(
+            state = wait_state(table, lambda s, i=i: s["demonstrating"] and len(
                 s["demonstrating"]["landings"]) == i)
             assert state["demonstrating"]["landings"][-1] == space
-    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
     assert state["verdict"]["result"] == "success" and state["verdict"]["by"] == "rules"
 
 
-def test_the_camera_seam_takes_a_robots_space_or_none_and_refuses_nonsense(mtable):
-    micro_set_up(mtable)
-    place(mtable)
-    assert mtable.submit({"type": "call", "seat": 2, "number": 5}).ok
-    mtable.observe_micro(None)
-    mtable.observe_micro("pink1")  # set down on the start: where it stood, no landing
-    mtable.observe_micro("purple 9")
-    state = wait_state(mtable, lambda s: "purple" in s["message"])
+def test_the_camera_seam_takes_a_robots_space_or_none_and_refuses_nonsense(table):
+    micro_set_up(table)
+    place(table)
+    assert table.submit({"type": "call", "seat": 2, "number": 5}).ok
+    table.observe_micro(None)
+    table.observe_micro("pink1")  # set down on the start: where it stood, no landing
+    table.observe_micro("purple 9")
+    state = wait_state(table, lambda s: "purple" in s["message"])
     assert state["demonstrating"]["landings"] == []
-    mtable.observe_micro("pink 6")
-    state = wait_state(mtable, lambda s: s["demonstrating"]["landings"] == ["pink6"])
-    mtable.observe_micro("pink6")  # seen again where it rests: nothing new
-    mtable.observe_micro("green5")  # an illegal landing from the camera ends it
-    state = wait_state(mtable, lambda s: s["phase"] == "round_over")
+    table.observe_micro("pink 6")
+    state = wait_state(table, lambda s: s["demonstrating"]["landings"] == ["pink6"])
+    table.observe_micro("pink6")  # seen again where it rests: nothing new
+    table.observe_micro("green5")  # an illegal landing from the camera ends it
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
     assert state["verdict"]["result"] == "illegal" and state["verdict"]["by"] == "rules"
 
 
-def test_a_layout_proposed_by_the_camera_waits_for_the_user(mtable):
+def test_a_layout_proposed_by_the_camera_waits_for_the_user(table):
     rows = [[s.name for s in row] for row in example_layout().rows]
     rows[0][0] = None
     rows[1][1] = "pink1"  # misread: pink 1 twice, blue 4 missing
     conf = [[0.9] * 6 for _ in range(6)]
     conf[1][1] = 0.3
-    mtable.propose_layout(rows, conf)
-    state = wait_state(mtable, lambda s: s["proposal"])
-    p = mtable.proposal()
+    table.propose_layout(rows, conf)
+    state = wait_state(table, lambda s: s["proposal"])
+    p = table.proposal()
     assert p["rows"][1][1] == "pink1" and p["confidence"][1][1] == 0.3
     assert any("pink 1 appears twice" in x for x in p["problems"])
     assert "confirm" in state["message"]
-    mtable.propose_layout([["pink1"]], None)
-    wait_state(mtable, lambda s: "six rows" in s["message"] or "6 rows" in s["message"])
-    mtable.propose_layout(rows, [[2.0] * 6] * 6)
-    wait_state(mtable, lambda s: "confidence" in s["message"])
-    assert mtable.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
+    table.propose_layout([["pink1"]], None)
+    wait_state(table, lambda s: "six rows" in s["message"] or "6 rows" in s["message"])
+    table.propose_layout(rows, [[2.0] * 6] * 6)
+    wait_state(table, lambda s: "confidence" in s["message"])
+    assert table.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
 
 
 def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):
-    t = micro_table(tmp_path)
+    t = make_table(tmp_path)
     t.start()
     micro_set_up(t)
     place(t)
@@ -546,7 +531,7 @@ def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):
     assert t.submit({"type": "land", "space": "pink6"}).ok
     before = t.view()
     t.stop()
-    again = micro_table(tmp_path)
+    again = make_table(tmp_path)
     again.start()
     try:
         state = wait_state(again, lambda s: s["phase"] == "demonstrating")
@@ -561,21 +546,21 @@ def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):
         again.stop()
 
 
-def test_switching_to_micro_and_back_is_a_new_game_each_time(mtable):
-    set_up(mtable)
-    assert mtable.submit({"type": "reveal"}).ok
-    micro_set_up(mtable)
-    state = wait_state(mtable, lambda s: s.get("game") == "micro-robots")
+def test_switching_to_micro_and_back_is_a_new_game_each_time(table):
+    set_up(table)
+    assert table.submit({"type": "reveal"}).ok
+    micro_set_up(table)
+    state = wait_state(table, lambda s: s.get("game") == "micro-robots")
     assert state["phase"] == "idle" and state["board"] is None
-    set_up(mtable)
-    state = wait_state(mtable, lambda s: s["game"] == "ricochet-robots" and s["phase"] == "idle")
-    assert mtable.micro_sim.layout is None
-    games = mtable.history()["games"]
+    set_up(table)
+    state = wait_state(table, lambda s: s["game"] == "ricochet-robots" and s["phase"] == "idle")
+    assert table.micro_sim.layout is None
+    games = table.history()["games"]
     assert [g["game"] for g in games] == ["ricochet-robots", "micro-robots", "ricochet-robots"]
 
 
 def test_the_stall_hourglass_rerolls_the_target_on_the_loops_clock(tmp_path):
-    t = micro_table(tmp_path)
+    t = make_table(tmp_path)
     t.start()
     try:
         spec = t.check_micro_setup(["Ann", "Bo"], example_layout().to_dict(), {})
@@ -596,11 +581,11 @@ def test_the_stall_hourglass_rerolls_the_target_on_the_loops_clock(tmp_path):
     (["Ann", "Bo"], "EXAMPLE", {"stall_seconds": 5}, "60 to 600"),
     (["Ann", "Bo"], "EXAMPLE", {"speed": 5}, "unknown option"),
 ])
-def test_a_bad_micro_setup_names_the_field(mtable, players, layout, options, words):
+def test_a_bad_micro_setup_names_the_field(table, players, layout, options, words):
     if layout == "EXAMPLE":
         layout = example_layout().to_dict()
     with pytest.raises(ValueError, match=words):
-        mtable.check_micro_setup(players, layout, options)
+        table.check_micro_setup(players, layout, options)
 
 
 def released(t: Table, name: str, index: int | None = None) -> None:
@@ -612,7 +597,7 @@ def released(t: Table, name: str, index: int | None = None) -> None:
 
 
 def test_the_buttons_play_micro_robots(tmp_path, factory):
-    t = micro_table(tmp_path)
+    t = make_table(tmp_path)
     t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
                                pin_factory=factory))
     t.start()

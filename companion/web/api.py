@@ -110,6 +110,15 @@ def _player_seat() -> int:
     return seat
 
 
+def _own_seat(data: dict[str, Any], verb: str) -> int:
+    """The phone's own seat; 403 when the body names another (a phone ``verb`` only for its
+    own player)."""
+    seat = _player_seat()
+    if "seat" in data and data["seat"] != seat:
+        abort(403, description=f"a phone {verb} only for its own player")
+    return seat
+
+
 # ---------------------------------------------------------------- reading
 
 
@@ -156,25 +165,23 @@ def join() -> Response:
     return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name")})
 
 
+def _phone_number(kind: str, key: str, verb: str) -> Response:
+    """A phone's number of moves for its own player, as the game's ``kind`` command."""
+    data = body()
+    seat = _own_seat(data, verb)
+    moves = _int(data, "moves", 1, 99)
+    return _outcome(_table().submit({"type": kind, "seat": seat, key: moves}, "phone"))
+
+
 @bp.post("/bid")
 def bid() -> Response:
-    data = body()
-    seat = _player_seat()
-    if "seat" in data and data["seat"] != seat:
-        abort(403, description="a phone bids only for its own player")
-    moves = _int(data, "moves", 1, 99)
-    return _outcome(_table().submit({"type": "bid", "seat": seat, "value": moves}, "phone"))
+    return _phone_number("bid", "value", "bids")
 
 
 @bp.post("/call")
 def call() -> Response:
     """Micro Robots: a phone calls the number of moves its player has found."""
-    data = body()
-    seat = _player_seat()
-    if "seat" in data and data["seat"] != seat:
-        abort(403, description="a phone calls only for its own player")
-    moves = _int(data, "moves", 1, 99)
-    return _outcome(_table().submit({"type": "call", "seat": seat, "number": moves}, "phone"))
+    return _phone_number("call", "number", "calls")
 
 
 def _space_text(data: dict[str, Any], key: str) -> str:
@@ -189,9 +196,7 @@ def player_action(action: str) -> Response:
     if action not in PLAYER_ACTIONS:
         abort(404, description=f"unknown player action {action!r}")
     data = body()
-    seat = _player_seat()
-    if "seat" in data and data["seat"] != seat:
-        abort(403, description="a phone acts only for its own player")
+    seat = _own_seat(data, "acts")
     cmd: dict[str, Any] = {"type": action, "seat": seat}
     if action == "land":  # Micro Robots: the demonstrator taps where the robot landed
         cmd["space"] = _space_text(data, "space")
