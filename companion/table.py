@@ -856,10 +856,9 @@ class Table:
                    for p, r in PRESETS.items()}
         detected = list(self.camera.tiles()) if self.camera is not None and \
             self.camera.tiles() else None
-        if micro_game:
-            preset = self.preset if self.preset != "micro-robots" else "abacus-2013"
-        else:
-            preset = s.rules.preset if s.players else self.preset
+        preset = s.rules.preset if s.players and not micro_game else self.preset
+        if preset == "micro-robots":  # the edition list is of the classic game
+            preset = "abacus-2013"
         game = MICRO if micro_game or (not s.players and self.preset == "micro-robots") \
             else CLASSIC
         return {"game": game, "games": [CLASSIC, MICRO],

@@ -681,3 +681,15 @@ def test_the_simulated_hand_passes_walls_with_the_transparent_robot(table):
                      "transparent": board.name(cell)})
     where = table.sim_move("transparent", f"{d} +wall")
     assert where["transparent"] == board.name(end)
+
+
+def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
+    t = make_table(tmp_path, preset="micro-robots")
+    t.start()
+    try:
+        info = t.setup_info()
+        assert info["game"] == "micro-robots" and info["preset"] == "abacus-2013"
+        assert "micro-robots" not in info["presets"]
+        assert info["micro"]["options"]["stall_seconds"] == 150
+    finally:
+        t.stop()
