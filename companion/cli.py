@@ -488,13 +488,15 @@ def _cmd_history(args: argparse.Namespace) -> int:
         print(f"no games recorded yet ({path})")
         return EXIT_OK
     print(f"games ({path})")
-    print(f"{'#':>4}  {'started (UTC)':<19}  {'status':<9}  {'rounds':>6}  "
-          "players (chips) → winners")
+    print(f"{'#':>4}  {'started (UTC)':<19}  {'game':<7}  {'status':<9}  {'rounds':>6}  "
+          "players (chips or VP) → winners")
     for g in games:
         started = g["started"].replace("T", " ")[:16]
+        game = "micro" if g.get("game") == "micro-robots" else "classic"
         scores = ", ".join(f"{n} {c}" for n, c in zip(g["players"], g["chips"], strict=True))
         won = ", ".join(g["winners"]) or "-"
-        print(f"{g['id']:>4}  {started:<19}  {g['status']:<9}  {g['rounds']:>6}  {scores} → {won}")
+        print(f"{g['id']:>4}  {started:<19}  {game:<7}  {g['status']:<9}  {g['rounds']:>6}  "
+              f"{scores} → {won}")
     print()
     print("players")
     print(f"  {'name':<14} {'games':>5} {'won':>4} {'rounds':>6} {'bids':>5} {'optimal':>8} "
@@ -602,7 +604,8 @@ def _run_parser(sub) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000)")
     p.add_argument("--db", help="the journal database (default: in the user's data directory)")
-    p.add_argument("--preset", default="abacus-2013", help="edition for new games")
+    p.add_argument("--preset", default="abacus-2013",
+                   help="edition for new games; micro-robots: setup offers Micro Robots")
     p.add_argument("--pin", help="the table PIN (default: a new random one each start)")
     p.add_argument("--pins", help="pin map (default: hardware/pins.toml)")
     p.add_argument("--quiet", action="store_true", help="no QR code, warnings only")

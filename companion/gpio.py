@@ -25,6 +25,13 @@ command dicts handed to ``submit`` (always from one thread, in the order the edg
   player's button tapped / held;
 * ``{"type": "dial", "value": n}`` the dial turned or pushed (push resets it to 0).
 
+In a game of Micro Robots (the view says ``"game": "micro-robots"``) the same buttons play it:
+the start button tapped rolls the dice (``{"type": "roll"}``), or while a target is out
+re-rolls it (``{"type": "reroll"}``: the table agreed it is too hard), held it undoes; a
+seat's button calls the dialled number (``{"type": "call", "seat": i, "number": n}``, taps
+without a dial), and the demonstrator's button is done / give up as above. The LED hourglass
+shows the stall hourglass, which the table sends as the view's ``timer``.
+
 Everything is built from ``hardware/pins.toml`` through gpiozero, so the same code runs on a
 Raspberry Pi and, with gpiozero's ``MockFactory(pin_class=MockPWMPin)``, in the tests and on the
 simulated table (:meth:`Hardware.press`, :meth:`Hardware.release`, :meth:`Hardware.turn` drive
@@ -355,6 +362,13 @@ def digit_at(value: int | None, elapsed: float) -> str:
 
 
 # ---------------------------------------------------------------- the hardware
+
+
+def _bid(view: Mapping[str, Any], seat: int, number: int) -> dict[str, Any]:
+    """A seat's number from its button: a bid, or in Micro Robots a call."""
+    if view.get("game") == "micro-robots":
+        return {"type": "call", "seat": seat, "number": number}
+    return {"type": "bid", "seat": seat, "value": number}
 
 
 def _key_name(key: tuple) -> str:
@@ -777,7 +791,7 @@ class Hardware:
             return
         b.mode = "bid"
         if "dial" in self.devices and self._dial > 0:
-            self._emit({"type": "bid", "seat": seat, "value": self._dial})
+            self._emit(_bid(v, seat, self._dial))
             return
         self._taps[seat] = self._taps.get(seat, 0) + 1
         token = self._tap_token[seat] = self._tap_token.get(seat, 0) + 1
@@ -791,6 +805,9 @@ class Hardware:
             self._emit({"type": "done", "seat": b.key[1]})
             return
         v = view or {}
+        if v.get("game") == "micro-robots":
+            self._emit({"type": "reroll" if v.get("phase") == "round" else "roll"})
+            return
         # A chip is showing and nobody has bid yet: the button starts the hourglass by hand.
         # Otherwise it reveals the next chip (in solo play the timer starts with the chip).
         waiting = v.get("phase") == "bidding" and not (v.get("timer") or {}).get("running")
@@ -827,7 +844,7 @@ class Hardware:
                     continue
                 count = self._taps.pop(arg, 0)
                 if count:
-                    self._emit({"type": "bid", "seat": arg, "value": count})
+                    self._emit(_bid(view or {}, arg, count))
             elif kind == "tune":
                 self._tune_step(token, arg)
 

@@ -227,24 +227,16 @@ class Layout:
         if isinstance(rotations, str) or not isinstance(rotations, Sequence) \
                 or len(rotations) != 4:
             raise LayoutError("rotations: give four rotations in degrees, one per section")
-        grid: list[list[Space | None]] = [[None] * SIZE for _ in range(SIZE)]
-        for k, (block, turn) in enumerate(zip(sections, rotations, strict=True)):
-            where = f"section {k + 1} ({SECTION_NAMES[k]})"
-            if isinstance(turn, bool) or not isinstance(turn, int) or turn % 90 \
-                    or not 0 <= turn < 360:
-                problems.append(f"{where}: rotation {turn!r} is not 0, 90, 180 or 270")
-                continue
-            parsed, errs = _parse_grid(block, SECTION, where)
+        blocks = []
+        for k, block in enumerate(sections):
+            parsed, errs = _parse_grid(block, SECTION, f"section {k + 1} ({SECTION_NAMES[k]})")
             problems += errs
-            if errs:
-                continue
-            r0, c0 = SECTION_ORIGINS[k]
-            for i, row in enumerate(_rotate(parsed, turn // 90)):
-                for j, s in enumerate(row):
-                    grid[r0 + i][c0 + j] = s
+            blocks.append(parsed if not errs else [[None] * SECTION] * SECTION)
+        grid, errs = place_sections(blocks, rotations)
+        problems += errs
         if problems:
             raise LayoutError("; ".join(problems))
-        return cls(tuple(tuple(r) for r in grid), name)  # type: ignore[arg-type]
+        return cls(tuple(tuple(r) for r in grid), name)
 
     @classmethod
     def from_dict(cls, data: Any) -> Layout:
@@ -393,6 +385,37 @@ def _parse_grid(
                 problems.append(f"{where}: row {i + 1} column {j + 1}: {e}")
         grid.append(tuple(parsed))
     return tuple(grid), problems
+
+
+def place_sections(sections: Any, rotations: Any) -> tuple[list[list[Any]], list[str]]:
+    """Four 3×3 sections (north-west, north-east, south-east, south-west, each as printed),
+    each turned clockwise by its rotation in degrees, put together: the six rows from the top,
+    whatever each space holds (``None`` where nothing is entered yet, so a board half entered
+    on the page can be checked with :func:`check_rows`), and each problem with the shape or
+    a rotation."""
+    grid: list[list[Any]] = [[None] * SIZE for _ in range(SIZE)]
+    if isinstance(sections, str) or not isinstance(sections, Sequence) or len(sections) != 4:
+        return grid, ["sections: give four 3×3 sections (north-west, north-east, south-east, "
+                      "south-west)"]
+    if isinstance(rotations, str) or not isinstance(rotations, Sequence) or len(rotations) != 4:
+        return grid, ["rotations: give four rotations in degrees, one per section"]
+    problems = []
+    for k, (block, turn) in enumerate(zip(sections, rotations, strict=True)):
+        where = f"section {k + 1} ({SECTION_NAMES[k]})"
+        if isinstance(turn, bool) or not isinstance(turn, int) or turn % 90 \
+                or not 0 <= turn < 360:
+            problems.append(f"{where}: rotation {turn!r} is not 0, 90, 180 or 270")
+            continue
+        if isinstance(block, str) or not isinstance(block, Sequence) or len(block) != SECTION \
+                or any(isinstance(r, str) or not isinstance(r, Sequence) or len(r) != SECTION
+                       for r in block):
+            problems.append(f"{where}: give {SECTION} rows of {SECTION} spaces")
+            continue
+        r0, c0 = SECTION_ORIGINS[k]
+        for i, row in enumerate(_rotate(block, turn // 90)):
+            for j, value in enumerate(row):
+                grid[r0 + i][c0 + j] = value
+    return grid, problems
 
 
 def validate_grid(rows: Sequence[Sequence[Space]]) -> list[str]:

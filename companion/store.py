@@ -1,9 +1,15 @@
 """The journal: every accepted command, on disk before it is acknowledged; history of past games.
 
-A :class:`Store` owns one :class:`companion.game.Game` and one SQLite file (WAL mode,
-``synchronous=FULL``: each command is its own transaction, synced to disk before
-:meth:`Store.apply` returns). Opening the store replays the journal of the current game, so a
-table that lost power is exactly where it was: scores, round, bids, the demonstration so far.
+A :class:`Store` owns one game and one SQLite file (WAL mode, ``synchronous=FULL``: each
+command is its own transaction, synced to disk before :meth:`Store.apply` returns). Opening the
+store replays the journal of the current game, so a table that lost power is exactly where it
+was: scores, round, bids, the demonstration so far.
+
+The game is a classic :class:`companion.game.Game` or a Micro Robots
+:class:`companion.micro.MicroGame`. A ``setup`` or ``new_game`` command says which with
+``"game": "micro-robots"`` (no ``game``: the classic game, as in every journal written before
+Micro Robots); the store keeps that key in the journaled command, so the first row of each game
+says which game replays it. Choosing the other game is always a new game in the journal.
 
 Time spent powered off does not count. The game runs on the caller's monotonic clock, which
 restarts with the machine; on opening, the store journals a ``resume`` command at the new
@@ -25,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import sqlite3
 import time
 import zlib
@@ -35,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .game import Event, Game, GameError
+from .micro import Layout, LayoutError, MicroGame
 
 FORMAT = "ricochet-journal/1"
 APP_NAME = "ricochet-companion"
@@ -60,8 +68,53 @@ CREATE INDEX IF NOT EXISTS journal_game ON journal(game, id);
 """
 
 
+CLASSIC = "ricochet-robots"
+MICRO = "micro-robots"
+GAMES: dict[str, type] = {CLASSIC: Game, MICRO: MicroGame}
+
+
 class JournalError(RuntimeError):
     """The journal cannot be read or written; the message names the file and the problem."""
+
+
+def game_kind(game: Any) -> str:
+    """``micro-robots`` or ``ricochet-robots``: which game an engine plays."""
+    return MICRO if isinstance(game, MicroGame) else CLASSIC
+
+
+def command_kind(command: Mapping[str, Any], current: str = CLASSIC) -> str:
+    """Which game a command belongs to: a ``setup``/``new_game`` names it with ``game`` (none:
+    the classic game, as in every journal written before Micro Robots); every other command
+    plays the ``current`` game."""
+    if command.get("type") not in ("setup", "new_game"):
+        return current
+    kind = command.get("game", CLASSIC)
+    if kind not in GAMES:
+        raise GameError(f"game: {kind!r} is not a game this table plays "
+                        f"({', '.join(GAMES)})")
+    return kind
+
+
+def engine_command(command: Mapping[str, Any]) -> dict[str, Any]:
+    """The command as the game engine takes it: without the table's ``game`` key."""
+    return {k: v for k, v in command.items() if k != "game"}
+
+
+def running(game: Any) -> bool:
+    """Is an hourglass running whose sand a power cut could take (the classic timer or no-bid
+    timeout, the Micro Robots stall hourglass)?"""
+    if isinstance(game, MicroGame):
+        return game.next_deadline() is not None
+    return game.phase == "timer" or (game.phase == "bidding" and not game.s.solo)
+
+
+def replay_game(commands: list[Mapping[str, Any]]) -> Any:
+    """A game rebuilt from its journaled commands, in order; the first says which game."""
+    kind = command_kind(commands[0]) if commands else CLASSIC
+    game = GAMES[kind]()
+    for c in commands:
+        game.apply(engine_command(c))
+    return game
 
 
 def default_path() -> Path:
@@ -183,7 +236,7 @@ class Store:
         self.heartbeat = heartbeat
         self._rng = rng or random.SystemRandom()
         self._conn = _connect(self.path, readonly)
-        self.game = Game()
+        self.game: Any = Game()
         self.game_id: int | None = None
         self._last_journaled = -math.inf
         try:
@@ -209,8 +262,13 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def kind(self) -> str:
+        """Which game is journaled now: ``ricochet-robots`` or ``micro-robots``."""
+        return game_kind(self.game)
+
     def _load(self) -> None:
-        """Replay the current game's journal into a fresh game."""
+        """Replay the current game's journal into a fresh game of the kind its first row says."""
         self.game = Game()
         row = self._conn.execute("SELECT max(id) FROM games").fetchone()
         self.game_id = row[0] if row else None
@@ -219,7 +277,9 @@ class Store:
             return
         for row_id, command in _rows(self._conn, self.path, self.game_id):
             try:
-                self.game.apply(command)
+                if self.rows == 0:
+                    self.game = GAMES[command_kind(command)]()
+                self.game.apply(engine_command(command))
             except GameError as e:
                 raise JournalError(f"{self.path}: journal row {row_id} ({command.get('type')}) "
                                    f"does not replay: {e}; the file was left untouched") from None
@@ -237,15 +297,24 @@ class Store:
             raise JournalError(f"{self.path}: opened read-only")
         cmd = dict(command)
         kind = cmd.get("type")
+        game = command_kind(cmd, self.kind)
         if kind in ("setup", "new_game") and "players" in cmd and cmd.get("seed") is None:
             cmd["seed"] = self._rng.getrandbits(32)
+        switching = game != self.kind
+        if switching and kind == "setup":
+            kind = cmd["type"] = "new_game"  # the other game is always a new game
+        cmd.pop("game", None)
+        if game == MICRO and kind in ("setup", "new_game"):
+            cmd["game"] = MICRO  # the journal row says which game replays it
         closing_summary = self.game.summary() if kind == "new_game" else None
+        engine = GAMES[game]() if switching else self.game
         try:
-            events = self.game.apply(cmd)
+            events = engine.apply(engine_command(cmd))
         except GameError as e:
             if e.events and self.game_id is not None:  # time changed the game; that stands
                 self._journal({"type": "tick", "at": self.game.now})
             raise
+        self.game = engine  # a failed write below rebuilds the game from the journal
         self._journal(cmd, new_game=kind == "new_game" or self.game_id is None,
                       summary=closing_summary)
         return events
@@ -254,10 +323,8 @@ class Store:
         """Let time pass (the table loop calls this often); journals a ``tick`` when time changed
         the game, or when the running timer has gone ``heartbeat`` seconds unjournaled."""
         events = self.game.advance(now)
-        running = self.game.phase == "timer" or (self.game.phase == "bidding"
-                                                  and not self.game.s.solo)
         if not self.readonly and self.game_id is not None and (
-            events or (running and now - self._last_journaled >= self.heartbeat)
+            events or (running(self.game) and now - self._last_journaled >= self.heartbeat)
         ):
             self._journal({"type": "tick", "at": now})
         return events
@@ -321,6 +388,7 @@ class Store:
                 "playing" if gid == self.game_id else "abandoned")
             out.append({
                 "id": gid,
+                "game": s.get("game", CLASSIC),
                 "started": _iso(started),
                 "ended": _iso(ended) if ended else None,
                 "status": status,
@@ -335,13 +403,16 @@ class Store:
 
     def player_stats(self) -> dict[str, dict[str, Any]]:
         """Per player (by name) over every game: games, wins, rounds won, bids made, how often
-        the bid was the optimum, and the average excess of a bid over the optimum."""
+        the bid was the optimum, and the average excess of a bid over the optimum. Micro Robots
+        counts in games, wins, chips (VP) and rounds won, and its calls apart (``calls_made``,
+        ``calls_met``: a call is met by exactly that many moves, so it has no optimum)."""
         stats: dict[str, dict[str, Any]] = {}
 
         def entry(name: str) -> dict[str, Any]:
             return stats.setdefault(name, {
                 "games": 0, "games_won": 0, "rounds_won": 0, "chips": 0, "bids_made": 0,
                 "bids_with_optimum": 0, "optimal_bids": 0, "excess_total": 0,
+                "calls_made": 0, "calls_met": 0,
             })
 
         for g in self.history():
@@ -352,6 +423,13 @@ class Store:
                 e["chips"] += s["chips"][seat]
                 if seat in s["winners"]:
                     e["games_won"] += 1
+            if s.get("game") == MICRO:
+                for rnd in s["rounds"]:
+                    e = entry(rnd["name"])
+                    e["calls_made"] += 1
+                    e["calls_met"] += bool(rnd["success"])
+                    e["rounds_won"] += bool(rnd["success"])
+                continue
             for rnd in s["rounds"]:
                 if rnd.get("winner_name") is not None and rnd.get("face", "up") == "up":
                     entry(rnd["winner_name"])["rounds_won"] += 1
@@ -377,10 +455,7 @@ def _iso(wall: float) -> str:
 
 def replay_summary(commands: list[Mapping[str, Any]]) -> dict[str, Any]:
     """The summary of a game rebuilt from its commands."""
-    game = Game()
-    for c in commands:
-        game.apply(c)
-    return game.summary()
+    return replay_game(commands).summary()
 
 
 def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int, int]:
@@ -413,7 +488,7 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
             except sqlite3.DatabaseError:
                 pass
             try:
-                game: Game | None = None
+                game: Any = None
                 current = None
                 for row in conn.execute(
                     "SELECT game, wall, command, crc FROM journal ORDER BY id"
@@ -421,12 +496,12 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
                     gid, wall, text, crc = row
                     if zlib.crc32(text.encode()) != crc:
                         break
-                    if gid != current:
-                        game, current = Game(), gid
-                    assert game is not None
                     try:
-                        game.apply(json.loads(text))
-                    except (GameError, ValueError):
+                        command = json.loads(text)
+                        if gid != current:
+                            game, current = GAMES[command_kind(command)](), gid
+                        game.apply(engine_command(command))
+                    except (GameError, ValueError, AttributeError):
                         break
                     kept.append(row)
             except sqlite3.DatabaseError:
@@ -445,3 +520,103 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
         conn.execute("COMMIT")
     left = max(total - len(kept), 0) if total >= 0 else -1
     return out, len(kept), left
+
+
+# ---------------------------------------------------------------- Micro Robots layouts
+
+LAYOUTS_DIR = "micro-layouts"
+MAX_LAYOUT_NAME = 40
+
+
+class LayoutShelf:
+    """The Micro Robots boards this table knows, saved by name: one ``micro-layout/1`` file
+    each in a folder beside the journal (``micro-layouts/``), so ``companion micro solve``
+    reads them too. A layout's file name comes from its name (``Kitchen table`` →
+    ``kitchen-table.json``); two names that give one file name are refused.
+
+    >>> import tempfile
+    >>> from companion.micro import example_layout
+    >>> shelf = LayoutShelf(Path(tempfile.mkdtemp()))
+    >>> shelf.save(example_layout().renamed("Kitchen table")).name
+    'Kitchen table'
+    >>> [x["name"] for x in shelf.list()]
+    ['Kitchen table']
+    """
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+
+    @classmethod
+    def beside(cls, db: str | Path | None) -> LayoutShelf:
+        """The shelf beside a journal (the default journal's when ``db`` is None)."""
+        path = Path(db) if db and db != ":memory:" else default_path()
+        return cls(path.parent / LAYOUTS_DIR)
+
+    @staticmethod
+    def clean_name(name: Any) -> str:
+        """A layout's name, trimmed; :class:`LayoutError` says what is wrong with it."""
+        if not isinstance(name, str) or not name.strip():
+            raise LayoutError("name: give the layout a name")
+        name = " ".join(name.split())
+        if len(name) > MAX_LAYOUT_NAME:
+            raise LayoutError(f"name: at most {MAX_LAYOUT_NAME} characters")
+        if not any(ch.isalnum() for ch in name):
+            raise LayoutError("name: use letters or digits")
+        if any(not ch.isprintable() for ch in name):
+            raise LayoutError("name: only printable characters")
+        return name
+
+    def path(self, name: str) -> Path:
+        slug = re.sub(r"[^0-9a-z]+", "-", self.clean_name(name).casefold()).strip("-")
+        return self.folder / f"{slug or 'layout'}.json"
+
+    def list(self) -> list[dict[str, Any]]:
+        """Every saved layout, by name: ``{"name", "file"}``, or with ``error`` for a file
+        that no longer reads (it is listed, never deleted or overwritten unasked)."""
+        out = []
+        for f in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            try:
+                out.append({"name": Layout.load(f).name or f.stem, "file": f.name})
+            except LayoutError as e:
+                out.append({"name": f.stem, "file": f.name, "error": str(e)})
+        return sorted(out, key=lambda x: x["name"].casefold())
+
+    def _find(self, name: str) -> Path:
+        path = self.path(name)
+        if not path.exists():
+            raise LayoutError(f"no layout called {self.clean_name(name)!r}")
+        return path
+
+    def load(self, name: str) -> Layout:
+        return Layout.load(self._find(name))
+
+    def save(self, layout: Layout, replace: bool = True) -> Layout:
+        """Save under the layout's name (replacing a layout of that name unless ``replace``
+        is False); returns the layout as saved."""
+        name = self.clean_name(layout.name)
+        path = self.path(name)
+        if path.exists():
+            try:
+                other = Layout.load(path).name
+            except LayoutError:
+                other = name
+            if not replace or other.casefold() != name.casefold():
+                raise LayoutError(f"name: a layout called {other!r} is already saved")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        layout = layout.renamed(name)
+        layout.save(path)
+        return layout
+
+    def rename(self, old: str, new: str) -> Layout:
+        src = self._find(old)
+        layout = Layout.load(src).renamed(self.clean_name(new))
+        if self.path(new) != src:
+            self.save(layout, replace=False)
+            src.unlink()
+        else:
+            layout.save(src)
+        return layout
+
+    def delete(self, name: str) -> None:
+        self._find(name).unlink()
+

@@ -14,6 +14,14 @@ stable observations. A web request that needs an answer waits on its own command
 During a demonstration the camera's observations go through :mod:`companion.verify`, which
 turns a change of the board into the moves that explain it; each move becomes a ``move``
 command, which the game judges by the rules.
+
+The table plays one game at a time: the classic game or Micro Robots
+(:class:`companion.micro.MicroGame`), chosen in setup; choosing the other game is a new game
+in the journal. For Micro Robots the camera's side is two calls (the seam a camera reader
+uses): :meth:`Table.observe_micro` with the space the robot rests on (``None`` while it is
+hidden or in a hand), each coming to rest on a new space being a landing of the demonstration;
+and :meth:`Table.propose_layout` with the board as the camera read it, which the page shows
+for the user to confirm or correct before it is saved and used.
 """
 
 from __future__ import annotations
@@ -32,16 +40,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import micro
 from .board import Board, tile_names
 from .game import COMMANDS, Game, GameError
+from .micro import MicroGame, MicroOptions, Space
 from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
+from .store import CLASSIC, GAMES, MICRO, LayoutShelf, command_kind, engine_command, game_kind
+from .store import running as clock_running
 from .web.events import Broker
 
 log = logging.getLogger("companion.table")
 
 # Commands players and the referee may send; the rest are the table's own bookkeeping.
-PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick"}
+PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick", "resume"}
+MICRO_COMMANDS = frozenset(micro.COMMANDS) - {"tick", "resume"}
 DEFAULT_TILES = ("4B", "3B", "2B", "1A")
+# What the setup page calls a rule option where its name alone says too little.
+OPTION_LABELS = {
+    "transparent_robot": "transparent robot (variant: passes walls for +1 move each)",
+}
+# The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
+STALL_CHOICES = (120.0, 150.0, 180.0)
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -126,11 +145,12 @@ class Table:
         preset: str = "abacus-2013",
         simulated: bool = False,
         solve_seconds: float = 30.0,
+        layouts: LayoutShelf | None = None,
     ) -> None:
         self._clock = clock
         self._open_store = open_store
         self.store: Any = None
-        self._game = Game()
+        self._game: Any = Game()
         self.solve = solve
         self.solve_seconds = solve_seconds
         self.preset = preset
@@ -141,6 +161,12 @@ class Table:
         self.hardware: Any = None
         self.camera: Any = None
         self.sim: SimWorld | None = None
+        self.micro_sim: MicroSimWorld | None = None
+        # Micro Robots layouts saved by name; beside the journal unless given.
+        self.layouts = layouts if layouts is not None else (
+            LayoutShelf.beside(db) if db and db != ":memory:" else None)
+        self._micro_seen: str | None = None  # where the camera last saw the micro robot
+        self._proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
         self._state_lock = threading.Lock()
@@ -160,9 +186,15 @@ class Table:
     # ------------------------------------------------------------ time and journal
 
     @property
-    def game(self) -> Game:
-        """The game, replayed by the store from its journal (the store may rebuild it)."""
+    def game(self) -> Any:
+        """The game (a classic :class:`Game` or a :class:`MicroGame`), replayed by the store
+        from its journal (the store may rebuild it)."""
         return self.store.game if self.store is not None else self._game
+
+    @property
+    def micro(self) -> bool:
+        """Is the game on the table Micro Robots?"""
+        return isinstance(self.game, MicroGame)
 
     def now(self) -> float:
         """The table's one clock (the store shifts journaled times across a restart)."""
@@ -172,7 +204,14 @@ class Table:
         """Apply and journal: on disk before anyone is told it happened."""
         if self.store is not None:
             return self.store.apply(cmd)
-        return self.game.apply(cmd)
+        # Unjournaled: the other game is a fresh engine, as the store does it.
+        kind = command_kind(cmd, game_kind(self._game))
+        if kind != game_kind(self._game):
+            engine = GAMES[kind]()
+            events = engine.apply({**engine_command(cmd), "type": "new_game"})
+            self._game = engine
+            return events
+        return self._game.apply(engine_command(cmd))
 
     # ------------------------------------------------------------ running
 
@@ -194,6 +233,10 @@ class Table:
     def _open(self) -> None:
         if self._open_store is not None:
             self.store = self._open_store()
+        if self.micro:
+            self._micro_sync_sim()
+            self._refresh()
+            return
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
@@ -248,6 +291,21 @@ class Table:
         """A stable observation from the camera: robot → cell name, or ``None`` (hidden)."""
         self._put(_Item("observe", None if robots is None else dict(robots), source))
 
+    def observe_micro(self, space: str | None, source: str = "camera") -> None:
+        """Micro Robots: a stable look at the board says the robot rests on ``space``
+        (``pink6``), or ``None`` while it is hidden or in a hand. During a demonstration each
+        coming to rest on a space other than where it stood is a landing; otherwise it only
+        shows where the camera sees the robot. A bad space is reported on the page, never
+        played."""
+        self._put(_Item("observe_micro", space, source))
+
+    def propose_layout(self, rows: Any, confidence: Any = None, source: str = "camera") -> None:
+        """Micro Robots: the board as the camera read it: six rows of six space names from the
+        top (``None`` where unread), and optionally the reading's confidence per space
+        (0 to 1). Nothing is used until the user confirms or corrects it on the page, which
+        saves it as a layout; a malformed proposal is reported on the page."""
+        self._put(_Item("proposal", (rows, confidence), source))
+
     def _put(self, item: _Item) -> None:
         try:
             self._queue.put_nowait(item)
@@ -297,7 +355,8 @@ class Table:
         g = self.game
         now = self.now()
         deadline = g.next_deadline()
-        if g.phase != "timer" and (deadline is None or deadline > now):
+        active = clock_running(g) if self.micro else g.phase == "timer"
+        if not active and (deadline is None or deadline > now):
             return
         # While the timer runs the store journals a heartbeat tick now and then, so a power
         # cut hands back at most that much sand.
@@ -308,13 +367,17 @@ class Table:
     def _handle(self, item: _Item) -> None:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
-        elif item.kind == "observe":
+        elif item.kind in ("observe", "observe_micro", "proposal"):
+            handler = {"observe": self._on_observation,
+                       "observe_micro": self._on_micro_observation,
+                       "proposal": self._on_proposal}[item.kind]
             try:
-                out = self._on_observation(item.payload)
-            except (ValueError, KeyError) as e:  # a malformed observation never stops play
-                log.warning("observation from %s ignored: %s", item.source, e)
+                out = handler(item.payload, item.source)
+            except (ValueError, KeyError, TypeError) as e:  # never stops play
+                log.warning("%s from %s ignored: %s", item.kind, item.source, e)
                 self._message = f"{item.source}: {e}"
                 out = Outcome(False, str(e))
+                self._publish()
         elif item.kind == "solved":
             out = self._on_solved(*item.payload)
         elif item.kind == "call":
@@ -327,7 +390,9 @@ class Table:
 
     def _apply(self, cmd: dict[str, Any], source: str) -> Outcome:
         kind = cmd.get("type")
-        if kind not in PLAYER_COMMANDS:
+        allowed = MICRO_COMMANDS if self.micro and kind not in ("setup", "new_game") \
+            else PLAYER_COMMANDS | MICRO_COMMANDS
+        if kind not in allowed:
             return Outcome(False, f"unknown command {kind!r}")
         if kind == "setup" and self.game.phase != "setup":
             cmd = {**cmd, "type": "new_game"}
@@ -347,6 +412,11 @@ class Table:
     # ------------------------------------------------------------ after each change
 
     def _after(self, events: list[dict[str, Any]], cmd: dict[str, Any] | None = None) -> None:
+        if self.micro:
+            self._after_micro(events)
+            return
+        if self.micro_sim is not None and any(e.get("type") == "new_game" for e in events):
+            self.micro_sim.sync(None, None)  # the micro board leaves the simulated table
         for e in events:
             t = e.get("type")
             if t in ("chip_revealed", "game_set_up", "new_game"):
@@ -393,6 +463,8 @@ class Table:
         self._publish()
 
     def _round(self) -> int | None:
+        if self.micro:
+            return None
         r = self.game.s.round
         return r.number if r is not None else None
 
@@ -452,9 +524,11 @@ class Table:
             log.warning("verifier %s: %s", what, e)
             return []
 
-    def _on_observation(self, robots: dict[str, str] | None) -> Outcome:
+    def _on_observation(self, robots: dict[str, str] | None, source: str = "camera") -> Outcome:
         """A stable look at the board. Outside a demonstration it says where the robots stand
         (journaled as ``robots``); during one, the verifier turns it into moves."""
+        if self.micro:
+            return Outcome(False, "a Micro Robots game is on the table")
         if robots is not None:
             _check_observation(self.game.s.board, robots)
         self._seen = robots
@@ -569,6 +643,8 @@ class Table:
     # ------------------------------------------------------------ publishing
 
     def _refresh(self) -> dict[str, Any]:
+        if self.micro:
+            return self._store_state(self._micro_state())
         now = self.now()
         gv = self.game.view(now)
         phase = gv["phase"]
@@ -626,7 +702,12 @@ class Table:
             "buttons": self._virtual_buttons(),
             "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
+            "game": CLASSIC,
+            "proposal": self._proposal is not None,
         }
+        return self._store_state(state)
+
+    def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
         with self._state_lock:
             self._state = state
         return state
@@ -645,6 +726,12 @@ class Table:
 
     def _show_hardware(self) -> None:
         if self.hardware is None:
+            return
+        if self.micro:
+            try:
+                self.hardware.show(self._micro_hardware_view())
+            except Exception:  # noqa: BLE001 - a LED fault must not stop the game
+                log.exception("hardware.show")
             return
         try:
             view = self.game.view(self.now())
@@ -665,12 +752,13 @@ class Table:
         working = hw.status()
         out = []
         if working.get("start") == "ok":
-            out.append({"name": "start", "label": "Start (reveal)", "kind": "button"})
+            start = "Start (roll the dice)" if self.micro else "Start (reveal)"
+            out.append({"name": "start", "label": start, "kind": "button"})
             out.append({"name": "start-hold", "label": "Hold start (undo)", "kind": "button"})
-        players = self.game.s.players
+        players = self._player_names()
         for seat in range(len(getattr(hw.pins, "bids", ()))):
             if working.get(f"bid[{seat}]") == "ok" and seat < max(1, len(players)):
-                who = players[seat].name if seat < len(players) else f"seat {seat + 1}"
+                who = players[seat] if seat < len(players) else f"seat {seat + 1}"
                 out.append({"name": f"bid-{seat}", "label": f"{who}'s button",
                             "kind": "button"})
                 out.append({"name": f"bid-{seat}-hold", "label": f"Hold {who}'s button",
@@ -685,6 +773,9 @@ class Table:
         """The last published state (what every page shows), safe from any thread."""
         with self._state_lock:
             return self._state
+
+    def _player_names(self) -> list[str]:
+        return [p if isinstance(p, str) else p.name for p in self.game.s.players]
 
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
@@ -730,7 +821,7 @@ class Table:
                 "board": {"tiles": list(board.tiles or tiles)}, "robots": robots}
 
     def _current_tiles(self) -> list[str]:
-        b = self.game.s.board
+        b = getattr(self.game.s, "board", None)
         if b is not None and b.tiles:
             return list(b.tiles)
         if self.camera is not None and self.camera.tiles():
@@ -752,22 +843,34 @@ class Table:
 
     def setup_info(self) -> dict[str, Any]:
         s = self.game.s
+        micro_game = self.micro
         options = []
         for name in Rules.option_names():
             value = getattr(PRESETS["abacus-2013"], name)
             choice = Rules._CHOICES.get(name)
             kind = ("choice" if choice else "bool" if isinstance(value, bool)
                     else "text" if isinstance(value, str) else "number")
-            options.append({"name": name, "label": name.replace("_", " "), "kind": kind,
-                            "choices": list(choice) if choice else None})
+            options.append({"name": name, "label": OPTION_LABELS.get(name, name.replace("_", " ")),
+                            "kind": kind, "choices": list(choice) if choice else None})
         presets = {p: {n: getattr(r, n) for n in Rules.option_names()}
                    for p, r in PRESETS.items()}
         detected = list(self.camera.tiles()) if self.camera is not None and \
             self.camera.tiles() else None
-        return {"players": [p.name for p in s.players], "preset": s.rules.preset
-                if s.players else self.preset, "options": options, "presets": presets,
+        preset = s.rules.preset if s.players and not micro_game else self.preset
+        if preset == "micro-robots":  # the edition list is of the classic game
+            preset = "abacus-2013"
+        game = MICRO if micro_game or (not s.players and self.preset == "micro-robots") \
+            else CLASSIC
+        return {"game": game, "games": [CLASSIC, MICRO],
+                "players": self._player_names(), "preset": preset, "options": options,
+                "presets": {p: v for p, v in presets.items() if p != "micro-robots"},
                 "tiles": self._current_tiles(), "detected_tiles": detected,
-                "tile_names": list(tile_names())}
+                "tile_names": list(tile_names()),
+                "micro": {"options": (s.options if micro_game else MicroOptions()).to_dict(),
+                          "layout": s.layout.name if micro_game and s.layout else None,
+                          "layouts": self.layouts.list() if self.layouts is not None else [],
+                          "first_roller": s.roller if micro_game and s.players else 0,
+                          "proposal": self._proposal is not None}}
 
     def history(self) -> dict[str, Any]:
         """Every game on this table and each player's record (from the store's journal, read
@@ -776,8 +879,9 @@ class Table:
             return self.call(self.history)
         if self.store is None:
             s = self.game.summary()
-            games = [{"id": 1, "started": None, "ended": None, "status": "playing",
-                      "rules": s["rules"], "players": s["players"], "chips": s["chips"],
+            games = [{"id": 1, "game": s.get("game", CLASSIC), "started": None, "ended": None,
+                      "status": "playing", "rules": s["rules"], "players": s["players"],
+                      "chips": s["chips"],
                       "winners": [s["players"][i] for i in s["winners"]],
                       "rounds": len(s["rounds"])}] if s["players"] else []
             return {"games": games, "players": []}
@@ -785,6 +889,227 @@ class Table:
         stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
         stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
         return {"games": games, "players": stats}
+
+    # ------------------------------------------------------------ Micro Robots
+
+    def check_micro_setup(self, players: list[str], layout: Any, options: Mapping[str, Any],
+                          first_roller: int = 0) -> dict[str, Any]:
+        """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
+        the field. ``layout``: the name of a saved layout, or a ``micro-layout/1`` object."""
+        if not 2 <= len(players) <= micro.MAX_PLAYERS:
+            raise ValueError(f"players: Micro Robots is for 2 to {micro.MAX_PLAYERS} players")
+        if isinstance(layout, str):
+            if self.layouts is None:
+                raise ValueError("layout: this table keeps no saved layouts")
+            try:
+                board = self.layouts.load(layout)
+            except micro.LayoutError as e:
+                raise ValueError(f"layout: {e}") from None
+        elif layout is None:
+            raise ValueError("layout: choose a saved layout, or enter the board first")
+        else:
+            try:
+                board = micro.Layout.from_dict(layout)
+            except micro.LayoutError as e:
+                raise ValueError(f"layout: {e}") from None
+        try:
+            opts = MicroOptions.from_dict(options)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"options: {e}") from None
+        if opts.stall_seconds is not None and not 60 <= opts.stall_seconds <= 600:
+            raise ValueError("options: stall_seconds: the stall hourglass runs 60 to 600 "
+                             "seconds (the rules say two or three minutes), or null for none")
+        if isinstance(first_roller, bool) or not isinstance(first_roller, int) \
+                or not 0 <= first_roller < len(players):
+            raise ValueError(f"first_roller: a seat from 0 to {len(players) - 1}")
+        return {"type": "setup", "game": MICRO, "players": list(players),
+                "layout": board.to_dict(), "options": opts.to_dict(),
+                "first_roller": first_roller}
+
+    def _micro_state(self) -> dict[str, Any]:
+        """The published state of a Micro Robots game: what every page and phone shows. The
+        round's answer (shortest route, possible counts) is in ``last_round`` only once that
+        round is over."""
+        g = self.game
+        v = g.view(self.now())
+        phase = v["phase"]
+        stall = v["stall"]
+        demo = v["demonstration"]
+        last = v["rounds"][-1] if v["rounds"] and phase in ("round_over", "game_over") else None
+        self._seq += 1
+        return {
+            "seq": self._seq,
+            "epoch": self.epoch,
+            "game": MICRO,
+            "phase": phase,
+            "round": v["round"],
+            "players": v["players"],
+            "roller": v["roller"],
+            "roller_name": None if v["roller"] is None else v["players"][v["roller"]]["name"],
+            "layout": v["layout"],
+            "start": v["start"],
+            "target": v["target"],
+            "via": v["via"],
+            "robot": v["robot"],
+            "seen": self._micro_seen,
+            # the same shape as the classic timer, so the hourglass is drawn alike
+            "timer": {"running": stall["ends_at"] is not None, "remaining": stall["remaining"],
+                      "total": stall["seconds"]},
+            "demonstrating": demo,
+            "verdict": self._verdict,
+            "last_round": last,
+            "rounds_played": len(v["rounds"]),
+            "vp_to_win": v["options"]["vp_to_win"],
+            "chips": v["options"]["chips"],
+            "chips_in_supply": v["chips_in_supply"],
+            "chip_on_target": v["chip_on_target"],
+            "options": v["options"],
+            "winners": v["winners"],
+            "end_reason": v["end_reason"],
+            "can_undo": v["can_undo"],
+            "message": self._message,
+            "proposal": self._proposal is not None,
+            "board": None,
+            "bids": [],
+            "sim": self.simulated,
+            "buttons": self._virtual_buttons(),
+            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
+            "camera": self.camera.status() if self.camera is not None else None,
+        }
+
+    def _micro_hardware_view(self) -> dict[str, Any]:
+        """What the LEDs show in Micro Robots: the stall hourglass as the timer, the caller as
+        the demonstrator (her button is done / give up), her called number on the display."""
+        v = self.game.view(self.now())
+        stall, demo = v["stall"], v["demonstration"]
+        verdict = None
+        if self._verdict is not None:
+            verdict = "success" if self._verdict["result"] == "success" else "failure"
+        return {"game": MICRO, "mode": "multi", "phase": v["phase"], "verdict": verdict,
+                "timer": {"running": stall["ends_at"] is not None,
+                          "started_at": stall["since"], "duration": stall["seconds"],
+                          "remaining": stall["remaining"]},
+                "leader": None, "players": v["players"],
+                "demonstrating": demo["seat"] if demo else None,
+                "bid_to_meet": demo["number"] if demo else None}
+
+    def _after_micro(self, events: list[dict[str, Any]]) -> None:
+        illegal = False
+        for e in events:
+            t = e.get("type")
+            if t in ("new_game", "game_set_up"):
+                # whatever the classic game had running is over
+                self._cancel_solver()
+                self._verifier = None
+                self._pending_demo = None
+                self._optimal = None
+                self._verdict = None
+                self._message = ""
+                self._micro_sync_sim()
+            elif t in ("rolled", "target_rerolled"):
+                self._verdict = None
+                self._message = ""
+                if t == "target_rerolled" and e.get("reason") == "stall":
+                    self._message = "Nobody called in time: a new target was rolled"
+                self._micro_sync_sim()
+                self.broker.publish("roll", _public(e))
+            elif t == "demonstration_started":
+                self._message = ""
+                self.broker.publish("call", _public(e))
+            elif t == "landed":
+                illegal = illegal or not e["legal"]
+                self._micro_sync_sim()  # a landing tapped on the page: the hand follows
+                self.broker.publish("landing", _public(e))
+            elif t == "demonstration_succeeded":
+                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
+                                 "number": e["number"], "landings": e["landings"],
+                                 "reason": f"exactly {e['number']} moves", "by": e["by"]}
+            elif t == "demonstration_failed":
+                reason = e.get("reason") or ""
+                result = "gave_up" if e["by"] == e["seat"] else (
+                    "illegal" if illegal else "failure")
+                self._verdict = {"result": result, "seat": e["seat"], "name": e["name"],
+                                 "number": e["number"], "landings": e["landings"],
+                                 "reason": reason, "by": e["by"], "chip_to": None}
+            elif t == "chip_given" and self._verdict is not None:
+                self._verdict["chip_to"] = e["to_name"]
+            elif t == "round_over":
+                self.broker.publish("verdict", {**(self._verdict or {}), "at": e["at"]})
+                self.broker.publish("round", _public(e))
+                self._micro_sync_sim()  # the robot is put on the target either way
+            elif t == "undone":
+                self._verdict = None
+                self._micro_sync_sim()
+        self._publish()
+
+    def _micro_sync_sim(self) -> None:
+        """The simulated hand puts the robot where the game says it stands (a new game, a roll,
+        the end of a round, an undo): the camera then sees it there, which is no landing."""
+        if self.micro_sim is None:
+            return
+        if not self.micro:
+            self.micro_sim.sync(None, None)
+            return
+        robot = self.game.view()["robot"]
+        self.micro_sim.sync(self.game.s.layout, robot)
+        self._micro_seen = robot
+
+    def _on_micro_observation(self, space: str | None, source: str = "camera") -> Outcome:
+        if not self.micro:
+            return Outcome(False, "no Micro Robots game is on the table")
+        seen = None if space is None else Space.parse(space).name
+        self._micro_seen = seen
+        g = self.game
+        if seen is not None and g.phase == "demonstrating":
+            v = g.view()
+            if seen != v["robot"]:
+                out = self._apply({"type": "land", "space": seen}, source)
+                if not out.ok:
+                    self._message = f"{source}: {out.reason}"
+                    self._publish()
+                return out
+        elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
+            self._message = (f"{source}: the robot is on {seen}; the round starts from "
+                             f"{g.view()['robot']}")
+        self._publish()
+        return Outcome(True)
+
+    def _on_proposal(self, payload: tuple[Any, Any], source: str = "camera") -> Outcome:
+        rows, confidence = payload
+        problems = micro.check_rows(rows)
+        if problems == [f"the board is {micro.SIZE} rows of {micro.SIZE} spaces"]:
+            raise ValueError(f"layout proposal: {problems[0]}")
+        names = [[None if x in (None, "") else Space.parse(x).name for x in row]
+                 for row in rows]
+        if confidence is not None:
+            ok = (isinstance(confidence, list | tuple) and len(confidence) == micro.SIZE
+                  and all(isinstance(r, list | tuple) and len(r) == micro.SIZE for r in confidence)
+                  and all(isinstance(c, int | float) and not isinstance(c, bool)
+                          and 0 <= c <= 1 for r in confidence for c in r))
+            if not ok:
+                raise ValueError("layout proposal: confidence is six rows of six numbers "
+                                 "from 0 to 1")
+            confidence = [[round(float(c), 3) for c in r] for r in confidence]
+        self._proposal = {"rows": names, "confidence": confidence, "problems": problems,
+                          "source": source, "at": time.time()}
+        self._message = f"{source} read a Micro Robots board: confirm it under Layouts"
+        self._publish()
+        return Outcome(True)
+
+    def proposal(self) -> dict[str, Any] | None:
+        """The layout the camera proposed, waiting for the user (None if there is none)."""
+        return self._proposal
+
+    def dismiss_proposal(self) -> None:
+        """The user confirmed (and saved) or discarded the camera's proposal."""
+        self._proposal = None
+
+    def sim_micro_put(self, space: str | None) -> str | None:
+        """The simulated hand puts the micro robot on a space (any space: the game judges
+        it), or lifts it (``None``); the simulated camera sees it come to rest."""
+        if self.micro_sim is None:
+            raise ValueError("this is not the simulated table")
+        return self.micro_sim.put(space)
 
     # --------------------------------------------- camera, calibration, virtual buttons
 
@@ -991,6 +1316,54 @@ class SimWorld:
             return {r: self.board.name(c) for r, c in self.robots.items()}
 
 
+class MicroSimWorld:
+    """The simulated table of Micro Robots: the 6×6 board and where its one robot rests.
+
+    A hand puts the robot on any space or lifts it (:meth:`put`); the simulated camera reports
+    every resting place (:meth:`observations`), as a real camera reports the space the robot
+    comes to rest on. The game never reads this directly, only through the camera."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.layout: micro.Layout | None = None
+        self.robot: str | None = None  # None: off the board (beside it, or in a hand)
+        self.version = 0
+        self.on_change: Callable[[], Any] | None = None
+        self._rests: deque[str | None] = deque(maxlen=256)
+
+    def _changed(self, seen: bool = True) -> None:
+        self.version += 1
+        if seen:
+            self._rests.append(self.robot)
+        if self.on_change is not None:
+            self.on_change()
+
+    def sync(self, layout: micro.Layout | None, robot: str | None) -> None:
+        """The board of a (new) game, and the robot where the game says it stands. The table
+        put it there and knows it: this is no observation for the camera to report."""
+        with self._lock:
+            if layout == self.layout and robot == self.robot:
+                return
+            self.layout, self.robot = layout, robot
+            self._changed(seen=False)
+
+    def put(self, space: str | None) -> str | None:
+        """The hand sets the robot down on ``space`` (or lifts it: ``None``)."""
+        with self._lock:
+            if self.layout is None:
+                raise ValueError("set up a Micro Robots game first")
+            self.robot = None if space is None else Space.parse(space).name
+            self._changed()
+            return self.robot
+
+    def observations(self) -> list[str | None]:
+        """Every resting place since the last call, oldest first (``None``: lifted)."""
+        with self._lock:
+            out = list(self._rests)
+            self._rests.clear()
+            return out
+
+
 # ---------------------------------------------------------------- the camera
 
 
@@ -1018,10 +1391,11 @@ class CameraFeed:
     """
 
     def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
-                 interval: float = 0.2) -> None:
+                 micro_sim: MicroSimWorld | None = None, interval: float = 0.2) -> None:
         self.table = table
         self.spec = spec
         self.sim = sim
+        self.micro_sim = micro_sim
         self.interval = interval
         self.corners: list[tuple[float, float]] | None = None
         self._stop = threading.Event()
@@ -1036,6 +1410,8 @@ class CameraFeed:
         self._source: Any = None
         if sim is not None:
             sim.on_change = self._wake.set
+        if micro_sim is not None:
+            micro_sim.on_change = self._wake.set
 
     # -- thread
     def start(self) -> None:
@@ -1053,16 +1429,19 @@ class CameraFeed:
             self._source.close()
 
     def _run(self) -> None:
-        if self.sim is None:
+        if self.sim is None and self.micro_sim is None:
             self._run_source()
             return
         while not self._stop.is_set():
             self._wake.wait(self.interval * 5)
             self._wake.clear()
-            for seen in self.sim.layouts():
+            for seen in self.sim.layouts() if self.sim is not None else ():
                 if seen != self._last:
                     self._last = seen
                     self.table.observe(seen, "camera")
+            # every resting place: the table knows where the robot stands and keeps only news
+            for space in self.micro_sim.observations() if self.micro_sim is not None else ():
+                self.table.observe_micro(space, "camera")
 
     def _run_source(self) -> None:
         """Frames from a real camera, read by the vision pipeline; only layouts stable over a

@@ -121,6 +121,22 @@ def solve_state(state: dict) -> list[tuple[str, str]]:
     return [(m.robot, m.direction.word) for m in solve(pos).moves]
 
 
+def unlock(page) -> None:
+    """Unlock the table's own screen with the PIN it shows."""
+    page.fill("#pin-input", page.locator("#pin").inner_text())
+    page.click("#unlock button[type=submit]")
+    page.wait_for_selector("#unlock.hidden", state="attached")
+
+
+def players(page, *names: str) -> None:
+    """Open Setup and name the players, in seat order."""
+    page.click("nav >> text=Setup")
+    page.wait_for_selector("#players input")
+    inputs = page.locator('#players input[name="player"]')
+    for i, name in enumerate(names):
+        inputs.nth(i).fill(name)
+
+
 def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     # bypass_csp lets the test's own wait_for_function predicates run; the page is unchanged
     screen = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
@@ -136,11 +152,7 @@ def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     page.wait_for_selector("#unlock.hidden", state="attached")
 
     # Setup: two players, a short hourglass.
-    page.click("nav >> text=Setup")
-    page.wait_for_selector("#players input")
-    inputs = page.locator('#players input[name="player"]')
-    inputs.nth(0).fill("Ann")
-    inputs.nth(1).fill("Ben")
+    players(page, "Ann", "Ben")
     page.fill('#options input[name="timer_seconds"]', "4")
     page.click("#setup button[type=submit]")
     page.wait_for_selector("#setup-ok:has-text('New game started')")
@@ -280,3 +292,204 @@ def test_ctrl_c_stops_cleanly_with_open_pages(browser, companion):
     code, out = companion.stop(signal.SIGINT)
     assert code == 0 and "stopped; the journal is saved" in out
     assert time.monotonic() - t0 < 10
+
+
+# ---------------------------------------------------------------- Micro Robots
+
+
+def micro_rows() -> list[list[str]]:
+    from companion.micro import example_layout
+
+    return [[s.name for s in row] for row in example_layout().rows]
+
+
+def micro_route(state: dict, moves: int | None = None) -> list[str]:
+    """A route of the round on the page (the shortest, or of exactly ``moves``), worked out
+    here: the page keeps the answer off every phone until the round is over."""
+    from companion.micro import Layout, route_of_length, shortest_route
+
+    layout = Layout.from_dict(state["layout"])
+    if moves is None:
+        route = shortest_route(layout, state["start"], state["target"], state["via"])
+    else:
+        route = route_of_length(layout, state["start"], state["target"], moves, state["via"])
+    return [s.name for s in route.landings]
+
+
+def unreachable(state: dict) -> str:
+    """A space the robot cannot reach in one move from where it stands."""
+    from companion.micro import Layout, Space
+
+    layout, here = Layout.from_dict(state["layout"]), Space.parse(state["robot"])
+    return next(x.name for row in layout.rows for x in row if x != here
+                and x.name != state["target"] and layout.why_not(here, x))
+
+
+def test_a_micro_robots_game_played_from_the_page(browser, companion):
+    screen = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = screen.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(companion.url + "/")
+    unlock(page)
+
+    # The board entered on the page, a tap at a time: a space, then its colour and number.
+    page.click("nav >> text=Layouts")
+    page.wait_for_selector("#whole .space")
+    rows = micro_rows()
+    page.click('#whole .space[data-row="0"][data-col="0"]')  # the next one is picked for us
+    for r, row in enumerate(rows):
+        for c, name in enumerate(row):
+            if (r, c) == (5, 5):
+                page.wait_for_selector("#problems li >> text=1 space still to fill")
+            page.click(f'#colours [data-color="{name[:-1]}"]')
+            page.click(f'#numbers [data-number="{name[-1]}"]')
+    page.wait_for_selector('#problems[data-complete="1"]', timeout=WAIT)
+    page.fill("#layout-name", "Kitchen table")
+    page.click("#save")
+    page.wait_for_selector("#layout-ok:has-text('Saved as Kitchen table')", timeout=WAIT)
+
+    # Setup: Micro Robots, two players, the saved board.
+    players(page, "Ann", "Ben")
+    page.check('#game-choice input[value="micro-robots"]')
+    page.select_option("#micro-layout", "Kitchen table")
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector("#setup-ok:has-text('New game started')", timeout=WAIT)
+
+    page.click("nav >> text=Ricochet Companion")
+    page.wait_for_selector('.join-link[data-seat="1"][href]', timeout=WAIT)
+    assert page.locator("#micro-board .space").count() == 36
+    assert page.locator('#micro-board .space[data-space="pink1"]').inner_text() == "1"
+    links = [page.locator(f'.join-link[data-seat="{i}"]').get_attribute("href") for i in (0, 1)]
+    pads = []
+    for link, name in zip(links, ("Ann", "Ben"), strict=True):
+        phone = browser.new_context(**PHONE).new_page()
+        phone.on("pageerror", lambda e: errors.append(str(e)))
+        phone.goto(link)
+        phone.wait_for_selector(f"#who:has-text(\"{name}'s pad\")", timeout=WAIT)
+        pads.append(phone)
+    ann, ben = pads
+    api = Api(companion.url)
+
+    def roll() -> dict:
+        before = api.get("/api/state")["seq"]
+        page.click('[data-command="roll"]')
+        page.wait_for_selector('#phase[data-phase="round"]', timeout=WAIT)
+        state = api.get("/api/state")
+        assert state["seq"] > before
+        assert state["last_round"] is None  # nothing of the answer while the round is on
+        page.wait_for_selector(f'#dice[data-space="{state["target"]}"]', timeout=WAIT)
+        for phone in pads:
+            phone.wait_for_selector(f'#pad-board .space[data-space="{state["target"]}"]'
+                                    '[data-target="1"]', timeout=WAIT)
+        return state
+
+    def call(phone, n: int) -> None:
+        phone.click(f'#keys button[data-moves="{n}"]')
+        page.wait_for_selector('#phase[data-phase="demonstrating"]', timeout=WAIT)
+
+    def tap(where, space: str, count: int | None) -> None:
+        where.click(f'.space[data-space="{space}"]')
+        if count is not None:
+            page.wait_for_selector(f'#demo[data-moves="{count}"]', timeout=WAIT)
+
+    vp = {"Ann": 0, "Ben": 0}
+    # Round 1: Ann calls the shortest route and taps it on her phone.
+    state = roll()
+    route = micro_route(state)
+    call(ann, len(route))
+    ann.wait_for_selector("#demo-actions:not(.hidden)", timeout=WAIT)
+    assert ben.locator("#demo-actions").is_hidden()
+    for i, space in enumerate(route, 1):
+        tap(ann, space, i if i < len(route) else None)
+    page.wait_for_selector('#verdict[data-result="success"]', timeout=WAIT)
+    vp["Ann"] += 1
+    page.wait_for_selector('#scores tr[data-seat="0"] td.num >> text=1', timeout=WAIT)
+    page.wait_for_selector('#answer[data-state="shown"]', timeout=WAIT)
+    assert "Shortest:" in page.locator("#answer").inner_text()
+    assert "Possible counts" in page.locator("#answer").inner_text()
+
+    # Round 2: Ann calls again and lands where no move goes: illegal, her chip goes to Ben.
+    state = roll()
+    call(ann, 3)
+    bad = unreachable(api.get("/api/state"))
+    tap(page, bad, None)  # entered on the table screen
+    page.wait_for_selector('#verdict[data-result="illegal"]', timeout=WAIT)
+    assert "Ben" in page.locator("#verdict").inner_text()  # he got her chip
+    vp["Ann"] -= 1
+    vp["Ben"] += 1
+    page.wait_for_selector('#scores tr[data-seat="1"] td.num >> text=1', timeout=WAIT)
+    page.wait_for_selector('#scores tr[data-seat="0"] td.num >> text=0', timeout=WAIT)
+
+    # Round 3: Ben demonstrates with the simulated hand; the simulated camera sees each landing.
+    state = roll()
+    route = micro_route(state)
+    call(ben, len(route))
+    page.check("#hand")
+    for i, space in enumerate(route, 1):
+        tap(page, space, i if i < len(route) else None)
+    page.wait_for_selector('#verdict[data-result="success"]', timeout=WAIT)
+    page.uncheck("#hand")
+    vp["Ben"] += 1
+
+    # On to the end: Ben wins rounds, calling one more than the shortest when he can.
+    while vp["Ben"] < 5:
+        state = roll()
+        route = micro_route(state)
+        padded = micro_route(state, len(route) + 2) if len(route) + 2 <= 24 else route
+        call(ben, len(padded))
+        for i, space in enumerate(padded, 1):
+            tap(page, space, i if i < len(padded) else None)
+        page.wait_for_selector('#verdict[data-result="success"]', timeout=WAIT)
+        vp["Ben"] += 1
+    page.wait_for_selector('#phase[data-phase="game_over"]', timeout=WAIT)
+    assert "5 VP reached" in page.locator("#supply").inner_text()
+    assert "🏆" in page.locator('#scores tr[data-seat="1"]').inner_text()
+    for phone in pads:
+        phone.wait_for_selector("#phase:has-text('Game over')", timeout=WAIT)
+    assert errors == []
+    history = api.get("/api/history")["games"]
+    assert history[-1]["game"] == "micro-robots" and history[-1]["winners"] == ["Ben"]
+    screen.close()
+
+
+def test_a_micro_game_killed_mid_round_comes_back_with_nothing_lost(browser, tmp_path):
+    db = tmp_path / "journal.db"
+    first = Companion(db).start()
+    api = Api(first.url)
+    api.post("/api/unlock", {"pin": PIN})
+    api.post("/api/layouts", {"name": "Kitchen table", "rows": micro_rows()})
+    api.post("/api/setup", {"game": "micro-robots", "players": ["Ann", "Ben"],
+                            "layout": "Kitchen table"})
+    api.post("/api/command", {"type": "place", "start": "pink1", "target": "white2"})
+    link = api.get("/api/join-links")[1]["url"]
+    phone = Api(first.url)
+    token = phone.post("/api/join", {"seat": 1, "code": link.split("code=")[1]})["token"]
+    phone.post("/api/call", {"moves": 5}, {"X-Player-Token": token})
+    api.post("/api/command", {"type": "land", "space": "pink6"})
+    api.post("/api/command", {"type": "land", "space": "white6"})
+    before = api.get("/api/state")
+    first.proc.kill()  # like pulling the plug
+    first.proc.wait(10)
+
+    again = Companion(db, port=first.port).start()
+    try:
+        screen = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        screen.goto(again.url + "/")
+        screen.wait_for_selector('#phase[data-phase="demonstrating"]', timeout=WAIT)
+        screen.wait_for_selector('#demo[data-moves="2"]', timeout=WAIT)
+        assert "Ben called 5" in screen.locator("#demo").inner_text()
+        after = Api(again.url).get("/api/state")
+        for key in ("demonstrating", "layout", "players", "start", "target", "robot"):
+            assert after[key] == before[key], key
+        assert after["timer"]["running"] is False
+        unlock(screen)
+        for i, space in enumerate(["red6", "red2", "white2"], 3):
+            screen.click(f'.space[data-space="{space}"]')
+            if i < 5:
+                screen.wait_for_selector(f'#demo[data-moves="{i}"]', timeout=WAIT)
+        screen.wait_for_selector('#verdict[data-result="success"]', timeout=WAIT)
+        screen.wait_for_selector('#scores tr[data-seat="1"] td.num >> text=1', timeout=WAIT)
+    finally:
+        code, out = again.stop()
+    assert code == 0 and "stopped" in out

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -511,3 +512,150 @@ def test_crash_anywhere_loses_nothing_acknowledged(tmp_path):
     print(f"\ncrash test: {kills} SIGKILLs, {acked_total} commands acknowledged, all recovered; "
           f"{ahead} restarts found one unacknowledged command committed; {elapsed:.1f} s")
     assert kills >= 50
+
+
+# ---------------------------------------------------------------- Micro Robots in the journal
+
+def micro_setup(at: float = 0.0, **extra) -> dict:
+    from companion.micro import example_layout
+
+    return {"type": "setup", "game": "micro-robots", "at": at, "players": ["Ann", "Bo", "Cy"],
+            "layout": example_layout().to_dict(), "seed": 3, **extra}
+
+
+def test_a_micro_game_replays_exactly_mid_demonstration(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(micro_setup())
+        assert s.kind == "micro-robots"
+        s.apply({"type": "place", "at": 1, "start": "pink1", "target": "white2"})
+        s.apply({"type": "call", "at": 5, "seat": 1, "number": 5})
+        s.apply({"type": "land", "at": 6, "space": "pink6"})
+        s.apply({"type": "land", "at": 7, "space": "white6"})
+        live = s.view()
+    with Store(db, now=live["at"]) as s:
+        assert s.kind == "micro-robots" and s.view() == live
+        events = s.apply({"type": "land", "at": 9, "spaces": ["red6", "red2", "white2"]})
+        assert [e["type"] for e in events][-3:] == ["demonstration_succeeded", "chip_won",
+                                                    "round_over"]
+        assert s.view()["players"][1]["vp"] == 1
+
+
+def test_a_micro_power_cut_keeps_the_stall_hourglass_sand(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0, heartbeat=1.0) as s:
+        s.apply(micro_setup(options={"stall_seconds": 120}))
+        s.apply({"type": "roll", "at": 10})
+        target = s.view()["target"]
+        for t in range(11, 41):
+            s.advance(float(t))  # 30 s of sand run, journaled by the heartbeat
+    # The machine was off for an hour; the clock restarted at 5.
+    with Store(db, now=5.0) as s:
+        v = s.view(5.0)
+        assert v["target"] == target and v["phase"] == "round"
+        assert 89.0 <= v["stall"]["remaining"] <= 91.0
+        assert s.advance(5.0 + 89.0) == []
+        events = s.advance(5.0 + 91.0)
+        assert [e["type"] for e in events] == ["target_rerolled"]
+
+
+def test_switching_games_is_a_new_game_and_history_lists_both(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(SETUP)
+        play_round(s, 1, winner=0, bids={0: 3})
+        s.apply(micro_setup(at=200))  # a setup of the other game: a new game
+        assert s.kind == "micro-robots" and s.view()["phase"] == "idle"
+        s.apply({"type": "place", "at": 201, "start": "pink1", "target": "white2"})
+        s.apply({"type": "call", "at": 202, "seat": 2, "number": 4})
+        s.apply({"type": "give_up", "at": 203})
+        history = s.history()
+        stats = s.player_stats()
+    assert [(g["game"], g["status"]) for g in history] == [
+        ("ricochet-robots", "abandoned"), ("micro-robots", "playing")]
+    assert history[1]["players"] == ["Ann", "Bo", "Cy"] and history[1]["rounds"] == 1
+    assert stats["Cy"]["calls_made"] == 1 and stats["Cy"]["calls_met"] == 0
+    assert stats["Anna"]["rounds_won"] == 1
+    with Store(db, readonly=True) as s:  # the micro game replays from its own first row
+        assert s.kind == "micro-robots" and s.view()["round"] == 1
+        assert [g["game"] for g in s.history()] == ["ricochet-robots", "micro-robots"]
+    with Store(db, now=300.0) as s:  # and back to the classic game: another new game
+        s.apply({**SETUP, "at": 300})
+        assert s.kind == "ricochet-robots" and len(s.history()) == 3
+
+
+def test_a_refused_micro_setup_keeps_the_classic_game(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(SETUP)
+        with pytest.raises(GameError, match="layout"):
+            s.apply(micro_setup(at=1, layout={"rows": [["pink1"]]}))
+        with pytest.raises(GameError, match="not a game this table plays"):
+            s.apply({**SETUP, "at": 2, "game": "chess"})
+        assert s.kind == "ricochet-robots" and s.view()["players"][0]["name"] == "Anna"
+    assert rows(db) == 1
+
+
+def test_cli_history_marks_micro_games(tmp_path, capsys):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(micro_setup())
+        s.apply({"type": "place", "at": 1, "start": "pink1", "target": "white2"})
+        s.apply({"type": "call", "at": 2, "seat": 0, "number": 5})
+        s.apply({"type": "land", "at": 3, "spaces": ["pink6", "white6", "red6", "red2",
+                                                     "white2"]})
+    assert cli.main(["history", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\s+1 .* micro +playing +1  Ann 1, Bo 0, Cy 0", out, re.M), out
+    assert cli.main(["history", "--db", str(db), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"][0]["game"] == "micro-robots"
+    assert data["games"][0]["rounds"][0]["shortest_route"][-1] == "white2"
+
+
+def test_a_micro_journal_with_a_damaged_row_recovers_its_prefix(tmp_path):
+    db = tmp_path / "j.db"
+    with Store(db, now=0.0) as s:
+        s.apply(micro_setup())
+        s.apply({"type": "place", "at": 1, "start": "pink1", "target": "white2"})
+        s.apply({"type": "call", "at": 2, "seat": 0, "number": 5})
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE journal SET command = replace(command, '5', '6') WHERE id = 3")
+    out, kept, left = recover(db)
+    assert (kept, left) == (2, 1)
+    with Store(out, readonly=True) as s:
+        assert s.kind == "micro-robots" and s.view()["target"] == "white2"
+
+
+def test_layouts_are_saved_by_name_beside_the_journal(tmp_path):
+    from companion.micro import Layout, LayoutError, example_layout
+    from companion.store import LayoutShelf
+
+    shelf = LayoutShelf.beside(tmp_path / "j.db")
+    assert shelf.folder == tmp_path / "micro-layouts" and shelf.list() == []
+    saved = shelf.save(example_layout().renamed("  Kitchen   table "))
+    assert saved.name == "Kitchen table"
+    assert (tmp_path / "micro-layouts" / "kitchen-table.json").exists()
+    # the file is an ordinary layout file: `companion micro solve` reads it
+    assert Layout.load(tmp_path / "micro-layouts" / "kitchen-table.json") == example_layout()
+    turned = example_layout().turn_section(0).renamed("kitchen table")
+    shelf.save(turned)  # the same name again replaces it
+    assert shelf.load("Kitchen table") == turned
+    with pytest.raises(LayoutError, match="already saved"):
+        shelf.save(example_layout().renamed("Kitchen-Table!"), replace=False)
+    shelf.save(example_layout().renamed("Cellar"))
+    shelf.rename("cellar", "Attic")
+    assert [x["name"] for x in shelf.list()] == ["Attic", "kitchen table"]
+    with pytest.raises(LayoutError, match="already saved"):
+        shelf.rename("Attic", "Kitchen table")
+    shelf.delete("attic")
+    with pytest.raises(LayoutError, match="no layout called 'attic'"):
+        shelf.load("attic")
+    for bad, words in [("", "give the layout a name"), ("x" * 41, "at most 40"),
+                       ("!!!", "letters or digits"), (None, "give the layout a name")]:
+        with pytest.raises(LayoutError, match=words):
+            shelf.save(example_layout().renamed(bad) if isinstance(bad, str) else
+                       Layout(example_layout().rows, bad))
+    (shelf.folder / "broken.json").write_text("{")
+    assert {"name": "broken", "file": "broken.json"}.items() <= shelf.list()[0].items()
+    assert "not JSON" in shelf.list()[0]["error"]

@@ -14,7 +14,7 @@ import pytest
 from companion import solver
 from companion.gpio import Hardware, PinMap
 from companion.store import Store
-from companion.table import CameraFeed, SimWorld, Table, board_geometry
+from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
 from companion.web.events import Broker
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
@@ -47,7 +47,8 @@ def make_table(tmp_path, *, solve=solver.solve, sim: bool = True, name: str = "j
               simulated=sim, **kw)
     if sim:
         t.sim = SimWorld()
-        t.attach_camera(CameraFeed(t, "sim", sim=t.sim))
+        t.micro_sim = MicroSimWorld()
+        t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
     return t
 
 
@@ -405,5 +406,290 @@ def test_a_real_camera_feed_reads_frames_and_hands_stable_layouts_to_the_table(t
         state = wait_state(t, lambda s: s["robots"]["red"] == expected, timeout=60)
         assert state["robots"] == {r: moved.board.name(c) for r, c in moved.robots.items()}
         camera.stop()
+    finally:
+        t.stop()
+
+
+# ---------------------------------------------------------------- Micro Robots at the table
+
+from companion.micro import example_layout  # noqa: E402
+
+ROUTE = ["pink6", "white6", "red6", "red2", "white2"]  # the rule sheet's five moves
+
+
+def micro_set_up(t: Table, players=("Ann", "Bo", "Cy"), **options: Any) -> dict[str, Any]:
+    spec = t.check_micro_setup(list(players), example_layout().to_dict(), options)
+    out = t.submit(spec)
+    assert out.ok, out.reason
+    return spec
+
+
+def place(t: Table, start: str | None = "pink1", target: str = "white2") -> None:
+    cmd = {"type": "place", "target": target}
+    if start:
+        cmd["start"] = start
+    out = t.submit(cmd)
+    assert out.ok, out.reason
+
+
+def test_a_micro_round_played_by_taps_wins_a_vp_chip(table):
+    micro_set_up(table)
+    state = wait_state(table, lambda s: s["phase"] == "idle")
+    assert state["game"] == "micro-robots" and len(state["layout"]["rows"]) == 6
+    place(table)
+    state = wait_state(table, lambda s: s["phase"] == "round")
+    assert state["timer"]["running"] and state["timer"]["total"] == 150
+    assert state["last_round"] is None and state["chips_in_supply"] == 24
+    assert table.submit({"type": "call", "seat": 1, "number": 5}).ok
+    assert not table.submit({"type": "call", "seat": 2, "number": 3}).ok  # the first call
+    for space in ROUTE:
+        out = table.submit({"type": "land", "space": space})
+        assert out.ok, out.reason
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["name"] == "Bo"
+    assert [p["vp"] for p in state["players"]] == [0, 1, 0]
+    assert state["last_round"]["shortest"] == 5 and state["last_round"]["lengths"]
+    assert state["robot"] == "white2" and state["start"] == "white2"
+    assert table.micro_sim.robot == "white2"  # the robot stays on the target
+
+
+def test_an_illegal_landing_is_explained_and_costs_a_chip(table):
+    micro_set_up(table)
+    place(table)
+    assert table.submit({"type": "call", "seat": 1, "number": 5}).ok
+    for space in ROUTE:
+        assert table.submit({"type": "land", "space": space}).ok
+    assert table.submit({"type": "place", "target": "pink1"}).ok
+    assert table.submit({"type": "call", "seat": 1, "number": 2}).ok
+    assert table.submit({"type": "land", "space": "green5"}).ok  # not in line with white2
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    v = state["verdict"]
+    assert v["result"] == "illegal" and "not in the same row or column" in v["reason"]
+    # Bo's chip goes to the fewest, Ann and Cy tied: the nearest clockwise from Bo is Cy
+    assert v["chip_to"] == "Cy" and [p["vp"] for p in state["players"]] == [0, 0, 1]
+    assert state["chips_in_supply"] == 24 and state["robot"] == "pink1"
+
+
+def test_the_simulated_camera_judges_a_demonstration_from_the_robots_landings(table):
+    micro_set_up(table)
+    place(table)
+    wait_state(table, lambda s: s["seen"] == "pink1")  # the camera sees the robot on start
+    assert table.submit({"type": "call", "seat": 0, "number": 5}).ok
+    for i, space in enumerate(ROUTE, 1):
+        table.sim_micro_put(None)  # the hand lifts it: hidden, no landing
+        table.sim_micro_put(space)
+        if i < len(ROUTE):
+            state = wait_state(table, lambda s, i=i: s["demonstrating"] and len(
+                s["demonstrating"]["landings"]) == i)
+            assert state["demonstrating"]["landings"][-1] == space
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success" and state["verdict"]["by"] == "rules"
+
+
+def test_the_camera_seam_takes_a_robots_space_or_none_and_refuses_nonsense(table):
+    micro_set_up(table)
+    place(table)
+    assert table.submit({"type": "call", "seat": 2, "number": 5}).ok
+    table.observe_micro(None)
+    table.observe_micro("pink1")  # set down on the start: where it stood, no landing
+    table.observe_micro("purple 9")
+    state = wait_state(table, lambda s: "purple" in s["message"])
+    assert state["demonstrating"]["landings"] == []
+    table.observe_micro("pink 6")
+    state = wait_state(table, lambda s: s["demonstrating"]["landings"] == ["pink6"])
+    table.observe_micro("pink6")  # seen again where it rests: nothing new
+    table.observe_micro("green5")  # an illegal landing from the camera ends it
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "illegal" and state["verdict"]["by"] == "rules"
+
+
+def test_a_layout_proposed_by_the_camera_waits_for_the_user(table):
+    rows = [[s.name for s in row] for row in example_layout().rows]
+    rows[0][0] = None
+    rows[1][1] = "pink1"  # misread: pink 1 twice, blue 4 missing
+    conf = [[0.9] * 6 for _ in range(6)]
+    conf[1][1] = 0.3
+    table.propose_layout(rows, conf)
+    state = wait_state(table, lambda s: s["proposal"])
+    p = table.proposal()
+    assert p["rows"][1][1] == "pink1" and p["confidence"][1][1] == 0.3
+    assert any("pink 1 appears twice" in x for x in p["problems"])
+    assert "confirm" in state["message"]
+    table.propose_layout([["pink1"]], None)
+    wait_state(table, lambda s: "six rows" in s["message"] or "6 rows" in s["message"])
+    table.propose_layout(rows, [[2.0] * 6] * 6)
+    wait_state(table, lambda s: "confidence" in s["message"])
+    assert table.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
+
+
+def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):
+    t = make_table(tmp_path)
+    t.start()
+    micro_set_up(t)
+    place(t)
+    assert t.submit({"type": "call", "seat": 1, "number": 5}).ok
+    assert t.submit({"type": "land", "space": "pink6"}).ok
+    before = t.view()
+    t.stop()
+    again = make_table(tmp_path)
+    again.start()
+    try:
+        state = wait_state(again, lambda s: s["phase"] == "demonstrating")
+        assert state["demonstrating"] == before["demonstrating"]
+        assert state["layout"] == before["layout"] and state["players"] == before["players"]
+        assert again.micro_sim.robot == "pink6"  # the hand put the robot back where it was
+        for space in ROUTE[1:]:
+            assert again.submit({"type": "land", "space": space}).ok
+        assert wait_state(again, lambda s: s["phase"] == "round_over")["verdict"]["result"] \
+            == "success"
+    finally:
+        again.stop()
+
+
+def test_switching_to_micro_and_back_is_a_new_game_each_time(table):
+    set_up(table)
+    assert table.submit({"type": "reveal"}).ok
+    micro_set_up(table)
+    state = wait_state(table, lambda s: s.get("game") == "micro-robots")
+    assert state["phase"] == "idle" and state["board"] is None
+    set_up(table)
+    state = wait_state(table, lambda s: s["game"] == "ricochet-robots" and s["phase"] == "idle")
+    assert table.micro_sim.layout is None
+    games = table.history()["games"]
+    assert [g["game"] for g in games] == ["ricochet-robots", "micro-robots", "ricochet-robots"]
+
+
+def test_the_stall_hourglass_rerolls_the_target_on_the_loops_clock(tmp_path):
+    t = make_table(tmp_path)
+    t.start()
+    try:
+        spec = t.check_micro_setup(["Ann", "Bo"], example_layout().to_dict(), {})
+        spec["options"]["stall_seconds"] = 0.5  # below what a user may choose: a test's clock
+        assert t.submit(spec).ok
+        place(t)
+        state = wait_state(t, lambda s: s["round"] == 1 and s["target"] != "white2")
+        assert state["phase"] == "round" and "new target" in state["message"]
+    finally:
+        t.stop()
+
+
+@pytest.mark.parametrize("players, layout, options, words", [
+    (["Ann"], None, {}, "2 to"),
+    (["Ann", "Bo"], None, {}, "choose a saved layout"),
+    (["Ann", "Bo"], "nowhere", {}, "no layout called"),
+    (["Ann", "Bo"], {"rows": [["pink1"] * 6] * 6}, {}, "pink 1 appears 36 times"),
+    (["Ann", "Bo"], "EXAMPLE", {"stall_seconds": 5}, "60 to 600"),
+    (["Ann", "Bo"], "EXAMPLE", {"speed": 5}, "unknown option"),
+])
+def test_a_bad_micro_setup_names_the_field(table, players, layout, options, words):
+    if layout == "EXAMPLE":
+        layout = example_layout().to_dict()
+    with pytest.raises(ValueError, match=words):
+        table.check_micro_setup(players, layout, options)
+
+
+def released(t: Table, name: str, index: int | None = None) -> None:
+    """Wait until a virtual button's last tap is released (a tap lasts a moment)."""
+    end = time.monotonic() + WAIT
+    while not t.hardware.pin(name, index).state:
+        assert time.monotonic() < end
+        time.sleep(0.01)
+
+
+def test_the_buttons_play_micro_robots(tmp_path, factory):
+    t = make_table(tmp_path)
+    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
+                               pin_factory=factory))
+    t.start()
+    try:
+        micro_set_up(t, players=("Ann", "Bo"))
+        t.press("start")  # roll the dice
+        state = wait_state(t, lambda s: s["phase"] == "round")
+        assert state["target"] and state["start"] and state["target"] != state["start"]
+        first = state["target"]
+        assert t.hardware.sync()
+        levels = [t.hardware.devices["hourglass"][i].value for i in range(8)]
+        assert levels[0] > 0  # the stall hourglass runs on the LED bar
+        released(t, "start")
+        t.press("start")  # a tap while a target is out: the table re-rolls it
+        end = time.monotonic() + WAIT
+        while t.call(lambda: t.store.commands()[-1]["type"]) != "reroll":
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        assert first  # (the new target may be the same space again: dice are dice)
+        t.hardware.turn(4)
+        t.press("bid-1")  # Bo's button: call the dial's number
+        state = wait_state(t, lambda s: s["phase"] == "demonstrating")
+        assert state["demonstrating"]["seat"] == 1 and state["demonstrating"]["number"] == 4
+        # the LEDs are shown just after the page: wait until the buttons know who demonstrates
+        end = time.monotonic() + WAIT
+        released(t, "bid", 1)
+        while (t.hardware._view or {}).get("demonstrating") != 1:
+            assert time.monotonic() < end
+            time.sleep(0.01)
+        t.press("bid-1-hold")  # held by the demonstrator: she gives up
+        state = wait_state(t, lambda s: s["phase"] == "round_over", timeout=WAIT)
+        assert state["verdict"]["result"] == "gave_up"
+    finally:
+        t.stop()
+
+
+def test_the_transparent_robot_variant_plays_a_round_on_the_simulated_table(table):
+    info = table.setup_info()
+    option = next(o for o in info["options"] if o["name"] == "transparent_robot")
+    assert option["kind"] == "bool" and "transparent robot (variant" in option["label"]
+    spec = table.check_setup(["Ann", "Ben"], "abacus-2013",
+                             {"timer_seconds": 0.3, "transparent_robot": True}, None)
+    assert table.submit(spec).ok
+    state = wait_state(table, lambda s: "transparent" in s["robots"])
+    assert table.sim.truth()["transparent"] == state["robots"]["transparent"]
+    assert table.submit({"type": "reveal", "chip": "vortex"}).ok  # any robot, the transparent too
+    wait_state(table, lambda s: s["optimal_known"])
+    opt = table.solution()
+    assert table.submit({"type": "bid", "seat": 0, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    for move in opt["moves"]:
+        robot, how = move.split(" ", 1)  # the transparent robot's choices ride along: "up +wall"
+        table.sim_move(robot, how)
+    state = wait_state(table, lambda s: s["phase"] == "round_over")
+    assert state["verdict"]["result"] == "success", state["verdict"]
+
+
+def test_the_simulated_hand_passes_walls_with_the_transparent_robot(table):
+    from companion.rules import Move, Position
+
+    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"transparent_robot": True}, None)
+    assert table.submit(spec).ok
+    wait_state(table, lambda s: "transparent" in s["robots"])
+    board, robots = table.sim.board, dict(table.sim.robots)
+    others = {c for r, c in robots.items() if r != "transparent"}
+    # a free cell from which passing one wall goes further than stopping at it
+    found = None
+    for cell in board.cells():
+        if cell in others or cell in board.blocked or found:
+            continue
+        pos = Position(board, {**robots, "transparent": cell}, None, table.sim.rules)
+        for d in ("up", "down", "left", "right"):
+            plain = pos.slide(Move.parse(f"transparent {d}"))
+            passed = pos.slide(Move.parse(f"transparent {d} +wall"))
+            if passed.error is None and passed.moved and passed.end != plain.end:
+                found = (cell, d, passed.end)
+                break
+    assert found is not None
+    cell, d, end = found
+    table.sim.place({**{r: board.name(c) for r, c in robots.items()},
+                     "transparent": board.name(cell)})
+    where = table.sim_move("transparent", f"{d} +wall")
+    assert where["transparent"] == board.name(end)
+
+
+def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
+    t = make_table(tmp_path, preset="micro-robots")
+    t.start()
+    try:
+        info = t.setup_info()
+        assert info["game"] == "micro-robots" and info["preset"] == "abacus-2013"
+        assert "micro-robots" not in info["presets"]
+        assert info["micro"]["options"]["stall_seconds"] == 150
     finally:
         t.stop()

@@ -13,7 +13,7 @@ import pytest
 
 from companion.gpio import Hardware, PinMap
 from companion.store import Store
-from companion.table import CameraFeed, SimWorld, Table
+from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table
 from companion.web import create_app
 
 PIN = "246810"
@@ -26,7 +26,8 @@ def table(tmp_path, factory):
     t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,
               pin=PIN, simulated=True)
     t.sim = SimWorld()
-    t.attach_camera(CameraFeed(t, "sim", sim=t.sim))
+    t.micro_sim = MicroSimWorld()
+    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
     t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
                                pin_factory=factory))
     t.start()
@@ -481,14 +482,270 @@ POSTS = ["/api/join", "/api/bid", "/api/player/done", "/api/unlock", "/api/comma
          "/api/buttons/bid-0", "/api/sim/move", "/api/lock"]
 
 
-def test_hostile_bodies_on_every_post_route_never_cause_a_server_error(app, game, screen):
+def never_a_server_error(app, screen, paths, bodies) -> None:
+    """Every body on every path, from the screen and from a joined phone: a JSON 4xx."""
     phone = join(app, screen, 0)
-    before = game.view()["bids"]
-    for path in POSTS:
-        for body in HOSTILE:
+    for path in paths:
+        for body in bodies:
             for who in (screen, phone):
                 r = who.post(path, data=json.dumps(body), content_type="application/json",
                              headers={"X-Player-Token": phone.token})
                 assert r.status_code < 500, (path, body, r.status_code, r.get_data(True))
                 assert r.is_json
+
+
+def test_hostile_bodies_on_every_post_route_never_cause_a_server_error(app, game, screen):
+    before = game.view()["bids"]
+    never_a_server_error(app, screen, POSTS, HOSTILE)
     assert game.view()["bids"] == before
+
+
+# ---------------------------------------------------------------- Micro Robots
+
+from companion.micro import example_layout  # noqa: E402
+
+EXAMPLE_ROWS = [[s.name for s in row] for row in example_layout().rows]
+ROUTE = ["pink6", "white6", "red6", "red2", "white2"]
+
+
+@pytest.fixture
+def micro(screen, table):
+    """A Micro Robots game of Ann, Ben and Cy on the saved rule-sheet board, a target placed."""
+    r = screen.post("/api/layouts", {"name": "Kitchen table", "rows": EXAMPLE_ROWS})
+    assert r.status_code == 200, r.json
+    r = screen.post("/api/setup", {"game": "micro-robots", "players": ["Ann", "Ben", "Cy"],
+                                   "layout": "Kitchen table", "options": {"stall_seconds": 180}})
+    assert r.status_code == 200, r.json
+    assert r.json["state"]["game"] == "micro-robots" and r.json["state"]["phase"] == "idle"
+    r = screen.post("/api/command", {"type": "place", "start": "pink1", "target": "white2"})
+    assert r.status_code == 200, r.json
+    return table
+
+
+def test_a_micro_round_from_a_phones_call_to_the_vp_chip(app, micro, screen):
+    ben = join(app, screen, 1)
+    h = {"X-Player-Token": ben.token}
+    r = ben.post("/api/call", {"moves": 5}, headers=h)
+    assert r.status_code == 200 and r.json["state"]["demonstrating"]["name"] == "Ben"
+    for space in ROUTE[:3]:  # Ben taps his landings on his phone
+        assert ben.post("/api/player/land", {"space": space}, headers=h).status_code == 200
+    for space in ROUTE[3:]:  # the rest on the table screen
+        assert screen.post("/api/command", {"type": "land", "space": space}).status_code == 200
+    s = app.test_client().get("/api/state").json
+    assert s["phase"] == "round_over" and s["verdict"]["result"] == "success"
+    assert [p["vp"] for p in s["players"]] == [0, 1, 0] and s["chips_in_supply"] == 24
+    assert s["last_round"]["shortest_route"] == ["pink1", *ROUTE]
+
+
+def test_the_rounds_answer_never_reaches_a_phone_before_the_round_is_over(app, micro, screen):
+    def answer_in(text: str) -> bool:
+        return "shortest" in text or "every number from" in text or "lengths" in text
+
+    phone = Browser(app, REMOTE)
+    assert not answer_in(phone.get("/api/state").get_data(as_text=True))
+    ann = join(app, screen, 0)
+    assert ann.post("/api/call", {"moves": 2}, headers={"X-Player-Token": ann.token}
+                    ).status_code == 200
+    assert not answer_in(phone.get("/api/state").get_data(as_text=True))
+    assert screen.post("/api/command", {"type": "give_up"}).status_code == 200
+    assert answer_in(phone.get("/api/state").get_data(as_text=True))
+
+
+def test_a_strangers_call_is_refused_and_a_phone_calls_only_for_its_player(app, micro, screen):
+    stranger = Browser(app, REMOTE)
+    assert_refused(stranger.post("/api/call", {"moves": 3}), 403, "token")
+    assert_refused(stranger.post("/api/call", {"moves": 3}, headers={"X-Player-Token": "f" * 32}),
+                   403, "token")
+    ann = join(app, screen, 0)
+    h = {"X-Player-Token": ann.token}
+    assert_refused(ann.post("/api/call", {"moves": 3, "seat": 1}, headers=h), 403, "own player")
+    for bad in (0, 100, "5", True, None):
+        assert_refused(ann.post("/api/call", {"moves": bad}, headers=h), 400, "moves")
+    assert micro.view()["phase"] == "round"
+    ben = join(app, screen, 1)
+    assert ben.post("/api/call", {"moves": 4}, headers={"X-Player-Token": ben.token}
+                    ).status_code == 200
+    assert_refused(ann.post("/api/call", {"moves": 3}, headers=h), 409, "Ben is demonstrating")
+    # only the demonstrator taps landings from a phone
+    assert_refused(ann.post("/api/player/land", {"space": "pink6"}, headers=h), 409,
+                   "Ben's demonstration")
+    assert micro.view()["demonstrating"]["landings"] == []
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"type": "land"}, 409, "give 'space'"),
+    ({"type": "land", "space": 6}, 400, "space"),
+    ({"type": "land", "space": "x" * 200}, 400, "space"),
+    ({"type": "land", "space": "purple 9"}, 409, "not a colour"),
+    ({"type": "land", "space": "pink1"}, 409, "already stands on pink1"),
+    ({"type": "land", "spaces": "pink6"}, 400, "spaces"),
+    ({"type": "land", "spaces": [1, 2]}, 400, "spaces"),
+    ({"type": "land", "spaces": []}, 400, "spaces"),
+    ({"type": "land", "space": "pink6", "spaces": ["pink6"]}, 409, "give 'space'"),
+])
+def test_a_malformed_landing_is_refused_and_changes_nothing(app, micro, screen, body, status,
+                                                              words):
+    assert screen.post("/api/command", {"type": "verdict", "success": True}).status_code == 409
+    ann = join(app, screen, 0)
+    assert ann.post("/api/call", {"moves": 5}, headers={"X-Player-Token": ann.token}
+                    ).status_code == 200
+    assert_refused(screen.post("/api/command", body), status, words)
+    assert micro.view()["demonstrating"]["landings"] == []
+
+
+def test_an_illegal_landing_ends_the_demonstration_with_the_chip_penalty(app, micro, screen):
+    ann = join(app, screen, 0)
+    h = {"X-Player-Token": ann.token}
+    assert ann.post("/api/call", {"moves": 5}, headers=h).status_code == 200
+    for space in ROUTE:
+        assert ann.post("/api/player/land", {"space": space}, headers=h).status_code == 200
+    assert screen.post("/api/command", {"type": "roll"}).status_code == 200
+    target = micro.view()["target"]
+    assert ann.post("/api/call", {"moves": 3}, headers=h).status_code == 200
+    from companion.micro import Space
+
+    here, layout = Space.parse(micro.view()["robot"]), example_layout()
+    bad = next(x.name for row in layout.rows for x in row  # a space no move reaches
+               if x != here and x.name != target and layout.why_not(here, x))
+    r = ann.post("/api/player/land", {"space": bad}, headers=h)
+    assert r.status_code == 200
+    s = r.json["state"]
+    assert s["phase"] == "round_over" and s["verdict"]["result"] == "illegal"
+    assert "move 1" in s["verdict"]["reason"] and s["verdict"]["chip_to"] == "Ben"
+    assert [p["vp"] for p in s["players"]] == [0, 1, 0]
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"game": "micro-robots", "players": ["Ann"]}, "2 to"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"]}, "choose a saved layout"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "layout": "Cellar"},
+     "no layout called"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "layout": 7}, "layout"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"],
+      "layout": {"rows": [["pink1"] * 6] * 6}}, "appears 36 times"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "layout": "Kitchen table",
+      "options": {"stall_seconds": 2}}, "60 to 600"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "layout": "Kitchen table",
+      "options": []}, "options"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "layout": "Kitchen table",
+      "first_roller": 5}, "first_roller"),
+    ({"game": "micro-robots", "players": ["Ann", "Ben"], "tiles": ["1A"]}, "tiles"),
+    ({"game": "go", "players": ["Ann", "Ben"]}, "game"),
+])
+def test_a_bad_micro_setup_names_what_is_wrong_and_keeps_the_game(app, micro, screen, body,
+                                                                  words):
+    r = screen.post("/api/setup", body)
+    assert_refused(r, 400, words)
+    assert micro.view()["phase"] == "round" and micro.view()["target"] == "white2"
+
+
+def test_layouts_are_checked_as_you_go_and_saved_renamed_and_deleted(app, screen, tmp_path):
+    partial = [row[:] for row in EXAMPLE_ROWS]
+    partial[0][0] = None
+    partial[1][1] = "pink1"
+    r = screen.post("/api/layouts/check", {"rows": partial})
+    assert r.status_code == 200 and not r.json["complete"]
+    assert "pink 1 appears twice (row 2 column 2, row 4 column 2)" in r.json["problems"]
+    assert "1 space still to fill" in r.json["problems"]
+    assert screen.post("/api/layouts/check", {"rows": EXAMPLE_ROWS}).json["complete"]
+    # the four sections as printed, each turned: the board they make is checked the same way
+    sections = [[row[c0:c0 + 3] for row in EXAMPLE_ROWS[r0:r0 + 3]]
+                for r0, c0 in ((0, 0), (0, 3), (3, 3), (3, 0))]
+    r = screen.post("/api/layouts/check", {"sections": sections, "rotations": [0, 0, 0, 0]})
+    assert r.json["complete"] and r.json["rows"] == EXAMPLE_ROWS
+    r = screen.post("/api/layouts/check", {"sections": sections, "rotations": [90, 0, 0, 45]})
+    assert r.json["complete"] is False and any("45" in p for p in r.json["problems"])
+    assert r.json["rows"][0][2] == EXAMPLE_ROWS[0][0]  # turned a quarter clockwise
+    r = screen.post("/api/layouts", {"name": "Turned", "sections": sections,
+                                     "rotations": [90, 0, 0, 0]})
+    assert r.status_code == 200 and r.json["layout"]["rows"][0][2] == "green2"
+    assert (tmp_path / "micro-layouts" / "turned.json").exists()
+    assert_refused(screen.post("/api/layouts", {"name": "Turned", "rows": EXAMPLE_ROWS}), 409,
+                   "already saved")
+    assert screen.post("/api/layouts", {"name": "Turned", "rows": EXAMPLE_ROWS,
+                                        "replace": True}).status_code == 200
+    assert screen.get("/api/layouts/turned").json["rows"] == EXAMPLE_ROWS
+    r = screen.post("/api/layouts/Turned/rename", {"to": "Attic"})
+    assert [x["name"] for x in r.json["layouts"]] == ["Attic"]
+    assert_refused(screen.get("/api/layouts/Turned"), 404, "no layout called")
+    assert screen.post("/api/layouts/Attic/delete", {}).json["layouts"] == []
+    assert_refused(screen.post("/api/layouts/Attic/delete", {}), 404, "no layout called")
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"name": "x", "rows": [["pink1"] * 6] * 6}, 400, "appears 36 times"),
+    ({"name": "x", "rows": [[1] * 6] * 6}, 400, "not a space"),
+    ({"name": "x", "rows": "pink1"}, 400, "6 rows of 6"),
+    ({"name": "x"}, 400, "either rows"),
+    ({"name": "x", "rows": EXAMPLE_ROWS, "sections": []}, 400, "either rows"),
+    ({"name": "", "rows": EXAMPLE_ROWS}, 400, "give the layout a name"),
+    ({"name": ["x"], "rows": EXAMPLE_ROWS}, 400, "give the layout a name"),
+    ({"name": "???", "rows": EXAMPLE_ROWS}, 400, "letters or digits"),
+    ({"name": "x", "rows": EXAMPLE_ROWS, "colour": "red"}, 400, "colour"),
+    ({"name": "x", "sections": [[["pink1"]]], "rotations": [0, 0, 0, 0]}, 400, "four 3×3"),
+])
+def test_a_bad_layout_names_what_is_wrong_and_saves_nothing(app, screen, tmp_path, body,
+                                                            status, words):
+    assert_refused(screen.post("/api/layouts", body), status, words)
+    assert screen.get("/api/layouts").json["layouts"] == []
+
+
+def test_layouts_need_the_pin(app):
+    phone = Browser(app, REMOTE)
+    for path in ("/api/layouts", "/api/layouts/x", "/api/layouts/proposal"):
+        assert_refused(phone.get(path), 403, "PIN")
+    for path in ("/api/layouts", "/api/layouts/check", "/api/layouts/x/rename",
+                 "/api/layouts/x/delete", "/api/layouts/proposal/dismiss", "/api/sim/micro"):
+        assert_refused(phone.post(path, {"rows": EXAMPLE_ROWS, "name": "x"}), 403, "PIN")
+
+
+def test_the_cameras_proposed_layout_is_confirmed_on_the_page(app, screen, table):
+    assert_refused(screen.get("/api/layouts/proposal"), 404, "no layout")
+    rows = [row[:] for row in EXAMPLE_ROWS]
+    rows[2][2] = None
+    table.propose_layout(rows, [[0.95] * 6] * 6)
+    from test_table import wait_state
+
+    wait_state(table, lambda s: s["proposal"])
+    p = screen.get("/api/layouts/proposal").json
+    assert p["rows"][2][2] is None and "1 space still to fill" in p["problems"]
+    assert screen.get("/api/layouts").json["proposal"] is True
+    assert screen.post("/api/layouts/proposal/dismiss", {}).status_code == 200
+    assert screen.get("/api/layouts").json["proposal"] is False
+
+
+def test_the_simulated_hand_puts_the_micro_robot_down(app, micro, screen):
+    from test_table import wait_state
+
+    ann = join(app, screen, 0)
+    assert ann.post("/api/call", {"moves": 5}, headers={"X-Player-Token": ann.token}
+                    ).status_code == 200
+    assert screen.post("/api/sim/micro", {"space": None}).json["robot"] is None
+    assert screen.post("/api/sim/micro", {"space": "pink 6"}).json["robot"] == "pink6"
+    wait_state(micro, lambda s: s["demonstrating"] and s["demonstrating"]["landings"] == [
+        "pink6"])
+    assert_refused(screen.post("/api/sim/micro", {"space": "nowhere"}), 409, "not a space")
+    assert_refused(screen.post("/api/sim/micro", {"space": 3}), 400, "space")
+
+
+def test_the_micro_pages_render(app):
+    client = app.test_client()
+    assert client.get("/layouts").status_code == 200
+    for name in ("micro.js", "layouts.js"):
+        assert client.get(f"/static/{name}").status_code == 200, name
+
+
+MICRO_POSTS = ["/api/call", "/api/player/land", "/api/layouts", "/api/layouts/check",
+               "/api/layouts/x/rename", "/api/layouts/x/delete", "/api/sim/micro",
+               "/api/layouts/proposal/dismiss"]
+MICRO_HOSTILE = HOSTILE + [{"space": {"$ne": 1}}, {"rows": [[None] * 6] * 5},
+                           {"rows": [[{"a": 1}] * 6] * 6}, {"sections": "x", "rotations": 3},
+                           {"sections": [[[None] * 3] * 3] * 4, "rotations": [True] * 4},
+                           {"to": None}, {"to": "x" * 100}, {"type": "land", "spaces": [None]}]
+
+
+def test_hostile_bodies_on_the_micro_routes_never_cause_a_server_error(app, micro, screen):
+    before = micro.view()["phase"]
+    never_a_server_error(app, screen, MICRO_POSTS + ["/api/command", "/api/setup"],
+                         MICRO_HOSTILE)
+    assert micro.view()["phase"] == before

@@ -22,13 +22,18 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 # demonstrating player's own calls go through the player routes instead.
 ADMIN_COMMANDS = frozenset({
     "reveal", "undo", "start_timer", "done", "give_up", "verdict", "correct", "move",
+    # Micro Robots: the digital dice, the real dice's result, an agreed re-roll, a landing
+    "roll", "reroll", "place", "land",
 })
 COMMAND_FIELDS = frozenset({
     "seat", "chip", "success", "reason", "move", "award", "revoke", "bid", "timer", "robots",
-    "snapshot", "name", "board",
+    "snapshot", "name", "board", "space", "spaces", "start", "target", "via",
 })
-PLAYER_ACTIONS = frozenset({"done", "give_up"})
+# Fields that name a Micro Robots space: short text, checked here before the game sees them.
+SPACE_FIELDS = frozenset({"space", "start", "target", "via"})
+PLAYER_ACTIONS = frozenset({"done", "give_up", "land"})
 MAX_SEATS = 8
+MAX_SPACE_TEXT = 24
 
 
 def _table() -> Any:
@@ -105,6 +110,15 @@ def _player_seat() -> int:
     return seat
 
 
+def _own_seat(data: dict[str, Any], verb: str) -> int:
+    """The phone's own seat; 403 when the body names another (a phone ``verb`` only for its
+    own player)."""
+    seat = _player_seat()
+    if "seat" in data and data["seat"] != seat:
+        abort(403, description=f"a phone {verb} only for its own player")
+    return seat
+
+
 # ---------------------------------------------------------------- reading
 
 
@@ -151,14 +165,30 @@ def join() -> Response:
     return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name")})
 
 
+def _phone_number(kind: str, key: str, verb: str) -> Response:
+    """A phone's number of moves for its own player, as the game's ``kind`` command."""
+    data = body()
+    seat = _own_seat(data, verb)
+    moves = _int(data, "moves", 1, 99)
+    return _outcome(_table().submit({"type": kind, "seat": seat, key: moves}, "phone"))
+
+
 @bp.post("/bid")
 def bid() -> Response:
-    data = body()
-    seat = _player_seat()
-    if "seat" in data and data["seat"] != seat:
-        abort(403, description="a phone bids only for its own player")
-    moves = _int(data, "moves", 1, 99)
-    return _outcome(_table().submit({"type": "bid", "seat": seat, "value": moves}, "phone"))
+    return _phone_number("bid", "value", "bids")
+
+
+@bp.post("/call")
+def call() -> Response:
+    """Micro Robots: a phone calls the number of moves its player has found."""
+    return _phone_number("call", "number", "calls")
+
+
+def _space_text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_SPACE_TEXT:
+        abort(400, description=f"{key}: a space like 'pink6', not {value!r}")
+    return value
 
 
 @bp.post("/player/<action>")
@@ -166,10 +196,11 @@ def player_action(action: str) -> Response:
     if action not in PLAYER_ACTIONS:
         abort(404, description=f"unknown player action {action!r}")
     data = body()
-    seat = _player_seat()
-    if "seat" in data and data["seat"] != seat:
-        abort(403, description="a phone acts only for its own player")
-    return _outcome(_table().submit({"type": action, "seat": seat}, "phone"))
+    seat = _own_seat(data, "acts")
+    cmd: dict[str, Any] = {"type": action, "seat": seat}
+    if action == "land":  # Micro Robots: the demonstrator taps where the robot landed
+        cmd["space"] = _space_text(data, "space")
+    return _outcome(_table().submit(cmd, "phone"))
 
 
 # ---------------------------------------------------------------- the PIN holder
@@ -222,6 +253,12 @@ def command() -> Response:
             continue
         if key not in COMMAND_FIELDS:
             abort(400, description=f"{key}: not a field of a {kind} command")
+        if key in SPACE_FIELDS and value is not None:
+            value = _space_text(data, key)
+        if key == "spaces" and (not isinstance(value, list) or not 0 < len(value) <= 99
+                                or not all(isinstance(x, str) and 0 < len(x) <= MAX_SPACE_TEXT
+                                           for x in value)):
+            abort(400, description="spaces: a list of spaces like ['pink6', 'white6']")
         cmd[key] = value
     if kind in ("verdict", "correct"):
         cmd["by"] = "referee"
@@ -236,6 +273,10 @@ def setup() -> Response:
     if (not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS
             or not all(isinstance(p, str) and 0 < len(p.strip()) <= 24 for p in players)):
         abort(400, description=f"players: 1 to {MAX_SEATS} names of 1-24 characters")
+    if data.get("game", "ricochet-robots") == "micro-robots":
+        return _micro_setup(data, [p.strip() for p in players])
+    if data.get("game", "ricochet-robots") != "ricochet-robots":
+        abort(400, description="game: ricochet-robots or micro-robots")
     preset = data.get("preset", "abacus-2013")
     options = data.get("rules", {})
     tiles = data.get("tiles")
@@ -248,6 +289,24 @@ def setup() -> Response:
         abort(400, description="tiles: four tile names like ['4B', '3B', '2B', '1A']")
     try:
         spec = _table().check_setup([p.strip() for p in players], preset, options, tiles)
+    except ValueError as e:
+        abort(400, description=str(e))
+    return _outcome(_table().submit(spec, "page"))
+
+
+def _micro_setup(data: dict[str, Any], players: list[str]) -> Response:
+    unknown = sorted(set(data) - {"game", "players", "layout", "options", "first_roller"})
+    if unknown:
+        abort(400, description=f"{unknown[0]}: not a field of a Micro Robots setup")
+    layout = data.get("layout")
+    if layout is not None and not isinstance(layout, str | dict):
+        abort(400, description="layout: the name of a saved layout, or a layout object")
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        abort(400, description="options: an object like {\"expert\": true}")
+    try:
+        spec = _table().check_micro_setup(players, layout, options,
+                                          data.get("first_roller", 0))
     except ValueError as e:
         abort(400, description=str(e))
     return _outcome(_table().submit(spec, "page"))
@@ -348,3 +407,138 @@ def sim_move() -> Response:
     except ValueError as e:
         abort(409, description=str(e))
     return jsonify({"ok": True, "robots": where})
+
+
+@bp.post("/sim/micro")
+@guard.admin_required
+def sim_micro() -> Response:
+    """The simulated hand sets the Micro Robots robot down on a space, or lifts it (null)."""
+    data = body()
+    space = data.get("space")
+    if space is not None:
+        space = _space_text(data, "space")
+    try:
+        where = _sim().sim_micro_put(space)
+    except ValueError as e:
+        abort(409, description=str(e))
+    return jsonify({"ok": True, "robot": where})
+
+
+# ---------------------------------------------------------------- Micro Robots layouts
+
+
+def _shelf() -> Any:
+    shelf = _table().layouts
+    if shelf is None:
+        abort(409, description="this table keeps no saved layouts (it has no database)")
+    return shelf
+
+
+def _grid(data: dict[str, Any]) -> tuple[list[list[Any]], list[str]]:
+    """The board a request enters: ``rows`` (six rows of six, null where empty) or
+    ``sections`` with ``rotations``; the rows and every problem found."""
+    from ..micro import check_rows, place_sections
+
+    if ("rows" in data) == ("sections" in data):
+        abort(400, description="give either rows (six rows of six spaces) or sections (four "
+                               "3×3 sections with rotations)")
+    if "rows" in data:
+        rows, problems = data["rows"], []
+    else:
+        rows, problems = place_sections(data["sections"], data.get("rotations", [0, 0, 0, 0]))
+    for row in rows if isinstance(rows, list) else []:
+        for x in row if isinstance(row, list) else []:
+            if x is not None and (not isinstance(x, str) or len(x) > MAX_SPACE_TEXT):
+                abort(400, description=f"rows: {x!r} is not a space like 'pink6'")
+    return rows, problems + check_rows(rows)
+
+
+@bp.post("/layouts/check")
+@guard.admin_required
+def layout_check() -> Response:
+    """Check a board being entered, a tap at a time: every problem, in words."""
+    rows, problems = _grid(body())
+    return jsonify({"rows": rows, "problems": problems, "complete": not problems})
+
+
+@bp.get("/layouts")
+@guard.admin_required
+def layouts() -> Response:
+    return jsonify({"layouts": _shelf().list(), "proposal": _table().proposal() is not None})
+
+
+@bp.get("/layouts/proposal")
+@guard.admin_required
+def layout_proposal() -> Response:
+    p = _table().proposal()
+    if p is None:
+        abort(404, description="the camera has proposed no layout")
+    return jsonify(p)
+
+
+@bp.post("/layouts/proposal/dismiss")
+@guard.admin_required
+def layout_proposal_dismiss() -> Response:
+    body()
+    _table().call(_table().dismiss_proposal)
+    return jsonify({"ok": True})
+
+
+@bp.get("/layouts/<name>")
+@guard.admin_required
+def layout_get(name: str) -> Response:
+    from ..micro import LayoutError
+
+    try:
+        return jsonify(_shelf().load(name).to_dict())
+    except LayoutError as e:
+        abort(404, description=str(e))
+
+
+@bp.post("/layouts")
+@guard.admin_required
+def layout_save() -> Response:
+    """Save a board by name (``replace``: overwrite a layout of that name)."""
+    from ..micro import Layout, LayoutError
+
+    data = body()
+    unknown = sorted(set(data) - {"name", "rows", "sections", "rotations", "replace"})
+    if unknown:
+        abort(400, description=f"{unknown[0]}: not a field of a layout")
+    rows, problems = _grid(data)
+    if problems:
+        abort(400, description="; ".join(problems))
+    try:
+        layout = Layout.from_rows(rows, "")
+        saved = _shelf().save(Layout(layout.rows, data.get("name")),  # type: ignore[arg-type]
+                              replace=data.get("replace") is True)
+    except LayoutError as e:
+        abort(409 if "already saved" in str(e) else 400, description=str(e))
+    return jsonify({"ok": True, "layout": saved.to_dict(), "layouts": _shelf().list()})
+
+
+@bp.post("/layouts/<name>/rename")
+@guard.admin_required
+def layout_rename(name: str) -> Response:
+    from ..micro import LayoutError
+
+    data = body()
+    try:
+        layout = _shelf().rename(name, data.get("to"))
+    except LayoutError as e:
+        abort(404 if "no layout called" in str(e) else 409 if "already saved" in str(e)
+              else 400, description=str(e))
+    return jsonify({"ok": True, "layout": layout.to_dict(), "layouts": _shelf().list()})
+
+
+@bp.post("/layouts/<name>/delete")
+@guard.admin_required
+def layout_delete(name: str) -> Response:
+    from ..micro import LayoutError
+
+    body()
+    try:
+        _shelf().delete(name)
+    except LayoutError as e:
+        abort(404 if "no layout called" in str(e) else 400, description=str(e))
+    return jsonify({"ok": True, "layouts": _shelf().list()})

@@ -1,4 +1,5 @@
-"""The HTML pages: the table (main screen), the phone's bid pad, setup, calibration, history.
+"""The HTML pages: the table (main screen), the phone's bid pad, setup, calibration, history,
+and the Micro Robots layouts.
 
 Pages are thin: they carry the CSRF token and who the viewer is; everything live comes from the
 event stream and is drawn by the static scripts.
@@ -52,3 +53,8 @@ def calibrate() -> str:
 @bp.get("/history")
 def history() -> str:
     return render_template("history.html", **_context("history"))
+
+
+@bp.get("/layouts")
+def layouts() -> str:
+    return render_template("layouts.html", **_context("layouts"))

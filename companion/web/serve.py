@@ -34,7 +34,7 @@ class RunOptions:
     host: str = "0.0.0.0"
     port: int = 8000
     db: str | None = None
-    preset: str = "abacus-2013"
+    preset: str = "abacus-2013"  # or micro-robots: setup offers Micro Robots first
     pin: str | None = None
     pins: str | None = None  # pins.toml
     quiet: bool = False
@@ -75,12 +75,12 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from ..gpio import Hardware, PinMap
     from ..rules import PRESETS
     from ..store import Store, default_path
-    from ..table import CameraFeed, SimWorld, Table
+    from ..table import CameraFeed, MicroSimWorld, SimWorld, Table
     from . import create_app
 
-    if opts.preset not in PRESETS or opts.preset == "micro-robots":
-        known = ", ".join(p for p in PRESETS if p != "micro-robots")
-        raise ValueError(f"--preset: unknown edition {opts.preset!r} (known: {known})")
+    if opts.preset not in PRESETS:
+        raise ValueError(f"--preset: unknown edition {opts.preset!r} (known: "
+                         f"{', '.join(PRESETS)})")
     pi = on_raspberry_pi()
     camera = opts.camera or ("pi" if pi else "sim")
     if not pi:
@@ -94,7 +94,8 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
                   solve=solver.solve, pin=opts.pin, preset=opts.preset, simulated=not pi)
     if camera == "sim":
         table.sim = SimWorld()
-    table.attach_camera(CameraFeed(table, camera, sim=table.sim))
+        table.micro_sim = MicroSimWorld()
+    table.attach_camera(CameraFeed(table, camera, sim=table.sim, micro_sim=table.micro_sim))
 
     def from_buttons(cmd: dict[str, Any]) -> None:
         if cmd.get("type") == "dial":

@@ -34,7 +34,7 @@
     const who = $("who");
     if (!me) { who.textContent = "Scan your seat's QR code on the table screen."; return; }
     const name = state ? playerName(state, me.seat) : me.name;
-    who.textContent = `${name}'s bid pad`;
+    who.textContent = state && state.game === "micro-robots" ? `${name}'s pad` : `${name}'s bid pad`;
     who.dataset.seat = String(me.seat);
     document.body.dataset.joined = "1";
   }
@@ -54,13 +54,52 @@
     const box = $("keys");
     for (let n = 1; n <= 24; n++) {
       const b = el("button", {type: "button", "data-moves": String(n), text: String(n)});
-      b.addEventListener("click", () => send("/api/bid", {moves: n}));
+      // a bid in the classic game; in Micro Robots the call of that many moves
+      b.addEventListener("click", () => state && state.game === "micro-robots"
+        ? send("/api/call", {moves: n}) : send("/api/bid", {moves: n}));
       box.append(b);
     }
   }
 
+  let grid = null;
+  function renderMicro(s) {
+    const {label} = MicroBoard;
+    if (!grid) grid = new MicroBoard.Grid($("pad-board"), (space) => {
+      const d = state && state.demonstrating;
+      if (space && d && me && d.seat === me.seat) send("/api/player/land", {space});
+    });
+    grid.setLayout(s.layout ? s.layout.rows : null);
+    const d = s.demonstrating;
+    grid.mark({robot: s.robot, target: s.target, via: s.via, start: s.phase === "round" || d ? s.start : null,
+      steps: d ? d.landings : []});
+    $("phase").textContent = {idle: "Waiting for the dice", round: "Find a route and call!",
+      demonstrating: "Demonstration", round_over: "Round over", game_over: "Game over",
+      setup: "Waiting for the game"}[s.phase] || s.phase;
+    $("target").textContent = s.target ? `${label(s.start)} → ${label(s.target)}` +
+      (s.via ? ` via ${label(s.via)}` : "") : "";
+    const mine = me ? (s.players || []).find((p) => p.seat === me.seat) : null;
+    const myDemo = d && me && d.seat === me.seat;
+    $("mybid").textContent = myDemo ? `You called ${d.number}: tap each landing (${d.moves_left} to go)`
+      : d ? `${d.name} called ${d.number}` : (mine ? `Your VP: ${mine.vp}` : "");
+    $("mybid").dataset.moves = myDemo ? String(d.number) : "";
+    const v = s.verdict;
+    $("pad-hint").textContent = v && s.phase !== "round" ? `${v.name}: ${v.result.replace("_", " ")}` +
+      (v.reason && v.result !== "success" ? ` — ${v.reason}` : "") : "";
+    for (const k of document.querySelectorAll("#keys button")) k.disabled = s.phase !== "round";
+    $("demo-actions").classList.toggle("hidden", !myDemo);
+    const list = $("bids");
+    list.replaceChildren();
+    for (const p of s.players || []) {
+      list.append(el("li", {class: me && p.seat === me.seat ? "mine" : ""},
+        el("span", {class: "bid-moves", text: String(p.vp)}), el("span", {class: "bid-name", text: p.name})));
+    }
+    showWho();
+  }
+
   function render(s) {
     state = s;
+    document.body.dataset.game = s.game === "micro-robots" ? "micro" : "classic";
+    if (s.game === "micro-robots") { renderMicro(s); return; }
     $("phase").textContent = s.phase || "…";
     $("target").textContent = targetText(s.target);
     const list = $("bids");

@@ -10,7 +10,7 @@
     const input = el("input", {name: "player", maxlength: "24", value: name || "", placeholder: "name"});
     const del = el("button", {type: "button", class: "small", text: "×", "aria-label": "remove player"});
     const row = el("div", {class: "player-row"}, input, del);
-    del.addEventListener("click", () => row.remove());
+    del.addEventListener("click", () => { row.remove(); fillFirst(); });
     return row;
   }
 
@@ -39,8 +39,46 @@
     for (const opt of info.options) box.append(optionInput(opt, values[opt.name]));
   }
 
+  function game() {
+    const checked = document.querySelector('#game-choice input:checked');
+    return checked ? checked.value : "ricochet-robots";
+  }
+
+  function showGame() {
+    $("setup").dataset.game = game();
+    fillFirst();
+  }
+
+  function fillFirst() {
+    const sel = $("micro-first");
+    const keep = sel.value;
+    const names = [...document.querySelectorAll('#players input[name="player"]')].map((i) => i.value.trim());
+    sel.replaceChildren(...names.map((n, i) => el("option", {value: String(i), text: n || `seat ${i + 1}`})));
+    if (keep && Number(keep) < names.length) sel.value = keep;
+  }
+
+  function fillMicro() {
+    const m = info.micro;
+    const sel = $("micro-layout");
+    sel.replaceChildren();
+    for (const l of m.layouts) {
+      const o = el("option", {value: l.name, text: l.error ? `${l.name} (unreadable)` : l.name});
+      if (l.error) o.disabled = true;
+      sel.append(o);
+    }
+    if (m.layout && m.layouts.some((l) => l.name === m.layout)) sel.value = m.layout;
+    $("micro-layout-hint").textContent = m.layouts.length ? ""
+      : "No layout saved yet: enter your board under Layouts first.";
+    $("micro-stall").value = m.options.stall_seconds === null ? "" : String(Math.round(m.options.stall_seconds));
+    if (!$("micro-stall").value && m.options.stall_seconds !== null) $("micro-stall").value = "150";
+    $("micro-expert").checked = !!m.options.expert;
+    fillFirst();
+    $("micro-first").value = String(m.first_roller || 0);
+  }
+
   async function load() {
     info = await api("/api/setup-info");
+    document.querySelector(`#game-choice input[value="${info.game}"]`).checked = true;
     const players = $("players");
     players.replaceChildren();
     const names = info.players.length ? info.players : ["", ""];
@@ -62,12 +100,22 @@
     $("tiles-hint").textContent = info.detected_tiles
       ? "Tiles as the camera reads them; change any that are wrong."
       : "The camera has not read the tiles; choose them by hand.";
+    fillMicro();
+    showGame();
+  }
+
+  function microBody(players) {
+    const stall = $("micro-stall").value;
+    return {game: "micro-robots", players, layout: $("micro-layout").value || null,
+      options: {stall_seconds: stall === "" ? null : Number(stall), expert: $("micro-expert").checked},
+      first_roller: Number($("micro-first").value || 0)};
   }
 
   async function submit(ev) {
     ev.preventDefault();
     const players = [...document.querySelectorAll('#players input[name="player"]')]
       .map((i) => i.value.trim()).filter((n) => n);
+    if (game() === "micro-robots") return send(microBody(players));
     const rules = {};
     const base = info.presets[$("preset").value];
     for (const input of document.querySelectorAll("#options [name]")) {
@@ -78,8 +126,12 @@
       if (v !== base[input.name]) rules[input.name] = v;
     }
     const tiles = [...document.querySelectorAll('#tiles select')].map((s) => s.value);
+    return send({players, preset: $("preset").value, rules, tiles});
+  }
+
+  async function send(body) {
     try {
-      await api("/api/setup", {players, preset: $("preset").value, rules, tiles});
+      await api("/api/setup", body);
       $("setup-err").textContent = "";
       $("setup-ok").textContent = "New game started.";
     } catch (e) {
@@ -91,8 +143,11 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("add-player").addEventListener("click", () => {
       if ($("players").children.length < 8) $("players").append(playerRow(""));
+      fillFirst();
     });
     $("preset").addEventListener("change", () => showOptions($("preset").value));
+    for (const r of document.querySelectorAll('#game-choice input')) r.addEventListener("change", showGame);
+    $("players").addEventListener("input", fillFirst);
     $("setup").addEventListener("submit", submit);
     document.addEventListener("companion:unlocked", load);
     if (document.body.dataset.admin === "1") load();

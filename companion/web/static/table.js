@@ -13,6 +13,8 @@
     board.pick(name);
     const p = $("picked");
     if (p) p.textContent = `${name} robot picked`;
+    // the transparent robot (a variant) may pass walls: the hand says how many
+    if ($("passes")) $("passes").classList.toggle("hidden", name !== "transparent");
   });
 
   const PHASES = {
@@ -22,22 +24,127 @@
     game_over: "Game over",
   };
 
+  const MICRO_PHASES = {
+    setup: "Set up a game", idle: "Roll the dice", round: "Find a route! The first call demonstrates",
+    demonstrating: "Demonstration", round_over: "Round over: roll for the next target",
+    game_over: "Game over",
+  };
+  let microGrid = null;
+
   function render(s) {
     state = s;
+    const micro = s.game === "micro-robots";
+    document.body.dataset.game = micro ? "micro" : "classic";
+    if (micro) {
+      renderMicro(s);
+    } else {
+      renderClassic(s);
+    }
+    $("message").textContent = s.message || "";
+    renderJoin(s);
+    renderButtons(s);
+    document.body.dataset.seq = s.seq;
+  }
+
+  function renderClassic(s) {
     board.drawBoard(s.board || {size: 16});
     board.setTarget(s.target);
     if (!replaying) board.setRobots(s.robots || {});
     $("phase").textContent = PHASES[s.phase] || s.phase || "…";
     $("phase").dataset.phase = s.phase || "";
     $("target").textContent = targetText(s.target);
-    $("message").textContent = s.message || "";
     renderBids(s);
     renderDemo(s);
     renderOptimal(s);
     renderScores(s);
-    renderJoin(s);
-    renderButtons(s);
-    document.body.dataset.seq = s.seq;
+  }
+
+  // ---------------------------------------------------------------- Micro Robots
+
+  function renderMicro(s) {
+    const {label, dice} = MicroBoard;
+    if (!microGrid) microGrid = new MicroBoard.Grid($("micro-board"), tapSpace);
+    microGrid.setLayout(s.layout ? s.layout.rows : null);
+    const d = s.demonstrating;
+    const last = s.last_round;
+    microGrid.mark({
+      robot: s.robot, start: s.phase === "round" || d ? s.start : null,
+      target: s.target, via: s.via, seen: s.seen,
+      steps: d ? d.landings : (last && last.shortest_route ? last.shortest_route.slice(1) : []),
+    });
+    $("micro-board").dataset.phase = s.phase;
+    $("phase").textContent = MICRO_PHASES[s.phase] || s.phase;
+    $("phase").dataset.phase = s.phase || "";
+    $("target").textContent = s.target
+      ? `from ${label(s.start)} to ${label(s.target)}` + (s.via ? `, landing on ${label(s.via)} first` : "")
+      : (s.start ? `the robot stands on ${label(s.start)}` : "no target rolled");
+    $("target").dataset.target = s.target || "";
+    dice($("dice"), s.target);
+    dice($("via-dice"), s.via);
+    $("roller").textContent = s.roller_name ? `${s.roller_name} rolls${s.phase === "round" ? "" : " next"}` : "";
+    $("demo").textContent = d
+      ? `${d.name} called ${d.number}: ${d.landings.length ? d.landings.map(label).join(" → ") : "no landing yet"}` +
+        ` (${d.moves_left} to go)` + (d.via_landed === false ? `, not yet on ${label(s.via)}` : "")
+      : "–";
+    $("demo").dataset.moves = d ? String(d.landings.length) : "";
+    document.body.dataset.demo = d ? "1" : "0";
+    const v = s.verdict;
+    $("verdict").textContent = v
+      ? `${v.name}: ${v.result === "success" ? `made exactly ${v.number} moves and wins a VP chip` : v.result.replace("_", " ")}` +
+        (v.result !== "success" && v.reason ? ` — ${v.reason}` : "") +
+        (v.chip_to ? `; gives a VP chip to ${v.chip_to}` : "")
+      : "";
+    $("verdict").dataset.result = v ? v.result : "";
+    $("answer").textContent = last
+      ? `Shortest: ${last.shortest === null ? "no route" : `${last.shortest} moves`}` +
+        (last.shortest_route ? ` (${last.shortest_route.map(label).join(" → ")})` : "") +
+        `. Possible counts: ${last.lengths}.` + (last.possible ? "" : ` ${last.number} was not possible.`)
+      : (s.phase === "round" || d ? "shown after the round" : "–");
+    $("answer").dataset.state = last ? "shown" : "";
+    const t = $("scores");
+    t.replaceChildren();
+    for (const p of s.players || []) {
+      const won = (s.winners || []).includes(p.seat);
+      t.append(el("tr", {"data-seat": String(p.seat), class: won ? "winner" : ""},
+        el("td", {text: p.name + (won ? " 🏆" : "")}),
+        el("td", {class: "chips", text: "●".repeat(p.vp)}),
+        el("td", {class: "num", text: String(p.vp)})));
+    }
+    $("supply").textContent = s.phase === "game_over"
+      ? (s.end_reason === "vp" ? `Game over: ${s.vp_to_win} VP reached.` : `Game over: all ${s.chips} VP chips given out.`)
+      : `${s.chips_in_supply} VP chips in the supply` + (s.chip_on_target ? ", one on the target" : "") +
+        `; ${s.vp_to_win} VP wins.`;
+    $("tap-hint").textContent = d
+      ? (document.body.dataset.admin === "1" ? "Tap where the robot lands, move by move." : "")
+      : "";
+    fillPlace(s);
+  }
+
+  let placeKey = null;
+  function fillPlace(s) {
+    const rows = s.layout ? s.layout.rows : null;
+    const key = JSON.stringify(rows) + (s.start ? "1" : "0") + s.options.expert;
+    if (key === placeKey) return;
+    placeKey = key;
+    const names = rows ? rows.flat().slice().sort() : [];
+    const fill = (id, first, show) => {
+      const sel = $(id);
+      sel.replaceChildren(el("option", {value: "", text: first}), ...names.map((n) => el("option", {value: n, text: MicroBoard.label(n)})));
+      sel.classList.toggle("hidden", !show);
+    };
+    fill("place-start", "start", !s.start);
+    fill("place-target", "target", true);
+    fill("place-via", "intermediate", !!s.options.expert);
+  }
+
+  async function tapSpace(space) {
+    if (!state || !space || document.body.dataset.admin !== "1") return;
+    try {
+      if ($("hand") && $("hand").checked) await api("/api/sim/micro", {space});
+      else if (state.demonstrating) await api("/api/command", {type: "land", space});
+      else return;
+      $("message").textContent = "";
+    } catch (e) { $("message").textContent = e.message; }
   }
 
   function renderBids(s) {
@@ -194,11 +301,28 @@
     for (const b of document.querySelectorAll("[data-slide]")) {
       b.addEventListener("click", async () => {
         if (!picked) { $("message").textContent = "click a robot on the board first"; return; }
-        try { await api("/api/sim/move", {robot: picked, direction: b.dataset.slide}); $("message").textContent = ""; }
+        const passes = picked === "transparent" && $("passes") ? $("passes").value : "";
+        const direction = passes ? `${b.dataset.slide} ${passes}` : b.dataset.slide;
+        try { await api("/api/sim/move", {robot: picked, direction}); $("message").textContent = ""; }
         catch (e) { $("message").textContent = e.message; }
       });
     }
     $("replay").addEventListener("click", () => state && state.optimal && replay(state.optimal));
+    $("place").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const cmd = {type: "place"};
+      for (const k of ["start", "target", "via"]) {
+        const v = $(`place-${k}`).value;
+        if (v && !$(`place-${k}`).classList.contains("hidden")) cmd[k] = v;
+      }
+      try { await api("/api/command", cmd); $("message").textContent = ""; }
+      catch (e) { $("message").textContent = e.message; }
+    });
+    if ($("lift")) {
+      $("lift").addEventListener("click", async () => {
+        try { await api("/api/sim/micro", {space: null}); } catch (e) { $("message").textContent = e.message; }
+      });
+    }
     document.addEventListener("companion:unlocked", () => {
       $("join").hidden = false;
       joinKey = null;
