@@ -368,7 +368,7 @@ class _HashSet:
     whatever its order (sorted runs answer unsorted batches several times slower). The table is
     at most half full; the rare key whose row is full goes to a few sorted runs."""
 
-    def __init__(self, bits: int = 6) -> None:
+    def __init__(self, bits: int = 9) -> None:
         self.count = 0
         self.overflow = _Runs()
         self._alloc(bits)
@@ -835,6 +835,8 @@ class _Search:
         self.claim = [lay.active == s if lay.active is not None else True
                       for s in range(len(lay.names))]
         self.uniform = all(t.uniform_cost() for t in self.tables)
+        # a batch's arrays grow with the ways to slide from a cell: keep them a few MB
+        self.chunk = max(1024, CHUNK * 4 // max(t.n_options for t in self.tables))
         self.lenient = self.rules.ricochet == "lenient"
         self.fast = self._is_fast()
         self.narrow = lay.n_robots == 4  # keys without ricochet bits fit 32 bits
@@ -867,6 +869,19 @@ class _Search:
         a = raw[:, s].astype(np.intp)
         base = a << 8
         others = [j for j in range(lay.n_robots) if j != s]
+        dist = self.dist[s]
+        if self.fast:  # four directions at once from the packed tables
+            first = t.hit_packed.take(base | raw[:, others[0]]).view(np.uint8)
+            for j in others[1:]:
+                np.minimum(first, t.hit_packed.take(base | raw[:, j]).view(np.uint8), out=first)
+            first -= 1
+            np.minimum(first, t.nat_packed.take(a).view(np.uint8), out=first)
+            flat = first.reshape(n, 4) | base[:, None]
+            flat += _OFFSETS[:4]
+            codes = t.end_flat.take(flat)
+            closer = dist.take(codes & 255) == (dist.take(a) - np.uint8(1))[:, None]
+            closer &= (codes & OK_BIT) != 0
+            return (closer.view(np.uint32).reshape(-1) != 0) | (a == self.target)
         if others:
             pairs = np.concatenate([base | raw[:, j] for j in others]).reshape(len(others), n)
             first = t.hit.take(pairs, axis=1).min(axis=1)  # (option, n)
@@ -877,7 +892,6 @@ class _Search:
         flat = first | base
         flat += _OFFSETS[:t.n_options, None]
         codes = t.end_flat.take(flat)
-        dist = self.dist[s]
         closer = dist.take(codes & 255) == dist.take(a) - np.uint8(1)
         closer &= (codes & OK_BIT).astype(bool)
         return closer.any(axis=0) | (a == self.target)
@@ -1311,15 +1325,18 @@ class _Search:
             groups = [(keys, f - g)]
             if lay.active is not None:
                 groups = self._lookahead(keys, g, f, open_, sizes)
+                stop = self._should_stop() if keys.size > self.chunk else None
+                if stop:
+                    return self._stopped(stop, f, best)
             for keys, hr in groups:
                 if best is not None and best[0] <= f:
                     break
                 keys = self.closed.add_new(keys, g)
-                for lo in range(0, keys.size, CHUNK):
+                for lo in range(0, keys.size, self.chunk):
                     stop = self._should_stop()
                     if stop:
                         return self._stopped(stop, f, best)
-                    chunk = keys[lo:lo + CHUNK]
+                    chunk = keys[lo:lo + self.chunk]
                     self.expanded += chunk.size
                     for b in self._expand(chunk, g, hr):
                         gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
@@ -1392,7 +1409,12 @@ class _Search:
         fresh = _nz(bare)
         raised = _nz(~bare)  # moved up a level before: no need to look again
         if fresh.size:
-            ok = self.descends(keys.take(fresh))
+            parts = []
+            for lo in range(0, fresh.size, self.chunk):
+                if lo and self._should_stop():
+                    return []  # the caller sees the stop before expanding anything
+                parts.append(self.descends(keys.take(fresh[lo:lo + self.chunk])))
+            ok = np.concatenate(parts)
             later = fresh.take(_nz(~ok))
             if later.size:
                 self._append(open_, sizes, (f + 1, g), keys.take(later))
@@ -1408,11 +1430,10 @@ class _Search:
               checked: bool = False) -> None:
         if keys.size == 0:
             return
-        fresh = np.arange(keys.size) if checked else \
-            _nz(~self.closed.contains(keys))
-        if fresh.size == 0:
-            return
-        if fresh.size < keys.size:
+        if not checked:
+            fresh = _nz(~self.closed.contains(keys))
+            if fresh.size == 0:
+                return
             keys = keys.take(fresh)
             if not isinstance(gc, int):
                 gc = gc.take(fresh)
@@ -1444,7 +1465,7 @@ class _Search:
         if self.max_cost is not None and key[0] > self.max_cost:
             self.pruned = True
             return
-        if self.narrow and keys.dtype != np.uint32 and keys.size and \
+        if self.narrow and keys.dtype != np.uint32 and keys.size > 4096 and \
                 int(keys.max()) <= 0xFFFFFFFF:
             keys = keys.astype(np.uint32)  # four robots without ricochet bits: half the memory
         lst = open_.setdefault(key, [])

@@ -193,6 +193,7 @@ class KindTables:
     _nat_packed: np.ndarray | None = field(default=None, repr=False)
     _reach: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _py: PyTables | None = field(default=None, repr=False)
+    _uniform: bool | None = field(default=None, repr=False)
 
     @property
     def py(self) -> PyTables:
@@ -238,7 +239,9 @@ class KindTables:
         return self.hit.shape[0]
 
     def uniform_cost(self) -> bool:
-        return bool((self.cost <= 1).all())
+        if self._uniform is None:
+            self._uniform = bool((self.cost <= 1).all())
+        return self._uniform
 
 
 def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
@@ -295,11 +298,31 @@ def _tables_cached(board: Board, barrier_stop: str, diag_counts: bool,
     return _build_kind(board, rules, kind)
 
 
+_RECENT: list[tuple[Board, dict]] = []  # the last few boards' tables, found by identity
+
+
+def _memo(board: Board) -> dict:
+    """The memo of a board seen lately: hashing a board (all its walls and targets) for the
+    caches costs more than a step of a small search, and a game keeps one board for long."""
+    for b, memo in _RECENT:
+        if b is board:
+            return memo
+    memo = {}
+    _RECENT.insert(0, (board, memo))
+    del _RECENT[4:]
+    return memo
+
+
 def kind_tables(board: Board, rules: Rules, kind: str) -> KindTables:
     """The tables of one kind of robot on one board (cached: a game uses one board for long)."""
-    if board.size > 256:
-        raise TableError(f"board: the solver handles up to 256 cells, not {board.size}")
-    return _tables_cached(board, rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind)
+    memo = _memo(board)
+    key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind)
+    t = memo.get(key)
+    if t is None:
+        if board.size > 256:
+            raise TableError(f"board: the solver handles up to 256 cells, not {board.size}")
+        t = memo[key] = _tables_cached(board, *key)
+    return t
 
 
 @lru_cache(maxsize=64)
@@ -313,9 +336,13 @@ def distance_to(board: Board, rules: Rules, kind: str, target: int) -> np.ndarra
     """Moves a robot of this kind needs from each cell to ``target`` if it could stop anywhere
     along its slides (other robots would stop it there): a lower bound that never overestimates.
     Unreachable cells hold 255. Index 256 is a spare entry, also 255."""
-    kind_tables(board, rules, kind)
-    return _distance_cached(board, rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind,
-                            target)
+    memo = _memo(board)
+    key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind, target)
+    d = memo.get(key)
+    if d is None:
+        kind_tables(board, rules, kind)
+        d = memo[key] = _distance_cached(board, *key)
+    return d
 
 
 def _relaxed_distance(t: KindTables, board: Board, target: int) -> np.ndarray:

@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -262,6 +263,36 @@ def test_bitset_visited_set_gives_the_same_answer_as_sorted_runs(monkeypatch, po
     monkeypatch.setattr(solver_module, "DENSE_AFTER", 30)
     bits = solve(pos, max_cost=9)
     assert (runs.status, runs.cost) == (bits.status, bits.cost)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(small_positions())
+def test_route_is_read_back_by_search_where_no_trail_was_kept(monkeypatch, pos):
+    import companion.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "TRAIL_MAX", -1)  # only the first batch is recorded
+    assert_agrees(pos, max_cost=6)
+
+
+def test_hash_set_keeps_keys_whose_row_is_full():
+    from companion.solver import HASH_WIDTH, _HashSet
+
+    table = _HashSet()
+    rows = table._rows(np.arange(1 << 16, dtype=np.uint64))
+    same = np.flatnonzero(rows == rows[0])[:HASH_WIDTH + 4].astype(np.uint64)  # one row
+    table.add(same[:5], 3)
+    table.add(same[5:], 4)  # the row has room for three more; four go past it
+    assert table.contains(same).all()
+    assert not table.contains(same + np.uint64(1 << 40)).any()
+    assert table.contains_at(same[:5], 3).all() and not table.contains_at(same[:5], 4).any()
+    assert table.contains_at(same[5:], 4).all()
+    others = np.arange(1 << 20, (1 << 20) + 5000, dtype=np.uint64)
+    table.add(others, 5)  # grows: every key moves to a bigger table
+    assert table.contains(same).all() and table.contains(others).all()
+    keys, costs = table.items()
+    assert keys.tolist() == sorted([*same.tolist(), *others.tolist()])
+    assert costs[keys.searchsorted(same[5:])].tolist() == [4] * 7
 
 
 # ---------------------------------------------------------------- the move tables
