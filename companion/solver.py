@@ -19,26 +19,31 @@ The API, for the table, the verifier and the command line:
 * :func:`prepare` ``(position)`` builds a board's tables ahead of the first solve.
 
 How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
-bits for the active robot's must-ricochet progress), processed in buckets of equal (cost so far
-+ estimate, cost so far). The estimate is the active robot's distance to the target if it could
-stop anywhere (:func:`companion.solver_tables.distance_to`); it never overestimates and changes
-by at most one per move, so each position is expanded once, at its optimal cost. Robots that
-move alike and play the same part (the helpers on a board without their barriers) are kept
-sorted, so their order does not count. All moves of a bucket are generated at once with numpy
-from the move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in
-Python instead. Expanded positions are remembered in sorted runs, and in big searches with four
-robots in bitsets indexed by the position's rank. The route is read back from the expanded
-positions, one move at a time.
+bits for the active robot's must-ricochet progress, and five for the last move when immediate
+reversal is forbidden), processed in buckets of equal (cost so far + estimate, cost so far).
+The estimate is the active robot's distance to the target if it could stop anywhere
+(:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
+closer by its own next move from where the others stand (then a helper must move first, or
+that move gains nothing): it never overestimates and drops by at most one per move, so each
+position is expanded once, at its optimal cost. That one-move look-ahead is made when a
+position leaves its bucket; a position that fails it waits in the next one. Robots that move
+alike and play the same part (the helpers on a board without their barriers) are kept sorted,
+so their order does not count. All moves of a bucket are generated at once with numpy from the
+move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
+instead, where a dozen numpy calls would cost more than the work. Expanded positions are
+remembered in a hash table (:class:`_HashSet`), and in big searches with four robots in bitsets
+indexed by the position's rank. While a search is small, each new position's parent is
+recorded, so the route is read back by look-up; past that, from the expanded positions, one
+move at a time.
 
 Everything the rules say is in the search itself: must-ricochet (strict: the active robot's
-last axis and whether it has turned are part of the position; lenient; off), the vortex (any
-robot may arrive; under strict, each robot is tried as the one that arrives), four to six
-robots, coloured barriers, openings and the transparent robot's passes at +1 each (up to
-:data:`~companion.rules.MAX_PASSES` in one move, as the rules allow).
+last axis and whether it has turned are part of the position; lenient; off), the forbidden
+immediate reversal (``riogrande-2003``: the robot that moved last may not go straight back),
+the vortex (any robot may arrive; under strict, each robot is tried as the one that arrives),
+four to six robots, coloured barriers, openings and the transparent robot's passes at +1 each
+(up to :data:`~companion.rules.MAX_PASSES` in one move, as the rules allow).
 :mod:`companion.rules` stays the one authority: every route returned has passed
-:func:`companion.rules.validate_route`. The one rule not in the search is the forbidden
-immediate reversal (``riogrande-2003``): a reversal never shortens a route except to earn a
-barrier's ricochet, and :func:`solve` reports that rare case as a :class:`SolverError`.
+:func:`companion.rules.validate_route`.
 """
 
 from __future__ import annotations
@@ -81,13 +86,14 @@ UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
-# first touch of each page costs more than sorted runs do for smaller searches)
+# first touch of each page costs more than the hash table does for smaller searches)
 TRAIL_MAX = 1 << 21  # child-parent pairs recorded for reading the route back
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 _U8 = np.uint64(255)
+_AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
 _NETWORKS = {
@@ -854,10 +860,13 @@ class _Search:
     # -- estimates
     def descends(self, keys: np.ndarray) -> np.ndarray:
         """Can the active robot, with the others where they stand, make one move that brings
-        it one closer by the estimate (or is it on the target)? Where it cannot, every route
-        needs at least one move more than the estimate: a helper must move first, or the
-        robot's own next move gains nothing. Adding that move keeps the estimate consistent
-        (it still drops by at most one per move), so positions are still expanded once."""
+        it one closer by the estimate, or that claims the target when it is one away? Where
+        it cannot, every route needs at least one move more than the estimate: a helper must
+        move first, or the robot's own next move gains nothing (or lands on the target without
+        the ricochet, and must leave and come back). A robot on the target that has not
+        turned counts as one away, for the same reason. Adding that move keeps the estimate
+        consistent (it still drops by at most one per move), so positions are still expanded
+        once, at their optimal cost."""
         lay = self.layout
         s = lay.active
         assert s is not None
@@ -870,7 +879,11 @@ class _Search:
         base = a << 8
         others = [j for j in range(lay.n_robots) if j != s]
         dist = self.dist[s]
-        if self.fast:  # four directions at once from the packed tables
+        flag = raw[:, lay.n_robots] & 3 if lay.strict else None
+        at_target = a == self.target
+        if flag is not None:
+            at_target &= flag == DONE
+        if self.fast:  # four directions at once from the packed tables: (n, option)
             first = t.hit_packed.take(base | raw[:, others[0]]).view(np.uint8)
             for j in others[1:]:
                 np.minimum(first, t.hit_packed.take(base | raw[:, j]).view(np.uint8), out=first)
@@ -881,7 +894,9 @@ class _Search:
             codes = t.end_flat.take(flat)
             closer = dist.take(codes & 255) == (dist.take(a) - np.uint8(1))[:, None]
             closer &= (codes & OK_BIT) != 0
-            return (closer.view(np.uint32).reshape(-1) != 0) | (a == self.target)
+            if flag is not None:
+                closer &= self._claims(codes, flag[:, None], _AXES4)
+            return (closer.view(np.uint32).reshape(-1) != 0) | at_target
         if others:
             pairs = np.concatenate([base | raw[:, j] for j in others]).reshape(len(others), n)
             first = t.hit.take(pairs, axis=1).min(axis=1)  # (option, n)
@@ -894,7 +909,18 @@ class _Search:
         codes = t.end_flat.take(flat)
         closer = dist.take(codes & 255) == dist.take(a) - np.uint8(1)
         closer &= (codes & OK_BIT).astype(bool)
-        return closer.any(axis=0) | (a == self.target)
+        if flag is not None:
+            closer &= self._claims(codes, flag, t.axis.take(a, axis=1))
+        return closer.any(axis=0) | at_target
+
+    def _claims(self, codes: np.ndarray, flag: np.ndarray, axis0: np.ndarray) -> np.ndarray:
+        """Strict must-ricochet: a move that ends on the target claims it only if the active
+        robot has turned by then (broadcast over moves and positions)."""
+        turned = (codes & DEFLECTED_BIT) != 0
+        turned |= flag == DONE
+        turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
+        turned |= (codes & 255) != self.target
+        return turned
 
     def _descends_one(self, key: int) -> bool:
         lay = self.layout
@@ -902,20 +928,23 @@ class _Search:
         assert s is not None
         cells = lay.cells_of(key)
         a = cells[s]
+        flag = lay.flag_of(key)
         if a == self.target:
-            return True
+            return flag == DONE
         py = self.tables[s].py
         dist = self.active_dist
         goal = dist[a] - 1
         b = a << 8
         qs = [b | q for j, q in enumerate(cells) if j != s]
-        for hit, nat, end in zip(py.hit, py.nat, py.end, strict=True):
+        for hit, nat, end, axis in zip(py.hit, py.nat, py.end, py.axis, strict=True):
             m = nat[a] + 1
             for q in qs:
                 if hit[q] < m:
                     m = hit[q]
             code = end[b | (m - 1)]
-            if code & OK_BIT and dist[code & 255] == goal:
+            if code & OK_BIT and dist[code & 255] == goal and (
+                    code & 255 != self.target or flag == DONE or code & DEFLECTED_BIT
+                    or flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis[a]):
                 return True
         return False
 
