@@ -409,13 +409,20 @@ class _HashSet:
         self._insert(keys, np.full(keys.size, g, np.uint8) if isinstance(g, int) else g)
 
     def _grow(self, need: int) -> None:
+        """A table twice as big (or more), filled a block of rows at a time: big searches
+        should not hold every key two or three times over while it moves."""
         bits = self.bits
         while 2 * need > HASH_WIDTH << bits:
             bits += 1
-        keys, costs = self.items()
+        old_keys, old_costs, old_runs = self.keys, self.costs, self.overflow.runs
         self._alloc(bits)
         self.overflow = _Runs()
-        self._insert(keys, costs)
+        for lo in range(0, old_keys.shape[0], 1 << 15):
+            block = old_keys[lo:lo + (1 << 15)]
+            used = block != _EMPTY
+            self._insert(block[used], old_costs[lo:lo + (1 << 15)][used])
+        for run in old_runs:
+            self._insert(run >> np.uint64(8), (run & _U8).astype(np.uint8))
 
     def _insert_few(self, keys: list[int], g: int) -> None:
         """:meth:`_insert` one key at a time: for a handful, quicker than a dozen numpy calls."""
@@ -493,6 +500,35 @@ class _HashSet:
         if self.overflow.runs:
             found |= self.overflow.contains_at(keys, g)
         return found
+
+    def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which keys are in the set, and the value (``cost``) kept with each (0 if absent)."""
+        if self.count == 0 or keys.size == 0:
+            return np.zeros(keys.size, bool), np.zeros(keys.size, np.uint8)
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        value = (self.costs.take(rows, axis=0) * eq).max(axis=1)
+        found = eq.view(np.uint64).reshape(-1) != 0
+        for run in self.overflow.runs:
+            i = np.minimum(run.searchsorted(keys << np.uint64(8)), run.size - 1)
+            entry = run.take(i)
+            there = (entry >> np.uint64(8)) == keys
+            found |= there
+            value = np.where(there, (entry & _U8).astype(np.uint8), value)
+        return found, value
+
+    def update(self, keys: np.ndarray, value: int) -> None:
+        """Set the value kept with keys already in the set."""
+        if keys.size == 0:
+            return
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        hit_rows, hit_cols = eq.nonzero()
+        self.costs[rows.take(hit_rows), hit_cols] = value
+        for run in self.overflow.runs:  # only the low byte changes: the runs stay sorted
+            i = np.minimum(run.searchsorted(keys << np.uint64(8)), run.size - 1)
+            there = i[(run.take(i) >> np.uint64(8)) == keys]
+            run[there] = (run.take(there) & ~_U8) | np.uint64(value)
 
 
 _COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
@@ -855,6 +891,9 @@ class _Search:
         self.trail: dict[int, list[tuple[np.ndarray, np.ndarray, Any]]] = {}
         self.trail_size = 0
         self.recording = True
+        # immediate reversal forbidden: each position (without its last move) and the last
+        # move it was first expanded with, 0 once it has been expanded for every move
+        self.firsts = _HashSet() if self.layout.reversal else None
         self.pruned = False  # a position was left out for costing more than max_cost
 
     # -- estimates
@@ -958,10 +997,13 @@ class _Search:
         return h
 
     # -- moves
-    def successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
+    def successors(self, keys: np.ndarray, g: int,
+                   only: np.ndarray | None = None) -> Iterable[_Batch]:
         """Every legal move from every position in ``keys`` (all of cost ``g`` so far), one
         batch per moving robot with all its options at once. Goals reached are noted in
-        ``self.goals``."""
+        ``self.goals``. ``only`` (immediate reversal forbidden): where not 0, the one move
+        that the last move ``only`` forbade, the only one still to make from there
+        (:meth:`_reversal_copies`)."""
         lay = self.layout
         r_count = len(lay.names)
         n = keys.size
@@ -986,9 +1028,15 @@ class _Search:
             flat += _OFFSETS[:n_opt, None]
             codes = t.end_flat.take(flat)
             if last is not None:  # no robot goes straight back the way it just came
-                back = t.direction.take(mine, axis=1) == ((last - 1) & 3) ^ 2
+                direction = t.direction.take(mine, axis=1)
+                back = direction == ((last - 1) & 3) ^ 2
                 back &= ((last - 1) >> 2 == r) & (last > 0)
                 codes[back] = 0
+                if only is not None:
+                    other = direction != ((only - 1) & 3) ^ 2
+                    other |= (only - 1) >> 2 != r
+                    other &= only > 0
+                    codes[other] = 0
             codes = codes.reshape(-1)
             idx = _nz(codes & OK_BIT)
             if idx.size == 0:
@@ -1064,12 +1112,13 @@ class _Search:
                 and len({id(t) for t in self.tables}) == 1 and self.uniform
                 and self.tables[0].n_options == 4)
 
-    def _expand(self, keys: np.ndarray, g: int, hr: int) -> Iterable[_Batch]:
+    def _expand(self, keys: np.ndarray, g: int, hr: int,
+                only: np.ndarray | None = None) -> Iterable[_Batch]:
         """All moves from a sorted chunk: one by one in Python for a handful, else the fast
         path (in big strict searches, the positions that have turned apart: no ricochet bits
         to carry), else the general one."""
         if not self.fast:
-            yield from self.successors(keys, g)
+            yield from self.successors(keys, g, only)
             return
         if keys.size <= SCALAR_CHUNK:
             yield from self._scalar_successors(keys, g, hr)
@@ -1360,14 +1409,19 @@ class _Search:
             for keys, hr in groups:
                 if best is not None and best[0] <= f:
                     break
-                keys = self.closed.add_new(keys, g)
+                only = None
+                if lay.reversal:
+                    keys, only = self._reversal_copies(keys, g)
+                else:
+                    keys = self.closed.add_new(keys, g)
                 for lo in range(0, keys.size, self.chunk):
                     stop = self._should_stop()
                     if stop:
                         return self._stopped(stop, f, best)
                     chunk = keys[lo:lo + self.chunk]
                     self.expanded += chunk.size
-                    for b in self._expand(chunk, g, hr):
+                    for b in self._expand(chunk, g, hr,
+                                          None if only is None else only[lo:lo + self.chunk]):
                         gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
                         h = hr if isinstance(b.h, int) and b.h < 0 else b.h
                         if self.recording and b.parents is not None:
@@ -1382,6 +1436,8 @@ class _Search:
                                            or self.closed.dense is not None):
                         self.recording = False  # big searches read the route back by search
                     used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
+                    if self.firsts is not None:
+                        used += self.firsts.nbytes
                     if used > self.memory_limit:
                         raise SearchMemoryError(
                             f"the search would need more than {self.memory_limit >> 20} MiB "
@@ -1408,6 +1464,52 @@ class _Search:
         if b.keys.size:
             self.trail.setdefault(g, []).append((b.keys, b.parents, b.cost))
             self.trail_size += b.keys.size
+
+    def _reversal_copies(self, keys: np.ndarray,
+                         g: int) -> tuple[np.ndarray, np.ndarray]:
+        """Immediate reversal forbidden: the same robots (and ricochet progress) reached by
+        different last moves are different positions, but never worth expanding more than
+        twice. The first copy makes every move but the one its last move forbids; a later one
+        (never cheaper) needs only that one move, as the first made all its others at no
+        greater cost; after that, every move has been made. Of sorted keys expanded at cost
+        ``g``: those to expand, now marked, and for each the one move it is left to make (0:
+        all its moves)."""
+        lay = self.layout
+        keys = keys.take(_nz(~self.closed.contains(keys)))
+        n = keys.size
+        if n == 0:
+            return keys, np.zeros(0, np.intp)
+        last_bits = np.uint64(31) << lay.last_shift
+        base = keys & ~last_bits
+        last = ((keys >> lay.last_shift) & np.uint64(31)).astype(np.intp)
+        known, first = self.firsts.lookup(base)
+        # copies in this bucket: the rank of each among those of its robots, and the last
+        # move of the first of them
+        order = base.argsort(kind="stable")
+        sorted_base = base.take(order)
+        starts = np.ones(n, bool)
+        np.not_equal(sorted_base[1:], sorted_base[:-1], out=starts[1:])
+        lead = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+        rank = np.empty(n, np.intp)
+        rank[order] = np.arange(n) - lead
+        lead_last = np.empty(n, np.intp)
+        lead_last[order] = last.take(order).take(lead)
+        only = np.where(known, first, lead_last).astype(np.intp)
+        full = ~known & (rank == 0)
+        part = (known & (first > 0) & (rank == 0)) | (~known & (rank == 1))
+        only[full] = 0
+        keep = _nz(full | part)
+        keys, only = keys.take(keep), only.take(keep)
+        self.closed.add(keys, g)
+        # the robots seen for the first time: their first copy's last move, or 0 when a
+        # second copy is expanded here too; those seen before are done with
+        done_now = np.zeros(n, bool)
+        done_now[order] = np.concatenate((~starts[1:], [False]))  # a second copy follows
+        new = _nz(full)
+        self.firsts.add(base.take(new), np.where(done_now.take(new), 0,
+                                                 last.take(new)).astype(np.uint8))
+        self.firsts.update(base.take(_nz(known & part)), 0)
+        return keys, only
 
     def _lookahead(self, keys: np.ndarray, g: int, f: int, open_: dict,
                    sizes: dict) -> list[tuple[np.ndarray, int]]:
