@@ -1361,23 +1361,26 @@ class _Search:
         start_cells = [np.array([c], np.intp) for c in lay.cells_of(start_key)]
         h0 = int(self.estimate(start_cells)[0])
         board = self.board
-        label = pos.target.label(board) if pos.target else "the target"
-        who = " or ".join(self.claimers) if len(self.claimers) < len(pos.robots) else \
-            "any robot"
+        assert pos.target is not None
+        goal = pos.target
+        where = board.name(self.target)
+        # "the blue triangle at j4", or the cell alone for a target given by its cell
+        label = f"{goal.label(board)} at {where}" if goal.color and goal.shape else where
+        one = self.claimers[0] if len(self.claimers) == 1 else None
         if board.diagonal_at(self.target) is not None and self.rules.barrier_stop == "illegal":
             return Solution("no_solution", None, None, 0,
-                            f"{label} at {board.name(self.target)} is on a diagonal barrier, "
-                            "where no robot may stop under these rules")
+                            f"{label} is on a diagonal barrier, where no robot may stop under "
+                            "these rules")
         if h0 >= UNREACHABLE:
             return Solution("no_solution", None, None, 0,
-                            f"{who} can never reach {label} at {board.name(self.target)}: "
-                            "walls cut it off from every cell it can get to")
+                            f"{one or 'no robot'} can never reach {label}: walls cut it off "
+                            f"from every cell {'it' if one else 'a robot'} can get to")
         if lay.active is not None and not self._descends_one(start_key):
             h0 += 1
         if self.max_cost is not None and h0 > self.max_cost:
             return Solution("no_solution", None, None, h0,
-                            f"no route within {self.max_cost} moves: {who} needs at least "
-                            f"{h0} to reach {label}")
+                            f"no route within {self.max_cost} moves: {one or 'any robot'} "
+                            f"needs at least {h0} to reach {label}")
         use_dense = lay.dense_bits <= DENSE_MAX_BITS and not lay.reversal and \
             lay.dense_bits // 8 < self.memory_limit // 2
         self.closed = _Closed(lay, use_dense)
@@ -1451,7 +1454,7 @@ class _Search:
                 return Solution("no_solution", None, None, self.max_cost + 1,
                                 f"no route within {self.max_cost} moves", self.expanded)
             return Solution("no_solution", None, None, f,
-                            f"{who} cannot reach {label} at {board.name(self.target)} "
+                            f"{one + ' cannot' if one else 'no robot can'} reach {label} "
                             "whatever the robots do", self.expanded)
         if self.max_cost is not None and best[0] > self.max_cost:
             return Solution("no_solution", None, None, self.max_cost + 1,

@@ -514,7 +514,17 @@ def test_a_robot_that_cannot_move_gives_no_solution_promptly():
     board = {"size": 8, "walls": [["a1", "up"], ["a1", "right"]]}
     pos = position(board, {"red": "a1", "blue": "h8"}, {"cell": "e5", "robot": "red"})
     got = solve(pos)
-    assert got.status == "no_solution"
+    assert got.status == "no_solution" and got.expanded == 0
+    assert got.reason == "red can never reach e5: walls cut it off from every cell it can get to"
+
+
+def test_a_cell_no_robot_can_stop_on_is_found_impossible_by_searching_it_out():
+    # an open board: red could pass h8 but nothing can ever stop it there
+    pos = position({"size": 16}, {"red": "a1"}, {"cell": "h8", "robot": "red"})
+    got = solve(pos)
+    assert got.status == "no_solution" and 0 < got.expanded < 1000
+    assert got.reason == "red cannot reach h8 whatever the robots do"
+    assert check_bid(pos, 30).meets is False
 
 
 def test_a_target_on_a_barrier_is_impossible_at_once_unless_the_house_rule_allows_it():
