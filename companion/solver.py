@@ -241,7 +241,8 @@ def prepare(position: Position) -> float:
     try:
         for robot in position.robots:
             kind = robot_kind(board, robot)
-            kind_tables(board, rules, kind).py  # noqa: B018 - built on first use otherwise
+            tables = kind_tables(board, rules, kind)
+            tables.py, tables.hit_packed, tables.nat_packed  # noqa: B018 - else built on first use
             for cell in cells:
                 distance_to(board, rules, kind, cell)
     except TableError as e:
