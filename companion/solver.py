@@ -19,26 +19,31 @@ The API, for the table, the verifier and the command line:
 * :func:`prepare` ``(position)`` builds a board's tables ahead of the first solve.
 
 How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
-bits for the active robot's must-ricochet progress), processed in buckets of equal (cost so far
-+ estimate, cost so far). The estimate is the active robot's distance to the target if it could
-stop anywhere (:func:`companion.solver_tables.distance_to`); it never overestimates and changes
-by at most one per move, so each position is expanded once, at its optimal cost. Robots that
-move alike and play the same part (the helpers on a board without their barriers) are kept
-sorted, so their order does not count. All moves of a bucket are generated at once with numpy
-from the move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in
-Python instead. Expanded positions are remembered in sorted runs, and in big searches with four
-robots in bitsets indexed by the position's rank. The route is read back from the expanded
-positions, one move at a time.
+bits for the active robot's must-ricochet progress, and five for the last move when immediate
+reversal is forbidden), processed in buckets of equal (cost so far + estimate, cost so far).
+The estimate is the active robot's distance to the target if it could stop anywhere
+(:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
+closer by its own next move from where the others stand (then a helper must move first, or
+that move gains nothing): it never overestimates and drops by at most one per move, so each
+position is expanded once, at its optimal cost. That one-move look-ahead is made when a
+position leaves its bucket; a position that fails it waits in the next one. Robots that move
+alike and play the same part (the helpers on a board without their barriers) are kept sorted,
+so their order does not count. All moves of a bucket are generated at once with numpy from the
+move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
+instead, where a dozen numpy calls would cost more than the work. Expanded positions are
+remembered in a hash table (:class:`_HashSet`), and in big searches with four robots in bitsets
+indexed by the position's rank. While a search is small, each new position's parent is
+recorded, so the route is read back by look-up; past that, from the expanded positions, one
+move at a time.
 
 Everything the rules say is in the search itself: must-ricochet (strict: the active robot's
-last axis and whether it has turned are part of the position; lenient; off), the vortex (any
-robot may arrive; under strict, each robot is tried as the one that arrives), four to six
-robots, coloured barriers, openings and the transparent robot's passes at +1 each (searched
-up to :data:`~companion.solver_tables.SOLVER_MAX_PASSES` passes in one move).
+last axis and whether it has turned are part of the position; lenient; off), the forbidden
+immediate reversal (``riogrande-2003``: the robot that moved last may not go straight back),
+the vortex (any robot may arrive; under strict, each robot is tried as the one that arrives),
+four to six robots, coloured barriers, openings and the transparent robot's passes at +1 each
+(up to :data:`~companion.rules.MAX_PASSES` in one move, as the rules allow).
 :mod:`companion.rules` stays the one authority: every route returned has passed
-:func:`companion.rules.validate_route`. The one rule not in the search is the forbidden
-immediate reversal (``riogrande-2003``): a reversal never shortens a route except to earn a
-barrier's ricochet, and :func:`solve` reports that rare case as a :class:`SolverError`.
+:func:`companion.rules.validate_route`.
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ from .solver_tables import (
     KindTables,
     TableError,
     distance_to,
+    final_direction,
     kind_tables,
     robot_kind,
 )
@@ -80,12 +86,14 @@ UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
-# first touch of each page costs more than sorted runs do for smaller searches)
+# first touch of each page costs more than the hash table does for smaller searches)
+TRAIL_MAX = 1 << 21  # child-parent pairs recorded for reading the route back
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 _U8 = np.uint64(255)
+_AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
 _NETWORKS = {
@@ -214,9 +222,6 @@ def solve(
         raise SolverError(str(e)) from None
     if result.moves is not None:
         verdict = validate_route(position, result.moves)
-        if verdict.rule == "immediate_reversal":
-            raise SolverError(f"the best route found needs an immediate reversal, which these "
-                              f"rules forbid and the search does not model: {verdict.reason}")
         if not (verdict.legal and verdict.reached) or verdict.cost != result.cost:
             raise AssertionError(  # a disagreement between the solver's tables and the rules
                 f"solver route fails the rules: {verdict.reason} "
@@ -236,7 +241,8 @@ def prepare(position: Position) -> float:
     try:
         for robot in position.robots:
             kind = robot_kind(board, robot)
-            kind_tables(board, rules, kind).py  # noqa: B018 - built on first use otherwise
+            tables = kind_tables(board, rules, kind)
+            tables.py, tables.hit_packed, tables.nat_packed  # noqa: B018 - else built on first use
             for cell in cells:
                 distance_to(board, rules, kind, cell)
     except TableError as e:
@@ -314,7 +320,8 @@ def _solve_each_claimer(position: Position, claimers: tuple[str, ...], max_cost:
 
 class _Runs:
     """A set of ``uint64`` entries ``key << 8 | cost`` kept as a few sorted runs (merged as they
-    grow, like a log-structured tree): cheap to add a sorted batch, cheap to test a batch."""
+    grow, like a log-structured tree): cheap to add a sorted batch, cheap to test a batch. It
+    holds the few entries that do not fit their row of a :class:`_HashSet`."""
 
     def __init__(self) -> None:
         self.runs: list[np.ndarray] = []
@@ -323,10 +330,11 @@ class _Runs:
     def nbytes(self) -> int:
         return sum(r.nbytes for r in self.runs)
 
-    def add(self, keys: np.ndarray, g: int) -> None:
-        if keys.size == 0:
+    def add_entries(self, entries: np.ndarray) -> None:
+        """Add sorted ``key << 8 | cost`` entries."""
+        if entries.size == 0:
             return
-        self.runs.append((keys << np.uint64(8)) | np.uint64(g))
+        self.runs.append(entries)
         while len(self.runs) > 1 and self.runs[-2].size <= 2 * self.runs[-1].size:
             b = self.runs.pop()
             a = self.runs.pop()
@@ -340,7 +348,7 @@ class _Runs:
             return found
         probe = keys << np.uint64(8)
         for run in self.runs:
-            i = np.searchsorted(run, probe)
+            i = run.searchsorted(probe)
             np.minimum(i, run.size - 1, out=i)
             found |= (run.take(i) >> np.uint64(8)) == keys
         return found
@@ -349,10 +357,179 @@ class _Runs:
         found = np.zeros(keys.size, bool)
         probe = (keys << np.uint64(8)) | np.uint64(g)
         for run in self.runs:
-            i = np.searchsorted(run, probe)
+            i = run.searchsorted(probe)
             np.minimum(i, run.size - 1, out=i)
             found |= run.take(i) == probe
         return found
+
+
+_EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # no key has all bits set
+_FIB_INT, _MASK64 = 0x9E37_79B9_7F4A_7C15, (1 << 64) - 1  # 2**64 / golden ratio
+_FIB = np.uint64(_FIB_INT)  # multiplicative hashing: the row is the product's top bits
+HASH_WIDTH = 8  # keys per row: one 64-byte cache line
+
+
+class _HashSet:
+    """Keys (with the cost each was expanded at) in a hash table whose rows hold
+    :data:`HASH_WIDTH` keys: a batch is tested with one gather of whole rows and one compare,
+    whatever its order (sorted runs answer unsorted batches several times slower). The table is
+    at most half full; the rare key whose row is full goes to a few sorted runs."""
+
+    def __init__(self, bits: int = 9) -> None:
+        self.count = 0
+        self.overflow = _Runs()
+        self._alloc(bits)
+
+    def _alloc(self, bits: int) -> None:
+        self.bits = bits
+        self.keys = np.full((1 << bits, HASH_WIDTH), _EMPTY, np.uint64)
+        self.costs = np.zeros((1 << bits, HASH_WIDTH), np.uint8)
+        self.fill_bytes = bytearray(1 << bits)  # keys in each row, for Python and numpy alike
+        self.fill = np.frombuffer(self.fill_bytes, np.uint8)
+        self.shift = np.uint64(64 - bits)
+
+    @property
+    def nbytes(self) -> int:
+        return self.keys.nbytes + self.costs.nbytes + self.fill.nbytes + self.overflow.nbytes
+
+    def _rows(self, keys: np.ndarray) -> np.ndarray:
+        return ((keys * _FIB) >> self.shift).astype(np.intp)
+
+    def add(self, keys: np.ndarray, g: int | np.ndarray) -> None:
+        """Add distinct keys not in the set yet, expanded at cost ``g``."""
+        if keys.size == 0:
+            return
+        need = self.count + keys.size
+        if 2 * need > self.keys.size:
+            self._grow(need)
+        self.count = need
+        if keys.size <= 16 and isinstance(g, int):
+            self._insert_few(keys.tolist(), g)
+            return
+        keys = keys.astype(np.uint64, copy=False)
+        self._insert(keys, np.full(keys.size, g, np.uint8) if isinstance(g, int) else g)
+
+    def _grow(self, need: int) -> None:
+        """A table twice as big (or more), filled a block of rows at a time: big searches
+        should not hold every key two or three times over while it moves."""
+        bits = self.bits
+        while 2 * need > HASH_WIDTH << bits:
+            bits += 1
+        old_keys, old_costs, old_runs = self.keys, self.costs, self.overflow.runs
+        self._alloc(bits)
+        self.overflow = _Runs()
+        for lo in range(0, old_keys.shape[0], 1 << 15):
+            block = old_keys[lo:lo + (1 << 15)]
+            used = block != _EMPTY
+            self._insert(block[used], old_costs[lo:lo + (1 << 15)][used])
+        for run in old_runs:
+            self._insert(run >> np.uint64(8), (run & _U8).astype(np.uint8))
+
+    def _insert_few(self, keys: list[int], g: int) -> None:
+        """:meth:`_insert` one key at a time: for a handful, quicker than a dozen numpy calls."""
+        fill, table, costs = self.fill_bytes, self.keys, self.costs
+        shift = 64 - self.bits
+        for k in keys:
+            row = ((k * _FIB_INT) & _MASK64) >> shift
+            col = fill[row]
+            if col < HASH_WIDTH:
+                table[row, col] = k
+                costs[row, col] = g
+                fill[row] = col + 1
+            else:
+                self.overflow.add_entries(np.array([(k << 8) | g], np.uint64))
+
+    def _insert(self, keys: np.ndarray, costs: np.ndarray) -> None:
+        rows = self._rows(keys)
+        while keys.size:
+            col = self.fill.take(rows)
+            full = col >= HASH_WIDTH
+            if full.any():
+                over = _nz(full)
+                entries = (keys.take(over) << np.uint64(8)) | costs.take(over)
+                entries.sort()
+                self.overflow.add_entries(entries)
+                fit = _nz(~full)
+                keys, costs, rows, col = keys.take(fit), costs.take(fit), rows.take(fit), \
+                    col.take(fit)
+            col = col.astype(np.intp)
+            self.keys[rows, col] = keys  # keys meeting in one row: one of them gets the slot
+            won = self.keys[rows, col] == keys
+            if won.all():
+                self.costs[rows, col] = costs
+                self.fill[rows] += 1
+                return
+            wins = _nz(won)
+            self.costs[rows.take(wins), col.take(wins)] = costs.take(wins)
+            self.fill[rows.take(wins)] += 1
+            lost = _nz(~won)
+            keys, costs, rows = keys.take(lost), costs.take(lost), rows.take(lost)
+
+    def items(self) -> tuple[np.ndarray, np.ndarray]:
+        """All keys, sorted, and their costs."""
+        used = self.keys != _EMPTY
+        keys, costs = self.keys[used], self.costs[used]
+        for run in self.overflow.runs:
+            keys = np.concatenate((keys, run >> np.uint64(8)))
+            costs = np.concatenate((costs, (run & np.uint64(255)).astype(np.uint8)))
+        order = np.argsort(keys)
+        return keys.take(order), costs.take(order)
+
+    def _match(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rows = self._rows(keys)
+        return rows, self.keys.take(rows, axis=0) == keys[:, None]
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        if self.count == 0 or keys.size == 0:
+            return np.zeros(keys.size, bool)
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        found = eq.view(np.uint64).reshape(-1) != 0  # a row of 8 booleans is one uint64
+        if self.overflow.runs:
+            full = _nz(self.fill.take(rows) >= HASH_WIDTH)
+            if full.size:
+                found[full] |= self.overflow.contains(keys.take(full))
+        return found
+
+    def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
+        if self.count == 0 or keys.size == 0:
+            return np.zeros(keys.size, bool)
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        eq &= self.costs.take(rows, axis=0) == g
+        found = eq.any(axis=1)
+        if self.overflow.runs:
+            found |= self.overflow.contains_at(keys, g)
+        return found
+
+    def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which keys are in the set, and the value (``cost``) kept with each (0 if absent)."""
+        if self.count == 0 or keys.size == 0:
+            return np.zeros(keys.size, bool), np.zeros(keys.size, np.uint8)
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        value = (self.costs.take(rows, axis=0) * eq).max(axis=1)
+        found = eq.view(np.uint64).reshape(-1) != 0
+        for run in self.overflow.runs:
+            i = np.minimum(run.searchsorted(keys << np.uint64(8)), run.size - 1)
+            entry = run.take(i)
+            there = (entry >> np.uint64(8)) == keys
+            found |= there
+            value = np.where(there, (entry & _U8).astype(np.uint8), value)
+        return found, value
+
+    def update(self, keys: np.ndarray, value: int) -> None:
+        """Set the value kept with keys already in the set."""
+        if keys.size == 0:
+            return
+        keys = keys.astype(np.uint64, copy=False)
+        rows, eq = self._match(keys)
+        hit_rows, hit_cols = eq.nonzero()
+        self.costs[rows.take(hit_rows), hit_cols] = value
+        for run in self.overflow.runs:  # only the low byte changes: the runs stay sorted
+            i = np.minimum(run.searchsorted(keys << np.uint64(8)), run.size - 1)
+            there = i[(run.take(i) >> np.uint64(8)) == keys]
+            run[there] = (run.take(there) & ~_U8) | np.uint64(value)
 
 
 _COMB = [np.array([comb(c, k) for c in range(256)], np.int64) for k in range(7)]
@@ -367,17 +544,18 @@ _C23 = (_COMB[2][:, None] + _COMB[3][None, :]).astype(np.int32).reshape(-1)
 class _Closed:
     """Positions already expanded, and at which cost (for reading the route back).
 
-    Small searches keep everything in :class:`_Runs`. Once a search grows past
+    Small searches keep everything in a :class:`_HashSet`. Once a search grows past
     ``DENSE_AFTER`` positions, and when the robots' layout allows one (four robots), it moves
     to bitsets by rank, with the keys kept per cost: one for positions whose active robot has
     turned (or with no ricochet rule), and under strict must-ricochet one more for those that
     have not, with a block per (active cell, progress) seen: few, as the robot has only gone
-    straight. A position whose active robot has not turned counts as seen when the same robots
-    were already expanded *with* a turn: that one is at least as good."""
+    straight. There, a position whose active robot has not turned counts as seen when the same
+    robots were already expanded *with* a turn: that one is at least as good (in small searches
+    the extra look saves too little to pay for itself)."""
 
     def __init__(self, layout: _Layout, allow_dense: bool) -> None:
         self.layout = layout
-        self.runs = _Runs()
+        self.table = _HashSet()
         self.allow_dense = allow_dense
         self.dense: np.ndarray | None = None
         self.turn: np.ndarray | None = None  # bitset of positions not yet turned
@@ -392,7 +570,7 @@ class _Closed:
 
     @property
     def nbytes(self) -> int:
-        n = self.runs.nbytes
+        n = self.table.nbytes
         if self.dense is not None:
             n += self.dense.nbytes + sum(a.nbytes for v in self.by_cost.values() for a in v)
         if self.turn is not None:
@@ -411,7 +589,7 @@ class _Closed:
         """Membership of keys without ricochet bits."""
         if self.dense is not None:
             return self.dense_test_rank(self.layout.rank(keys))
-        return self.runs.contains(keys)
+        return self.table.contains(keys)
 
     def _turn_index(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Block (-1: none yet) and bit index of keys with ricochet bits, in ``self.turn``."""
@@ -424,13 +602,13 @@ class _Closed:
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         lay = self.layout
-        if not lay.strict:
+        if not lay.strict or self.dense is None:  # the turned twins save too little to look
             return self._low_test(keys)
         flag = keys >> lay.flag_shift
-        rest = np.flatnonzero(flag != 0)
+        rest = _nz(flag != 0)
         if rest.size == 0:
             return self._low_test(keys)
-        done = np.flatnonzero(flag == 0)
+        done = _nz(flag == 0)
         out = np.zeros(keys.size, bool)
         if done.size:
             out[done] = self._low_test(keys.take(done))
@@ -439,9 +617,9 @@ class _Closed:
         if self.turn is not None:
             slot, index = self._turn_index(kr)
             seen |= (slot >= 0) & self.dense_test_rank(index, self.turn)
-        if self.runs.runs:
-            unseen = np.flatnonzero(~seen)
-            seen[unseen] = self.runs.contains(kr.take(unseen))
+        if self.table.count:
+            unseen = _nz(~seen)
+            seen[unseen] = self.table.contains(kr.take(unseen))
         out[rest] = seen
         return out
 
@@ -449,20 +627,20 @@ class _Closed:
         """Of sorted, distinct keys about to be expanded at cost ``g``, the ones not expanded
         before, now added (one rank computation for both)."""
         if self.dense is None:
-            keys = keys.take(np.flatnonzero(~self.contains(keys)))
+            keys = keys.take(_nz(~self.contains(keys)))
             self.add(keys, g)
             return keys
         rest = keys[:0]
         if self.layout.strict:
-            split = int(np.searchsorted(keys, np.uint64(1) << self.layout.flag_shift))
+            split = int(keys.searchsorted(np.uint64(1) << self.layout.flag_shift))
             keys, rest = keys[:split], keys[split:]
             if rest.size:
-                rest = rest.take(np.flatnonzero(~self.contains(rest)))
+                rest = rest.take(_nz(~self.contains(rest)))
                 self.count += rest.size
                 self._turn_add(rest, g)
         if keys.size:
             rank = self.layout.rank(keys)
-            fresh = np.flatnonzero(~self.dense_test_rank(rank))
+            fresh = _nz(~self.dense_test_rank(rank))
             keys, rank = keys.take(fresh), rank.take(fresh)
             self.count += keys.size
             self._set_bits(self.dense, rank)
@@ -474,12 +652,12 @@ class _Closed:
         """Add sorted, distinct keys expanded at cost ``g``."""
         self.count += keys.size
         if self.dense is None:
-            self.runs.add(keys, g)
+            self.table.add(keys, g)
             if self.allow_dense and self.count > DENSE_AFTER:
                 self._densify()
             return
         if self.layout.strict:
-            split = int(np.searchsorted(keys, np.uint64(1) << self.layout.flag_shift))
+            split = int(keys.searchsorted(np.uint64(1) << self.layout.flag_shift))
             self._turn_add(keys[split:], g)
             keys = keys[:split]
         self._dense_add(keys, g)
@@ -488,7 +666,7 @@ class _Closed:
         """Set bits at ``index``; equal bytes must be next to each other."""
         byte = index >> 3
         bit = np.left_shift(np.uint8(1), (index & 7).astype(np.uint8))
-        starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+        starts = _nz(np.concatenate(([True], byte[1:] != byte[:-1])))
         bits[byte.take(starts)] |= np.bitwise_or.reduceat(bit, starts)
 
     def _dense_add(self, low: np.ndarray, g: int) -> None:
@@ -501,7 +679,7 @@ class _Closed:
 
     def _turn_add(self, keys: np.ndarray, g: int) -> None:
         """Keys with ricochet bits: into their blocks (sorted keys keep each block's bits in
-        order, and blocks are whole bytes), or the runs once the blocks run out."""
+        order, and blocks are whole bytes), or the hash set once the blocks run out."""
         if keys.size == 0:
             return
         assert self.turn is not None
@@ -515,32 +693,32 @@ class _Closed:
                     self.turn_slot[p] = self.turn_blocks
                     self.turn_blocks += 1
             slot, index = self._turn_index(keys)
-            over = np.flatnonzero(slot < 0)
+            over = _nz(slot < 0)
             if over.size:
-                self.runs.add(keys.take(over), g)
-                keep = np.flatnonzero(slot >= 0)
+                self.table.add(keys.take(over), g)
+                keep = _nz(slot >= 0)
                 keys, index = keys.take(keep), index.take(keep)
         self._set_bits(self.turn, index)
         self.by_cost.setdefault(g, []).append(keys)
 
     def _densify(self) -> None:
-        """Move everything from the runs to new bitsets."""
+        """Move everything from the hash set to new bitsets."""
         self.dense = np.zeros((self.layout.dense_bits + 7) // 8, np.uint8)
         if self.layout.strict:
             self.turn = np.zeros(TURN_BLOCKS * self.turn_stride // 8, np.uint8)
-        old, self.runs = self.runs.runs, _Runs()
-        entries = np.sort(np.concatenate(old)) if old else np.zeros(0, np.uint64)
-        for run_g in np.unique(entries & _U8).tolist():
-            keys = entries[(entries & _U8) == run_g] >> np.uint64(8)
-            self.count -= keys.size
-            self.add(keys, int(run_g))
+        keys, costs = self.table.items()
+        self.table = _HashSet()
+        for run_g in np.unique(costs).tolist():
+            some = keys[costs == run_g]
+            self.count -= some.size
+            self.add(some, int(run_g))
 
     def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
-        found = self.runs.contains_at(keys, g)
+        found = self.table.contains_at(keys, g)
         for arr in self.by_cost.get(g, ()):
             k = keys.astype(arr.dtype) if arr.dtype != keys.dtype else keys
             fits = keys <= np.uint64(np.iinfo(arr.dtype).max)
-            i = np.searchsorted(arr, k)
+            i = arr.searchsorted(k)
             np.minimum(i, arr.size - 1, out=i)
             found |= (arr.take(i) == k) & fits
         return found
@@ -560,7 +738,9 @@ class _Layout:
     active: int | None  # slot of the one robot that must arrive; None: any robot may
     strict: bool
     n_cells: int
+    reversal: bool = False  # the last move is part of the key (immediate reversal forbidden)
     flag_shift: np.uint64 = field(init=False)
+    last_shift: np.uint64 = field(init=False)
     pos_mask: np.uint64 = field(init=False)
     key_bits: int = field(init=False)
     dense_bits: int = field(init=False)
@@ -573,8 +753,9 @@ class _Layout:
     def __post_init__(self) -> None:
         r = len(self.names)
         self.flag_shift = np.uint64(8 * r)
+        self.last_shift = np.uint64(8 * r + 2)
         self.pos_mask = np.uint64((1 << (8 * r)) - 1)
-        self.key_bits = 8 * r + (2 if self.strict else 0)
+        self.key_bits = 8 * r + (2 if self.strict else 0) + (5 if self.reversal else 0)
         total = 1
         for g in self.groups:
             total *= comb(self.n_cells, len(g))
@@ -616,6 +797,24 @@ class _Layout:
     def cells_of(self, key: int) -> list[int]:
         return [(key >> (8 * s)) & 255 for s in range(len(self.names))]
 
+    def flag_of(self, key: int) -> int:
+        return (key >> (8 * len(self.names))) & 3 if self.strict else 0
+
+    def last_of(self, key: int) -> int:
+        """The last move (:func:`_last_move`), 0 at the start or when it does not count."""
+        return (key >> (8 * len(self.names) + 2)) & 31 if self.reversal else 0
+
+
+def _last_move(slot: int | np.ndarray, direction: int | np.ndarray) -> Any:
+    """The last move as kept in a key when immediate reversal is forbidden: the slot of the
+    robot that moved and the direction it ended moving in (0: no move yet)."""
+    return 1 + slot * 4 + direction
+
+
+def _forbids(last: int, slot: int, direction: int) -> bool:
+    """Does the last move ``last`` forbid robot ``slot``'s move in ``direction``?"""
+    return last == _last_move(slot, (direction + 2) & 3)
+
 
 def _make_layout(position: Position, claimers: tuple[str, ...]) -> _Layout:
     board = position.board
@@ -642,7 +841,7 @@ def _make_layout(position: Position, claimers: tuple[str, ...]) -> _Layout:
             group_of[s] = gi
     active = slots.index(claimers[0]) if single else None
     return _Layout(slots, [robot_kind(board, n) for n in slots], groups, group_of, active,
-                   strict, board.size)
+                   strict, board.size, position.rules.immediate_reversal == "forbidden")
 
 
 # ---------------------------------------------------------------- the search
@@ -654,6 +853,7 @@ class _Batch:
     cost: np.ndarray | int
     h: np.ndarray | int
     checked: bool = False  # the keys are already known not to be expanded
+    parents: np.ndarray | None = None  # the position each key was reached from
 
 
 class _Search:
@@ -678,16 +878,116 @@ class _Search:
         self.claim = [lay.active == s if lay.active is not None else True
                       for s in range(len(lay.names))]
         self.uniform = all(t.uniform_cost() for t in self.tables)
+        # a batch's arrays grow with the ways to slide from a cell: keep them a few MB
+        self.chunk = max(1024, CHUNK * 4 // max(t.n_options for t in self.tables))
         self.lenient = self.rules.ricochet == "lenient"
         self.fast = self._is_fast()
         self.narrow = lay.n_robots == 4  # keys without ricochet bits fit 32 bits
         self.dist_list = self.dist[-1].tolist()  # the active robot's (fast path)
+        self.active_dist = self.dist[lay.active].tolist() if lay.active is not None else []
         self.nc3 = comb(self.board.size, 3)  # fast path: rank = active * C(n, 3) + helpers'
         self.expanded = 0
-        self.goals: list[tuple[int, int]] = []  # (cost, key)
+        self.goals: list[tuple[int, int, int, int]] = []  # (cost, key, parent, parent's cost)
+        # (child, parent, move cost) batches by the parent's cost, for reading the route back
+        self.trail: dict[int, list[tuple[np.ndarray, np.ndarray, Any]]] = {}
+        self.trail_size = 0
+        self.recording = True
+        # immediate reversal forbidden: each position (without its last move) and the last
+        # move it was first expanded with, 0 once it has been expanded for every move
+        self.firsts = _HashSet() if self.layout.reversal else None
         self.pruned = False  # a position was left out for costing more than max_cost
 
     # -- estimates
+    def descends(self, keys: np.ndarray) -> np.ndarray:
+        """Can the active robot, with the others where they stand, make one move that brings
+        it one closer by the estimate, or that claims the target when it is one away? Where
+        it cannot, every route needs at least one move more than the estimate: a helper must
+        move first, or the robot's own next move gains nothing (or lands on the target without
+        the ricochet, and must leave and come back). A robot on the target that has not
+        turned counts as one away, for the same reason. Adding that move keeps the estimate
+        consistent (it still drops by at most one per move), so positions are still expanded
+        once, at their optimal cost."""
+        lay = self.layout
+        s = lay.active
+        assert s is not None
+        if keys.size <= SCALAR_CHUNK:
+            return np.array([self._descends_one(k) for k in keys.tolist()], bool)
+        t = self.tables[s]
+        n = keys.size
+        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
+        a = raw[:, s].astype(np.intp)
+        base = a << 8
+        others = [j for j in range(lay.n_robots) if j != s]
+        dist = self.dist[s]
+        flag = raw[:, lay.n_robots] & 3 if lay.strict else None
+        at_target = a == self.target
+        if flag is not None:
+            at_target &= flag == DONE
+        if self.fast:  # four directions at once from the packed tables: (n, option)
+            first = t.hit_packed.take(base | raw[:, others[0]]).view(np.uint8)
+            for j in others[1:]:
+                np.minimum(first, t.hit_packed.take(base | raw[:, j]).view(np.uint8), out=first)
+            first -= 1
+            np.minimum(first, t.nat_packed.take(a).view(np.uint8), out=first)
+            flat = first.reshape(n, 4) | base[:, None]
+            flat += _OFFSETS[:4]
+            codes = t.end_flat.take(flat)
+            closer = dist.take(codes & 255) == (dist.take(a) - np.uint8(1))[:, None]
+            closer &= (codes & OK_BIT) != 0
+            if flag is not None:
+                closer &= self._claims(codes, flag[:, None], _AXES4)
+            return (closer.view(np.uint32).reshape(-1) != 0) | at_target
+        if others:
+            pairs = np.concatenate([base | raw[:, j] for j in others]).reshape(len(others), n)
+            first = t.hit.take(pairs, axis=1).min(axis=1)  # (option, n)
+        else:
+            first = np.full((t.n_options, n), NEVER, np.uint8)
+        first -= 1
+        np.minimum(first, t.nat.take(a, axis=1), out=first)
+        flat = first | base
+        flat += _OFFSETS[:t.n_options, None]
+        codes = t.end_flat.take(flat)
+        closer = dist.take(codes & 255) == dist.take(a) - np.uint8(1)
+        closer &= (codes & OK_BIT).astype(bool)
+        if flag is not None:
+            closer &= self._claims(codes, flag, t.axis.take(a, axis=1))
+        return closer.any(axis=0) | at_target
+
+    def _claims(self, codes: np.ndarray, flag: np.ndarray, axis0: np.ndarray) -> np.ndarray:
+        """Strict must-ricochet: a move that ends on the target claims it only if the active
+        robot has turned by then (broadcast over moves and positions)."""
+        turned = (codes & DEFLECTED_BIT) != 0
+        turned |= flag == DONE
+        turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
+        turned |= (codes & 255) != self.target
+        return turned
+
+    def _descends_one(self, key: int) -> bool:
+        lay = self.layout
+        s = lay.active
+        assert s is not None
+        cells = lay.cells_of(key)
+        a = cells[s]
+        flag = lay.flag_of(key)
+        if a == self.target:
+            return flag == DONE
+        py = self.tables[s].py
+        dist = self.active_dist
+        goal = dist[a] - 1
+        b = a << 8
+        qs = [b | q for j, q in enumerate(cells) if j != s]
+        for hit, nat, end, axis in zip(py.hit, py.nat, py.end, py.axis, strict=True):
+            m = nat[a] + 1
+            for q in qs:
+                if hit[q] < m:
+                    m = hit[q]
+            code = end[b | (m - 1)]
+            if code & OK_BIT and dist[code & 255] == goal and (
+                    code & 255 != self.target or flag == DONE or code & DEFLECTED_BIT
+                    or flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis[a]):
+                return True
+        return False
+
     def estimate(self, cells: list[np.ndarray]) -> np.ndarray:
         lay = self.layout
         if lay.active is not None:
@@ -698,32 +998,48 @@ class _Search:
         return h
 
     # -- moves
-    def successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
+    def successors(self, keys: np.ndarray, g: int,
+                   only: np.ndarray | None = None) -> Iterable[_Batch]:
         """Every legal move from every position in ``keys`` (all of cost ``g`` so far), one
         batch per moving robot with all its options at once. Goals reached are noted in
-        ``self.goals``."""
+        ``self.goals``. ``only`` (immediate reversal forbidden): where not 0, the one move
+        that the last move ``only`` forbade, the only one still to make from there
+        (:meth:`_reversal_copies`)."""
         lay = self.layout
         r_count = len(lay.names)
         n = keys.size
         raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
         cells = [raw[:, s].astype(np.intp) for s in range(r_count)]
-        flag = raw[:, r_count].astype(np.intp) if lay.strict else None
+        flag = (raw[:, r_count] & 3).astype(np.intp) if lay.strict else None
+        last = (raw[:, r_count] >> 2).astype(np.intp) if lay.reversal else None
         for r in range(r_count):
             t = self.tables[r]
             n_opt = t.n_options
             mine = cells[r]
             base = mine << 8
             if r_count > 1:
-                pairs = np.stack([base | cells[j] for j in range(r_count) if j != r])
-                first = np.take(t.hit, pairs, axis=1).min(axis=1)  # (option, n)
+                pairs = np.concatenate([base | cells[j] for j in range(r_count) if j != r]
+                                       ).reshape(r_count - 1, n)
+                first = t.hit.take(pairs, axis=1).min(axis=1)  # (option, n)
             else:
                 first = np.full((n_opt, n), NEVER, np.uint8)
             first -= 1
-            np.minimum(first, np.take(t.nat, mine, axis=1), out=first)
+            np.minimum(first, t.nat.take(mine, axis=1), out=first)
             flat = first | base
             flat += _OFFSETS[:n_opt, None]
-            codes = t.end_flat.take(flat).reshape(-1)
-            idx = np.flatnonzero(codes & OK_BIT)
+            codes = t.end_flat.take(flat)
+            if last is not None:  # no robot goes straight back the way it just came
+                direction = t.direction.take(mine, axis=1)
+                back = direction == ((last - 1) & 3) ^ 2
+                back &= ((last - 1) >> 2 == r) & (last > 0)
+                codes[back] = 0
+                if only is not None:
+                    other = direction != ((only - 1) & 3) ^ 2
+                    other |= (only - 1) >> 2 != r
+                    other &= only > 0
+                    codes[other] = 0
+            codes = codes.reshape(-1)
+            idx = _nz(codes & OK_BIT)
             if idx.size == 0:
                 continue
             opt = idx // n
@@ -755,19 +1071,28 @@ class _Search:
                           | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
                 horiz = (code & HORIZONTAL_BIT) != 0
                 new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
-                child = (child & lay.pos_mask) | (new_flag << lay.flag_shift)
+                child = (child & ~(np.uint64(3) << lay.flag_shift)) | \
+                    (new_flag << lay.flag_shift)
+            if last is not None:
+                slot_now = np.full(idx.size, grp[0], np.intp)  # where the mover is, sorted
+                for s_ in grp:
+                    if s_ != r:
+                        slot_now += cells[s_].take(sel) < new
+                moved = _last_move(slot_now, final_direction(code)).astype(np.uint64)
+                child = (child & ~(np.uint64(31) << lay.last_shift)) | (moved << lay.last_shift)
             cost: np.ndarray | int = 1 if self.uniform else \
                 t.cost.reshape(-1).take(start).astype(np.int64)
             if self.claim[r] and not (self.lenient and g == 0):
                 at = new == self.target
                 if new_flag is not None:
                     at &= new_flag == DONE
-                hits = np.flatnonzero(at)
+                hits = _nz(at)
                 if hits.size:
                     gc = g + (cost if isinstance(cost, int) else cost.take(hits))
-                    best_i = int(np.argmin(gc)) if not isinstance(gc, int) else 0
+                    best_i = int(gc.argmin()) if not isinstance(gc, int) else 0
                     gbest = gc if isinstance(gc, int) else int(gc[best_i])
-                    self.goals.append((gbest, int(child[hits[best_i]])))
+                    self.goals.append((gbest, int(child[hits[best_i]]),
+                                       int(keys[sel[hits[best_i]]]), g))
             # the estimate of each child
             if lay.active is not None:
                 h: np.ndarray | int = self.dist[r].take(new).astype(np.int64) \
@@ -777,29 +1102,30 @@ class _Search:
                 for s_ in range(r_count):
                     if s_ != r:
                         np.minimum(h, self.dist[s_].take(cells[s_].take(sel)), out=h)
-            yield _Batch(child, cost, h)
+            yield _Batch(child, cost, h, parents=keys.take(sel) if self.recording else None)
 
     # -- the fast path: one active robot and helpers that all move alike
     def _is_fast(self) -> bool:
         lay = self.layout
         r = lay.n_robots
-        return (2 <= r <= 6 and lay.active == r - 1
+        return (2 <= r <= 6 and lay.active == r - 1 and not lay.reversal
                 and lay.groups == [list(range(r - 1)), [r - 1]]
                 and len({id(t) for t in self.tables}) == 1 and self.uniform
                 and self.tables[0].n_options == 4)
 
-    def _expand(self, keys: np.ndarray, g: int, f: int) -> Iterable[_Batch]:
+    def _expand(self, keys: np.ndarray, g: int, hr: int,
+                only: np.ndarray | None = None) -> Iterable[_Batch]:
         """All moves from a sorted chunk: one by one in Python for a handful, else the fast
         path (in big strict searches, the positions that have turned apart: no ricochet bits
         to carry), else the general one."""
         if not self.fast:
-            yield from self.successors(keys, g)
+            yield from self.successors(keys, g, only)
             return
         if keys.size <= SCALAR_CHUNK:
-            yield from self._scalar_successors(keys, g)
+            yield from self._scalar_successors(keys, g, hr)
             return
         if self.layout.strict and self.layout.n_robots == 4 and keys.size >= SMALL_CHUNK:
-            split = int(np.searchsorted(keys, np.uint64(1) << np.uint64(32)))
+            split = int(keys.searchsorted(np.uint64(1) << np.uint64(32)))
             if split:
                 yield from self._fast_successors(keys[:split], g, turned=True)
             if split < keys.size:
@@ -807,9 +1133,10 @@ class _Search:
             return
         yield from self._fast_successors(keys, g)
 
-    def _scalar_successors(self, keys: np.ndarray, g: int) -> Iterable[_Batch]:
+    def _scalar_successors(self, keys: np.ndarray, g: int, hr: int) -> Iterable[_Batch]:
         """:meth:`_fast_successors` for a handful of positions, one slide at a time: a few
-        dozen numpy calls cost more than the work itself here."""
+        dozen numpy calls cost more than the work itself here. ``hr``: the estimate of them
+        all, which the helpers' moves keep."""
         py = self.tables[0].py
         hit, nat, end, axis = py.hit, py.nat, py.end, py.axis
         dist = self.dist_list
@@ -821,9 +1148,9 @@ class _Search:
         flag_shift = 8 * r_count
         low_mask = (1 << act_shift) - 1
         others = [[j for j in range(r_count) if j != r] for r in range(r_count)]
-        helpers: list[int] = []
-        active: list[int] = []
-        active_h: list[int] = []
+        children: list[int] = []
+        parents: list[int] = []
+        estimates: list[int] = []
         for key in keys.tolist():
             cs = [(key >> (8 * i)) & 255 for i in range(r_count)]
             act = cs[k]
@@ -847,7 +1174,9 @@ class _Search:
                         child = (fl << flag_shift) | (act << act_shift)
                         for i, c in enumerate(rest):
                             child |= c << (8 * i)
-                        helpers.append(child)
+                        children.append(child)
+                        parents.append(key)
+                        estimates.append(hr)
                         continue
                     nf = DONE
                     if fl != DONE and not (code & DEFLECTED_BIT or (
@@ -855,18 +1184,15 @@ class _Search:
                         nf = LAST_VERTICAL + ((code >> 9) & 1)
                     child = (nf << flag_shift) | (v << act_shift) | (key & low_mask)
                     if v == target and nf == DONE and goal_ok:
-                        self.goals.append((g + 1, child))
-                    active.append(child)
-                    active_h.append(dist[v])
-        if helpers:
-            child = np.array(helpers, np.uint64)
-            yield _Batch(child.take(np.flatnonzero(~self.closed.contains(child))), 1, -1,
-                         checked=True)
-        if active:
-            child = np.array(active, np.uint64)
-            fresh = np.flatnonzero(~self.closed.contains(child))
-            yield _Batch(child.take(fresh), 1, np.array(active_h, np.int64).take(fresh),
-                         checked=True)
+                        self.goals.append((g + 1, child, key, g))
+                    children.append(child)
+                    parents.append(key)
+                    estimates.append(dist[v])
+        if children:
+            child = np.array(children, np.uint64)
+            fresh = _nz(~self.closed.contains(child))
+            yield _Batch(child.take(fresh), 1, np.array(estimates, np.int64).take(fresh),
+                         checked=True, parents=np.array(parents, np.uint64).take(fresh))
 
     def _seen4(self, act: np.ndarray, tri: np.ndarray, flag: np.ndarray | None) -> np.ndarray:
         """Expanded already? Four robots, by rank: the active robot's cell, the rank of the
@@ -928,10 +1254,10 @@ class _Search:
         ok = (codes & OK_BIT).astype(bool)
         # four robots and the bitsets in use: test the visited set by rank, computed here
         use_rank = (r_count == 4 and self.closed.dense is not None
-                    and not self.closed.runs.runs)
+                    and not self.closed.table.count)
         # helper moves: the others stay sorted, the new cell is slotted in; same estimate
         if small:  # all helper moves in one go
-            idx = np.flatnonzero(ok[:k])
+            idx = _nz(ok[:k])
             has_moves = idx.size > 0
             if has_moves:
                 mover = idx // (4 * n)
@@ -945,7 +1271,7 @@ class _Search:
             rests: list[list[np.ndarray]] = [[] for _ in range(k - 1)]
             for r in range(k):
                 for o in range(4):
-                    sel = np.flatnonzero(ok[r, o])
+                    sel = _nz(ok[r, o])
                     if sel.size == 0:
                         continue
                     news.append((codes[r, o].take(sel) & 255).astype(np.uint8))
@@ -964,7 +1290,7 @@ class _Search:
                 tri = _C23.take((out[1].astype(np.uint16) << 8) | out[2])
                 tri += out[0]
                 seen = self._seen4(act, tri, None if flag is None else flag.take(par))
-                fresh = np.flatnonzero(~seen)
+                fresh = _nz(~seen)
                 act, par = act.take(fresh), par.take(fresh)
                 out = [c.take(fresh) for c in out]
             wide = np.uint32 if r_count == 4 else np.uint64
@@ -975,10 +1301,12 @@ class _Search:
                 child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
             if not use_rank:
-                child = child.take(np.flatnonzero(~self.closed.contains(child)))
-            yield _Batch(child, 1, -1, checked=True)
+                fresh = _nz(~self.closed.contains(child))
+                child, par = child.take(fresh), par.take(fresh)
+            yield _Batch(child, 1, -1, checked=True,
+                         parents=keys.take(par) if self.recording else None)
         # active moves: the helpers stay as they are; the estimate is the new cell's
-        idx = np.flatnonzero(ok[k])
+        idx = _nz(ok[k])
         if idx.size == 0:
             return
         opt = idx // n
@@ -999,14 +1327,15 @@ class _Search:
             at = v == self.target
             if nf is not None:
                 at &= nf == DONE
-            hits = np.flatnonzero(at)
+            hits = _nz(at)
             if hits.size:
                 p0 = int(par[hits[0]])
-                self.goals.append((g + 1, (self.target << (8 * k)) | int(low[p0])))
+                self.goals.append((g + 1, (self.target << (8 * k)) | int(low[p0]),
+                                   int(keys[p0]), g))
         if use_rank:
             tri = _C23.take((cells[1].astype(np.uint16) << 8) | cells[2])
             tri += cells[0]
-            fresh = np.flatnonzero(~self._seen4(v, tri.take(par), nf))
+            fresh = _nz(~self._seen4(v, tri.take(par), nf))
             v, par = v.take(fresh), par.take(fresh)
             if nf is not None:
                 nf = nf.take(fresh)
@@ -1020,9 +1349,10 @@ class _Search:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
         if not use_rank:
-            fresh = np.flatnonzero(~self.closed.contains(child))
-            child, h = child.take(fresh), h.take(fresh)
-        yield _Batch(child, 1, h, checked=True)
+            fresh = _nz(~self.closed.contains(child))
+            child, h, par = child.take(fresh), h.take(fresh), par.take(fresh)
+        yield _Batch(child, 1, h, checked=True,
+                     parents=keys.take(par) if self.recording else None)
 
     # -- the main loop
     def run(self) -> Solution:
@@ -1032,29 +1362,34 @@ class _Search:
         start_cells = [np.array([c], np.intp) for c in lay.cells_of(start_key)]
         h0 = int(self.estimate(start_cells)[0])
         board = self.board
-        label = pos.target.label(board) if pos.target else "the target"
-        who = " or ".join(self.claimers) if len(self.claimers) < len(pos.robots) else \
-            "any robot"
+        assert pos.target is not None
+        goal = pos.target
+        where = board.name(self.target)
+        # "the blue triangle at j4", or the cell alone for a target given by its cell
+        label = f"{goal.label(board)} at {where}" if goal.color and goal.shape else where
+        one = self.claimers[0] if len(self.claimers) == 1 else None
         if board.diagonal_at(self.target) is not None and self.rules.barrier_stop == "illegal":
             return Solution("no_solution", None, None, 0,
-                            f"{label} at {board.name(self.target)} is on a diagonal barrier, "
-                            "where no robot may stop under these rules")
+                            f"{label} is on a diagonal barrier, where no robot may stop under "
+                            "these rules")
         if h0 >= UNREACHABLE:
             return Solution("no_solution", None, None, 0,
-                            f"{who} can never reach {label} at {board.name(self.target)}: "
-                            "walls cut it off from every cell it can get to")
+                            f"{one or 'no robot'} can never reach {label}: walls cut it off "
+                            f"from every cell {'it' if one else 'a robot'} can get to")
+        if lay.active is not None and not self._descends_one(start_key):
+            h0 += 1
         if self.max_cost is not None and h0 > self.max_cost:
             return Solution("no_solution", None, None, h0,
-                            f"no route within {self.max_cost} moves: {who} needs at least "
-                            f"{h0} to reach {label}")
-        use_dense = lay.dense_bits <= DENSE_MAX_BITS and \
+                            f"no route within {self.max_cost} moves: {one or 'any robot'} "
+                            f"needs at least {h0} to reach {label}")
+        use_dense = lay.dense_bits <= DENSE_MAX_BITS and not lay.reversal and \
             lay.dense_bits // 8 < self.memory_limit // 2
         self.closed = _Closed(lay, use_dense)
         open_: dict[tuple[int, int], list[np.ndarray]] = {
             (h0, 0): [np.array([start_key], np.uint64)]}
         sizes: dict[tuple[int, int], int] = {(h0, 0): 8}
         self.open_bytes = 8
-        best: tuple[int, int] | None = None  # (cost, key)
+        best: tuple[int, int, int, int] | None = None  # a goal: (cost, key, parent, its cost)
         f = h0
         while open_:
             f = min(k[0] for k in open_)
@@ -1065,33 +1400,54 @@ class _Search:
             g = max(k[1] for k in open_ if k[0] == f)
             arrays = open_.pop((f, g))
             self.open_bytes -= sizes.pop((f, g))
-            keys = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+            # sorted in place only when it is a new array: the trail may hold the others
+            keys = _sorted_unique(np.concatenate(arrays) if len(arrays) > 1 else arrays[0],
+                                  inplace=len(arrays) > 1)
             del arrays
-            keys = self.closed.add_new(_sorted_unique(keys, inplace=True), g)
-            if keys.size == 0:
-                continue
-            for lo in range(0, keys.size, CHUNK):
-                stop = self._should_stop()
+            groups = [(keys, f - g)]
+            if lay.active is not None:
+                groups = self._lookahead(keys, g, f, open_, sizes)
+                stop = self._should_stop() if keys.size > self.chunk else None
                 if stop:
                     return self._stopped(stop, f, best)
-                chunk = keys[lo:lo + CHUNK]
-                self.expanded += chunk.size
-                for b in self._expand(chunk, g, f):
-                    gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
-                    h = (f - g) if isinstance(b.h, int) and b.h < 0 else b.h
-                    self._push(open_, sizes, b.keys, gc, h, b.checked)
-                if self.goals:
-                    c, k = min(self.goals)
-                    self.goals.clear()
-                    if best is None or c < best[0]:
-                        best = (c, k)
-                used = self.open_bytes + self.closed.nbytes
-                if used > self.memory_limit:
-                    raise SearchMemoryError(
-                        f"the search would need more than {self.memory_limit >> 20} MiB "
-                        f"(proved at least {f} moves after {self.expanded} positions)")
+            for keys, hr in groups:
                 if best is not None and best[0] <= f:
                     break
+                only = None
+                if lay.reversal:
+                    keys, only = self._reversal_copies(keys, g)
+                else:
+                    keys = self.closed.add_new(keys, g)
+                for lo in range(0, keys.size, self.chunk):
+                    stop = self._should_stop()
+                    if stop:
+                        return self._stopped(stop, f, best)
+                    chunk = keys[lo:lo + self.chunk]
+                    self.expanded += chunk.size
+                    for b in self._expand(chunk, g, hr,
+                                          None if only is None else only[lo:lo + self.chunk]):
+                        gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
+                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                        if self.recording and b.parents is not None:
+                            self._record(b, g)
+                        self._push(open_, sizes, b.keys, gc, h, b.checked)
+                    if self.goals:
+                        goal = min(self.goals)
+                        self.goals.clear()
+                        if best is None or goal[0] < best[0]:
+                            best = goal
+                    if self.recording and (self.trail_size > TRAIL_MAX
+                                           or self.closed.dense is not None):
+                        self.recording = False  # big searches read the route back by search
+                    used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
+                    if self.firsts is not None:
+                        used += self.firsts.nbytes
+                    if used > self.memory_limit:
+                        raise SearchMemoryError(
+                            f"the search would need more than {self.memory_limit >> 20} MiB "
+                            f"(proved at least {f} moves after {self.expanded} positions)")
+                    if best is not None and best[0] <= f:
+                        break
             if best is not None and best[0] <= f:
                 break
         if best is None:
@@ -1099,23 +1455,120 @@ class _Search:
                 return Solution("no_solution", None, None, self.max_cost + 1,
                                 f"no route within {self.max_cost} moves", self.expanded)
             return Solution("no_solution", None, None, f,
-                            f"{who} cannot reach {label} at {board.name(self.target)} "
+                            f"{one + ' cannot' if one else 'no robot can'} reach {label} "
                             "whatever the robots do", self.expanded)
         if self.max_cost is not None and best[0] > self.max_cost:
             return Solution("no_solution", None, None, self.max_cost + 1,
                             f"no route within {self.max_cost} moves", self.expanded)
-        moves = self._route(best[1], best[0], start_key)
+        moves = self._route(best, start_key)
         return Solution("solved", tuple(moves), best[0], best[0], None, self.expanded)
+
+    def _record(self, b: _Batch, g: int) -> None:
+        assert b.parents is not None
+        if b.keys.size:
+            self.trail.setdefault(g, []).append((b.keys, b.parents, b.cost))
+            self.trail_size += b.keys.size
+
+    def _reversal_copies(self, keys: np.ndarray,
+                         g: int) -> tuple[np.ndarray, np.ndarray]:
+        """Immediate reversal forbidden: the same robots (and ricochet progress) reached by
+        different last moves are different positions, but never worth expanding more than
+        twice. The first copy makes every move but the one its last move forbids; a later one
+        (never cheaper) needs only that one move, as the first made all its others at no
+        greater cost; after that, every move has been made. Of sorted keys expanded at cost
+        ``g``: those to expand, now marked, and for each the one move it is left to make (0:
+        all its moves)."""
+        lay = self.layout
+        keys = keys.take(_nz(~self.closed.contains(keys)))
+        n = keys.size
+        if n == 0:
+            return keys, np.zeros(0, np.intp)
+        last_bits = np.uint64(31) << lay.last_shift
+        base = keys & ~last_bits
+        last = ((keys >> lay.last_shift) & np.uint64(31)).astype(np.intp)
+        known, first = self.firsts.lookup(base)
+        # copies in this bucket: the rank of each among those of its robots, and the last
+        # move of the first of them
+        order = base.argsort(kind="stable")
+        sorted_base = base.take(order)
+        starts = np.ones(n, bool)
+        np.not_equal(sorted_base[1:], sorted_base[:-1], out=starts[1:])
+        lead = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+        rank = np.empty(n, np.intp)
+        rank[order] = np.arange(n) - lead
+        lead_last = np.empty(n, np.intp)
+        lead_last[order] = last.take(order).take(lead)
+        only = np.where(known, first, lead_last).astype(np.intp)
+        full = ~known & (rank == 0)
+        part = (known & (first > 0) & (rank == 0)) | (~known & (rank == 1))
+        only[full] = 0
+        keep = _nz(full | part)
+        keys, only = keys.take(keep), only.take(keep)
+        self.closed.add(keys, g)
+        # the robots seen for the first time: their first copy's last move, or 0 when a
+        # second copy is expanded here too; those seen before are done with
+        done_now = np.zeros(n, bool)
+        done_now[order] = np.concatenate((~starts[1:], [False]))  # a second copy follows
+        new = _nz(full)
+        self.firsts.add(base.take(new), np.where(done_now.take(new), 0,
+                                                 last.take(new)).astype(np.uint8))
+        self.firsts.update(base.take(_nz(known & part)), 0)
+        return keys, only
+
+    def _lookahead(self, keys: np.ndarray, g: int, f: int, open_: dict,
+                   sizes: dict) -> list[tuple[np.ndarray, int]]:
+        """Split a bucket's positions by the estimate they carry: those pushed with the bare
+        estimate whose active robot cannot get closer on its own move to the next level,
+        unexpanded (see :meth:`descends`); the rest are expanded, in groups of one estimate
+        (the helpers' moves leave it as it is)."""
+        s = self.layout.active
+        assert s is not None
+        if keys.size <= SCALAR_CHUNK:
+            shift, dist = 8 * s, self.active_dist
+            fresh_l: list[int] = []
+            raised_l: list[int] = []
+            later_l: list[int] = []
+            for k in keys.tolist():
+                if dist[(k >> shift) & 255] != f - g:
+                    raised_l.append(k)
+                elif self._descends_one(k):
+                    fresh_l.append(k)
+                else:
+                    later_l.append(k)
+            if later_l:
+                self._append(open_, sizes, (f + 1, g), np.array(later_l, np.uint64))
+            return [(np.array(x, np.uint64), hr) for x, hr in
+                    ((fresh_l, f - g), (raised_l, f - g - 1)) if x]
+        act = (keys >> np.uint64(8 * s)) & _U8
+        bare = self.dist[s].take(act) == f - g
+        fresh = _nz(bare)
+        raised = _nz(~bare)  # moved up a level before: no need to look again
+        if fresh.size:
+            parts = []
+            for lo in range(0, fresh.size, self.chunk):
+                if lo and self._should_stop():
+                    return []  # the caller sees the stop before expanding anything
+                parts.append(self.descends(keys.take(fresh[lo:lo + self.chunk])))
+            ok = np.concatenate(parts)
+            later = fresh.take(_nz(~ok))
+            if later.size:
+                self._append(open_, sizes, (f + 1, g), keys.take(later))
+                fresh = fresh.take(_nz(ok))
+        groups = []
+        if fresh.size:
+            groups.append((keys if fresh.size == keys.size else keys.take(fresh), f - g))
+        if raised.size:
+            groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
+        return groups
 
     def _push(self, open_: dict, sizes: dict, keys: np.ndarray, gc: Any, h: Any,
               checked: bool = False) -> None:
         if keys.size == 0:
             return
-        fresh = np.arange(keys.size) if checked else \
-            np.flatnonzero(~self.closed.contains(keys))
-        if fresh.size == 0:
-            return
-        if fresh.size < keys.size:
+        if not checked:
+            fresh = _nz(~self.closed.contains(keys))
+            if fresh.size == 0:
+                return
             keys = keys.take(fresh)
             if not isinstance(gc, int):
                 gc = gc.take(fresh)
@@ -1127,12 +1580,19 @@ class _Search:
             assert isinstance(gc, int)
             self._append(open_, sizes, (fv, gc), keys)
             return
+        if isinstance(gc, int) and fc.size <= 64:
+            where: dict[int, list[int]] = {}
+            for i, fv in enumerate(fc.tolist()):
+                where.setdefault(fv, []).append(i)
+            for fv, idx in where.items():
+                self._append(open_, sizes, (fv, gc), keys.take(idx))
+            return
         gcv = np.broadcast_to(np.asarray(gc, np.int64), fc.shape)
         code = gcv * 4096 + fc
         lo = int(code.min())
         counts = np.bincount(code - lo)
-        for v in np.flatnonzero(counts):
-            idx = np.flatnonzero(code == lo + v)
+        for v in _nz(counts):
+            idx = _nz(code == lo + v)
             c = int(lo + v)
             self._append(open_, sizes, (c % 4096, c // 4096), keys.take(idx))
 
@@ -1140,7 +1600,7 @@ class _Search:
         if self.max_cost is not None and key[0] > self.max_cost:
             self.pruned = True
             return
-        if self.narrow and keys.dtype != np.uint32 and keys.size and \
+        if self.narrow and keys.dtype != np.uint32 and keys.size > 4096 and \
                 int(keys.max()) <= 0xFFFFFFFF:
             keys = keys.astype(np.uint32)  # four robots without ricochet bits: half the memory
         lst = open_.setdefault(key, [])
@@ -1160,55 +1620,97 @@ class _Search:
             return "deadline"
         return None
 
-    def _stopped(self, why: str, f: int, best: tuple[int, int] | None) -> Solution:
+    def _stopped(self, why: str, f: int, best: tuple[int, int, int, int] | None) -> Solution:
         moves = cost = None
         if best is not None:
             cost = best[0]
-            moves = tuple(self._route(best[1], best[0], self.layout.pack(
-                dict(self.position.robots), UNMOVED)))
+            moves = tuple(self._route(best, self.layout.pack(dict(self.position.robots),
+                                                             UNMOVED)))
         text = "stopped at the deadline" if why == "deadline" else "cancelled"
         return Solution(why, moves, cost, f,
                         f"{text} after proving that no route is shorter than {f} moves",
                         self.expanded)
 
     # -- reading the route back
-    def _route(self, goal_key: int, goal_cost: int, start_key: int) -> list[Move]:
-        """Walk back from the goal: a predecessor is any expanded position one move before it
-        (at its cost) from which that move lands here. Tried one robot and direction at a time,
-        only from the cells whose slides pass the robot's cell, so this is quick."""
-        steps: list[tuple[int, int, int]] = []  # (slot, from cell, option), last move first
-        key, g = goal_key, goal_cost
+    def _route(self, goal: tuple[int, int, int, int], start_key: int) -> list[Move]:
+        """Walk back from the goal. Each position's parent comes from the trail of moves
+        recorded while the search was small; past that, a predecessor is any expanded position
+        one move before it (at its cost) from which that move lands here, found by
+        :meth:`_step_back`."""
+        cost, key, parent, pg = goal
+        # (slot, from cell, option, to cell), last move first
+        steps = [self._move_between(parent, key, cost - pg)]
+        key, g = parent, pg
         while g > 0:
-            found = self._step_back(key, g, start_key, last=not steps)
-            if found is None:  # pragma: no cover - would be a bug in the search
-                raise AssertionError("solver: lost the route while reading it back")
-            pk, pg, slot, cell, option = found
-            steps.append((slot, cell, option))
+            found = self._trail_parent(key, g)
+            if found is not None:
+                pk, pg = found
+                steps.append(self._move_between(pk, key, g - pg))
+            else:
+                back = self._step_back(key, g, start_key)
+                if back is None:  # pragma: no cover - would be a bug in the search
+                    raise AssertionError("solver: lost the route while reading it back")
+                pk, pg, slot, cell, option = back
+                steps.append((slot, cell, option, self.layout.cells_of(key)[slot]))
             key, g = pk, pg
         # replay on the real robots: the robot standing on the move's start cell moves
-        robots = dict(self.position.robots)
+        at = {c: r for r, c in self.position.robots.items()}
         moves: list[Move] = []
-        for slot, cell, option in reversed(steps):
-            name = next(r for r, c in robots.items() if c == cell)
+        for slot, cell, option, to in reversed(steps):
+            name = at.pop(cell)
+            at[to] = name
             opt = self.tables[slot].options[cell][option]
             assert opt is not None
-            move = Move(name, opt.direction, opt.passes)
-            moves.append(move)
-            robots = dict(self.position.with_robots(robots).push(move).robots)
+            moves.append(Move(name, opt.direction, opt.passes))
         return moves
 
-    def _step_back(self, key: int, g: int, start_key: int,
-                   last: bool) -> tuple[int, int, int, int, int] | None:
+    def _trail_parent(self, key: int, g: int) -> tuple[int, int] | None:
+        """A recorded parent of ``key`` reached at cost ``g``, and the parent's cost."""
+        for pg in range(g - 1, -1, -1):
+            for children, parents, cost in self.trail.get(pg, ()):
+                for i in _nz(children == key).tolist():
+                    if (cost if isinstance(cost, int) else int(cost[i])) == g - pg:
+                        return int(parents[i]), pg
+            if self.uniform:
+                break
+        return None
+
+    def _move_between(self, parent: int, child: int, cost: int) -> tuple[int, int, int, int]:
+        """The move (slot, from cell, option, to cell) that turns position ``parent`` into
+        ``child`` at this cost."""
+        lay = self.layout
+        before, after = lay.cells_of(parent), lay.cells_of(child)
+        p = (set(before) - set(after)).pop()
+        c = (set(after) - set(before)).pop()
+        r = before.index(p)
+        py = self.tables[r].py
+        others = [q for s_, q in enumerate(before) if s_ != r]
+        flag_before, flag_after = lay.flag_of(parent), lay.flag_of(child)
+        last_before, last_after = lay.last_of(parent), lay.last_of(child)
+        b = p << 8
+        for o, (hit, nat, end) in enumerate(zip(py.hit, py.nat, py.end, strict=True)):
+            m = min([hit[b | q] for q in others], default=NEVER)
+            code = end[b | min(m - 1, nat[p])]
+            if not code & OK_BIT or code & 255 != c or py.cost[o][p] != cost:
+                continue
+            if lay.reversal and (_forbids(last_before, r, py.direction[o][p]) or last_after
+                                 != _last_move(after.index(c), final_direction(code))):
+                continue
+            if flag_before in self._parent_flags(r, o, p, code, flag_after):
+                return r, p, o, c
+        raise AssertionError("solver: a recorded move is not a move")  # pragma: no cover
+
+    def _step_back(self, key: int, g: int,
+                   start_key: int) -> tuple[int, int, int, int, int] | None:
         lay = self.layout
         cells = lay.cells_of(key)
-        flag = key >> (8 * lay.n_robots) if lay.strict else 0
+        flag = lay.flag_of(key)
+        last = lay.last_of(key)
         # the active robot first (it moves most), and each robot's candidates checked before
         # the next robot's are listed: usually only one or two robots need listing
         order = sorted(range(len(cells)), key=lambda s_: s_ != lay.active)
         for r in order:
             c = cells[r]
-            if last and (not self.claim[r] or c != self.target):
-                continue
             cands: list[tuple[int, int, int, int, int]] = []  # (key, cost, slot, cell, opt)
             py = self.tables[r].py
             others = [q for s, q in enumerate(cells) if s != r]
@@ -1228,14 +1730,24 @@ class _Search:
                     if not code & OK_BIT or code & 255 != c:
                         continue
                     pg = g - py.cost[o][p]
-                    if pg < 0 or (last and pg == 0 and self.lenient):
+                    if pg < 0:
                         continue
                     vals = sorted([p, *same])
                     pos_key = rest_key
                     for s_, v in zip(grp, vals, strict=True):
                         pos_key |= v << (8 * s_)
+                    lasts = [0]
+                    if lay.reversal:
+                        if last != _last_move(r, final_direction(code)):
+                            continue
+                        mover = grp[vals.index(p)]  # its slot before the move
+                        lasts = [0] if pg == 0 else [
+                            x for x in range(1, 4 * lay.n_robots + 1)
+                            if not _forbids(x, mover, py.direction[o][p])]
                     for pf in self._parent_flags(r, o, p, code, flag):
-                        cands.append((pos_key | (pf << (8 * lay.n_robots)), pg, r, p, o))
+                        for x in lasts:
+                            cands.append((pos_key | (pf << (8 * lay.n_robots))
+                                          | (x << int(lay.last_shift)), pg, r, p, o))
             for cand in cands:
                 if cand[1] == 0 and cand[0] == start_key:
                     return cand
@@ -1280,6 +1792,12 @@ def _insert_sorted(rest: list[np.ndarray], v: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _nz(mask: np.ndarray) -> np.ndarray:
+    """Indices where ``mask`` is true, flattened: ``np.flatnonzero`` without its Python-level
+    wrapper, which costs ten times the work on the small arrays of small searches."""
+    return mask.ravel().nonzero()[0]
+
+
 def _all_equal(a: np.ndarray) -> bool:
     return a.size == 0 or bool((a == a[0]).all())
 
@@ -1296,4 +1814,4 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     keep = np.empty(keys.size, bool)
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys.take(np.flatnonzero(keep))
+    return keys.take(_nz(keep))

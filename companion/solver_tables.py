@@ -9,8 +9,9 @@ direction; for the transparent robot also its choices at walls and barriers) the
   slide round for ever);
 * ``end[o][s << 8 | e]`` — stopping at step ``e``: the cell (bits 0–7), whether that stop is a
   legal move (bit 8: it moved, it is not on a barrier when that is illegal, every pass it chose
-  was used), the axis of its final direction (bit 9: horizontal) and whether a barrier turned it
-  (bit 10).
+  was used), the axis of its final direction (bit 9: horizontal), whether a barrier turned it
+  (bit 10) and the sense of its final direction (bit 11: down or left), so that bits 9 and 11
+  together are the final :class:`~companion.board.Direction` (:func:`final_direction`).
 
 The search then finds a slide's end with a few array look-ups: the first robot on the path is
 ``min(hit[o][s << 8 | q] for q in the other robots)``. The paths are traced here exactly as
@@ -25,20 +26,15 @@ from functools import lru_cache
 import numpy as np
 
 from .board import DIRECTIONS, Board, Direction
-from .rules import TRANSPARENT, Rules
+from .rules import MAX_PASSES, TRANSPARENT, Rules
 
-# The transparent robot's moves are searched with at most this many passes each (a move of
-# cost 5). Every pass costs as much as a whole move, so a route that needs more in one move is
-# practically never the cheapest; the limit keeps the number of choices per slide small (with
-# openings and barriers it would otherwise grow exponentially).
-SOLVER_MAX_PASSES = 4
 # Ways to slide from one cell the tables hold (a real board has at most 12 for the transparent
-# robot; tiny boards with openings and many barriers can have hundreds).
+# robot, passes and all; tiny boards with openings and many barriers can have hundreds).
 MAX_OPTIONS = 256
 NEVER = 255  # hit: the path never enters that cell
 LOOP = 254  # nat: the slide never stops on an empty board
 MAX_STEPS = 250  # a longer path does not fit the tables (no real board comes near)
-OK_BIT, HORIZONTAL_BIT, DEFLECTED_BIT = 1 << 8, 1 << 9, 1 << 10
+OK_BIT, HORIZONTAL_BIT, DEFLECTED_BIT, BACKWARD_BIT = 1 << 8, 1 << 9, 1 << 10, 1 << 11
 PLAIN = "plain"  # a robot that no barrier lets through: all such robots move alike
 
 
@@ -134,7 +130,10 @@ def _trace(board: Board, color: str | None, start: int, d: Direction,
 
 
 def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Option]:
-    """Every option from ``start`` in direction ``d`` on an empty board."""
+    """Every option from ``start`` in direction ``d`` on an empty board: for the transparent
+    robot, every choice of stopping or passing at each wall and barrier, up to
+    :data:`~companion.rules.MAX_PASSES` passes, as :func:`companion.rules.transparent_options`
+    lists them."""
     color = None if kind in (PLAIN, TRANSPARENT) else kind
     if kind != TRANSPARENT:
         opt, _ = _trace(board, color, start, d, (), False)
@@ -147,7 +146,7 @@ def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Opti
         opt, nxt = _trace(board, None, start, d, passes, True)
         if opt is not None and (not passes or passes[-1] != "bounce"):
             out.append(opt)
-        if nxt is None or sum(1 for p in passes if p != "bounce") >= SOLVER_MAX_PASSES:
+        if nxt is None or sum(1 for p in passes if p != "bounce") >= MAX_PASSES:
             continue
         stack.append((*passes, nxt))
         if nxt == "barrier":
@@ -165,6 +164,7 @@ class PyTables:
     end: list[memoryview]
     cost: list[memoryview]
     axis: list[memoryview]
+    direction: list[memoryview]
     hit_grid: np.ndarray  # (option, from, to)
     _into: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
@@ -188,10 +188,12 @@ class KindTables:
     end: np.ndarray  # (O, 65536) uint16
     cost: np.ndarray  # (O, 256) uint8
     axis: np.ndarray  # (O, 256) uint8: the start direction's axis (1: horizontal)
+    direction: np.ndarray  # (O, 256) uint8: the start direction
     _hit_packed: np.ndarray | None = field(default=None, repr=False)
     _nat_packed: np.ndarray | None = field(default=None, repr=False)
     _reach: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _py: PyTables | None = field(default=None, repr=False)
+    _uniform: bool | None = field(default=None, repr=False)
 
     @property
     def py(self) -> PyTables:
@@ -205,6 +207,7 @@ class KindTables:
                 [memoryview(self.end[o]) for o in range(n_opt)],
                 [memoryview(self.cost[o]) for o in range(n_opt)],
                 [memoryview(self.axis[o]) for o in range(n_opt)],
+                [memoryview(self.direction[o]) for o in range(n_opt)],
                 self.hit.reshape(n_opt, 256, 256))
         return self._py
 
@@ -236,7 +239,9 @@ class KindTables:
         return self.hit.shape[0]
 
     def uniform_cost(self) -> bool:
-        return bool((self.cost <= 1).all())
+        if self._uniform is None:
+            self._uniform = bool((self.cost <= 1).all())
+        return self._uniform
 
 
 def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
@@ -257,6 +262,7 @@ def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
     end = np.zeros((n_opt, 1 << 16), np.uint16)
     cost = np.zeros((n_opt, 256), np.uint8)
     axis = np.zeros((n_opt, 256), np.uint8)
+    direction = np.zeros((n_opt, 256), np.uint8)
     barrier_illegal = rules.barrier_stop == "illegal"
     diag_counts = rules.diagonal_counts_as_ricochet
     diag_cells = {dg.cell for dg in board.diagonals}
@@ -272,15 +278,17 @@ def _build_kind(board: Board, rules: Rules, kind: str) -> KindTables:
             nat[o, s] = opt.natural_end
             cost[o, s] = opt.cost
             axis[o, s] = int(opt.direction) & 1
+            direction[o, s] = int(opt.direction)
             for e in range(len(cells)):
                 c = int(cells[e])
                 ok = (e >= 1 and c != s and e >= opt.last_choice
                       and not (barrier_illegal and c in diag_cells))
                 code = c | (OK_BIT if ok else 0) | (HORIZONTAL_BIT if opt.final[e] & 1 else 0)
+                code |= BACKWARD_BIT if opt.final[e] & 2 else 0
                 if opt.deflected[e] and diag_counts:
                     code |= DEFLECTED_BIT
                 end[o, (s << 8) | e] = code
-    return KindTables(kind, options, hit, nat, end, cost, axis)
+    return KindTables(kind, options, hit, nat, end, cost, axis, direction)
 
 
 @lru_cache(maxsize=8)
@@ -290,11 +298,31 @@ def _tables_cached(board: Board, barrier_stop: str, diag_counts: bool,
     return _build_kind(board, rules, kind)
 
 
+_RECENT: list[tuple[Board, dict]] = []  # the last few boards' tables, found by identity
+
+
+def _memo(board: Board) -> dict:
+    """The memo of a board seen lately: hashing a board (all its walls and targets) for the
+    caches costs more than a step of a small search, and a game keeps one board for long."""
+    for b, memo in _RECENT:
+        if b is board:
+            return memo
+    memo = {}
+    _RECENT.insert(0, (board, memo))
+    del _RECENT[4:]
+    return memo
+
+
 def kind_tables(board: Board, rules: Rules, kind: str) -> KindTables:
     """The tables of one kind of robot on one board (cached: a game uses one board for long)."""
-    if board.size > 256:
-        raise TableError(f"board: the solver handles up to 256 cells, not {board.size}")
-    return _tables_cached(board, rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind)
+    memo = _memo(board)
+    key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind)
+    t = memo.get(key)
+    if t is None:
+        if board.size > 256:
+            raise TableError(f"board: the solver handles up to 256 cells, not {board.size}")
+        t = memo[key] = _tables_cached(board, *key)
+    return t
 
 
 @lru_cache(maxsize=64)
@@ -308,9 +336,13 @@ def distance_to(board: Board, rules: Rules, kind: str, target: int) -> np.ndarra
     """Moves a robot of this kind needs from each cell to ``target`` if it could stop anywhere
     along its slides (other robots would stop it there): a lower bound that never overestimates.
     Unreachable cells hold 255. Index 256 is a spare entry, also 255."""
-    kind_tables(board, rules, kind)
-    return _distance_cached(board, rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind,
-                            target)
+    memo = _memo(board)
+    key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind, target)
+    d = memo.get(key)
+    if d is None:
+        kind_tables(board, rules, kind)
+        d = memo[key] = _distance_cached(board, *key)
+    return d
 
 
 def _relaxed_distance(t: KindTables, board: Board, target: int) -> np.ndarray:
@@ -336,6 +368,11 @@ def _reach_edges(t: KindTables) -> tuple[np.ndarray, np.ndarray]:
     np.fill_diagonal(passes, False)
     src, dst = np.nonzero(passes)
     return src.astype(np.int64), dst.astype(np.int64)
+
+
+def final_direction(code: int | np.ndarray) -> int | np.ndarray:
+    """The direction a slide ends moving in, from its ``end`` code."""
+    return ((code >> 9) & 1) | ((code >> 10) & 2)
 
 
 def table_slide(t: KindTables, start: int, option: int,

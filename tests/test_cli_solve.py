@@ -110,3 +110,28 @@ def test_check_bid_below_the_optimum_exits_1(capsys, tmp_path):
     assert result["meets_bid"] is False and result["robots"] == {"red": "a1", "green": "h3"}
     code, out, _ = run(capsys, "check", write(tmp_path, SMALL), "--bid", "1")
     assert code == 1 and "cannot be met" in out
+
+
+BARRIER_BACK = {"board": {"size": 6,
+                          "diagonals": [{"cell": "a3", "color": "red", "orientation": "/"}]},
+                "robots": {"blue": "a1"}, "target": {"cell": "a1", "robot": "blue"},
+                "rules": "riogrande-2003"}
+
+
+def test_solve_and_check_under_riogrande_find_the_best_route_without_a_reversal(capsys,
+                                                                                tmp_path):
+    # blue up is turned right by the barrier; straight back left would come home in 2
+    path = write(tmp_path, BARRIER_BACK)
+    code, out, _ = run(capsys, "solve", path, "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["length"] == 3
+    route = parse_route(", ".join(f"{m['robot']} {m['direction']}" for m in result["moves"]))
+    verdict = validate_route(Position.from_dict(BARRIER_BACK), route)
+    assert verdict.legal and verdict.reached
+    code, out, _ = run(capsys, "check", path, "--bid", "2", "--json")
+    assert code == 1 and json.loads(out)["meets_bid"] is False
+    code, out, _ = run(capsys, "check", path, "--bid", "3", "--json")
+    assert code == 0 and json.loads(out)["meets_bid"] is True
+    code, out, _ = run(capsys, "solve", path, "--json", "--rules", "abacus-2013")
+    assert code == 0 and json.loads(out)["length"] == 2

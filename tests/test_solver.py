@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from companion.solver import (
     check_bid,
     solve,
 )
-from companion.solver_tables import SOLVER_MAX_PASSES, kind_tables, robot_kind, table_slide
+from companion.solver_tables import kind_tables, robot_kind, table_slide
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
 
@@ -32,14 +33,17 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "companion" / "examples"
 # ---------------------------------------------------------------- the reference
 
 
-def reference_cost(pos: Position, max_cost: int) -> int | None:
+def reference_cost(pos: Position, max_cost: int, max_passes: int | None = None) -> int | None:
     """The least cost of a route of cost <= max_cost, or None: Dijkstra over (robots, each
-    robot's ricochet progress), moves from ``legal_moves``, the goal test as RULES.md says."""
+    robot's ricochet progress, the last move when immediate reversal is forbidden), moves from
+    ``legal_moves``, the goal test as RULES.md says. ``max_passes``: leave out the transparent
+    robot's moves that pass more walls and barriers than this (to show what a limit costs)."""
     rules, goal = pos.rules, pos.target
     assert goal is not None
     names = list(pos.robots)
     strict = rules.ricochet == "strict"
-    start = (tuple(pos.robots[n] for n in names), tuple((False, None) for _ in names))
+    no_reversal = rules.immediate_reversal == "forbidden"
+    start = (tuple(pos.robots[n] for n in names), tuple((False, None) for _ in names), None)
     best_cost = {start: 0}
     heap = [(0, 0, start)]
     tie = itertools.count(1)
@@ -50,15 +54,16 @@ def reference_cost(pos: Position, max_cost: int) -> int | None:
             break
         if cost > best_cost[state]:
             continue
-        cells, progress = state
+        cells, progress, prev = state
         here = pos.with_robots(dict(zip(names, cells, strict=True)))
         for move, s in here.legal_moves():
             new_cost = cost + s.cost
-            if s.cost > 1 + SOLVER_MAX_PASSES:  # the solver's documented limit per move
-                continue
-            if new_cost > max_cost:
+            if new_cost > max_cost or max_passes is not None and s.cost - 1 > max_passes:
                 continue
             i = names.index(move.robot)
+            if no_reversal and prev is not None and prev[0] == i and \
+                    prev[1].opposite == move.direction:
+                continue
             turned, last = progress[i]
             turned = turned or (s.deflected and rules.diagonal_counts_as_ricochet) or (
                 last is not None and last.is_perpendicular(s.direction))
@@ -69,7 +74,7 @@ def reference_cost(pos: Position, max_cost: int) -> int | None:
             new_cells = cells[:i] + (s.end,) + cells[i + 1:]
             new_prog = progress[:i] + ((turned, s.final_direction),) + progress[i + 1:] \
                 if strict else progress
-            nxt = (new_cells, new_prog)
+            nxt = (new_cells, new_prog, (i, s.final_direction) if no_reversal else None)
             if new_cost < best_cost.get(nxt, max_cost + 1):
                 best_cost[nxt] = new_cost
                 heapq.heappush(heap, (new_cost, next(tie), nxt))
@@ -119,6 +124,7 @@ def small_positions(draw) -> Position:
         "ricochet": draw(st.sampled_from(["strict", "lenient", "off"])),
         "barrier_stop": barrier_stop,
         "diagonal_counts_as_ricochet": draw(st.booleans()),
+        "immediate_reversal": draw(st.sampled_from(["allowed", "forbidden"])),
     }
     k = draw(st.integers(1, 3 if n > 3 else 2))
     names = draw(st.lists(st.sampled_from(SMALL_ROBOTS), min_size=k, max_size=k, unique=True))
@@ -152,7 +158,34 @@ def four_robot_positions(draw) -> Position:
         "robots": dict(zip(names, spots, strict=True)),
         "target": {"cell": draw(st.sampled_from(cells)),
                    "robot": draw(st.sampled_from(names))},
-        "rules": {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"]))},
+        "rules": {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"])),
+                  "immediate_reversal": draw(st.sampled_from(["allowed", "forbidden"]))},
+    })
+
+
+@st.composite
+def walled_positions(draw) -> Position:
+    """The transparent robot on a small board thick with walls, where one move may pass many."""
+    n = draw(st.integers(4, 7))
+    cells = [cell_name(c, n) for c in range(n * n)]
+    walls = draw(st.lists(st.tuples(st.sampled_from(cells), st.sampled_from(["up", "right"])),
+                          min_size=n * n // 2, max_size=n * n))
+    diag_cells = draw(st.lists(st.sampled_from(cells), max_size=2, unique=True))
+    diagonals = [{"cell": c, "color": "red", "orientation": draw(st.sampled_from(["/", "\\"]))}
+                 for c in diag_cells]
+    names = ["transparent", *draw(st.lists(st.sampled_from(["red", "green", "blue"]),
+                                           max_size=2, unique=True))]
+    free = [c for c in cells if c not in diag_cells]
+    spots = draw(st.lists(st.sampled_from(free), min_size=len(names), max_size=len(names),
+                          unique=True))
+    return Position.from_dict({
+        "board": {"size": n, "walls": [list(w) for w in walls], "diagonals": diagonals},
+        "robots": dict(zip(names, spots, strict=True)),
+        "target": {"cell": draw(st.sampled_from(free)),
+                   "robot": draw(st.sampled_from(["transparent", "any"]))},
+        "rules": {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"])),
+                  "immediate_reversal": draw(st.sampled_from(["allowed", "forbidden"])),
+                  "transparent_robot": True},
     })
 
 
@@ -174,7 +207,8 @@ def full_positions(draw, sides: str = "ABCD") -> Position:
     spots = draw(st.lists(st.sampled_from(free), min_size=len(names), max_size=len(names),
                           unique=True))
     t = draw(st.sampled_from(board.targets))
-    rules = {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"]))}
+    rules = {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"])),
+             "immediate_reversal": draw(st.sampled_from(["allowed", "forbidden"]))}
     return Position.from_dict({
         "board": {"tiles": tiles},
         "robots": {n: board.name(c) for n, c in zip(names, spots, strict=True)},
@@ -193,6 +227,12 @@ def test_solver_agrees_with_the_reference_on_small_boards_with_every_rule_option
 @given(four_robot_positions())
 def test_solver_agrees_with_the_reference_with_four_robots_that_move_alike(pos):
     assert_agrees(pos, max_cost=5)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(walled_positions())
+def test_solver_agrees_with_the_reference_when_the_transparent_robot_meets_many_walls(pos):
+    assert_agrees(pos, max_cost=9)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,6 +263,36 @@ def test_bitset_visited_set_gives_the_same_answer_as_sorted_runs(monkeypatch, po
     monkeypatch.setattr(solver_module, "DENSE_AFTER", 30)
     bits = solve(pos, max_cost=9)
     assert (runs.status, runs.cost) == (bits.status, bits.cost)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(small_positions())
+def test_route_is_read_back_by_search_where_no_trail_was_kept(monkeypatch, pos):
+    import companion.solver as solver_module
+
+    monkeypatch.setattr(solver_module, "TRAIL_MAX", -1)  # only the first batch is recorded
+    assert_agrees(pos, max_cost=6)
+
+
+def test_hash_set_keeps_keys_whose_row_is_full():
+    from companion.solver import HASH_WIDTH, _HashSet
+
+    table = _HashSet()
+    rows = table._rows(np.arange(1 << 16, dtype=np.uint64))
+    same = np.flatnonzero(rows == rows[0])[:HASH_WIDTH + 4].astype(np.uint64)  # one row
+    table.add(same[:5], 3)
+    table.add(same[5:], 4)  # the row has room for three more; four go past it
+    assert table.contains(same).all()
+    assert not table.contains(same + np.uint64(1 << 40)).any()
+    assert table.contains_at(same[:5], 3).all() and not table.contains_at(same[:5], 4).any()
+    assert table.contains_at(same[5:], 4).all()
+    others = np.arange(1 << 20, (1 << 20) + 5000, dtype=np.uint64)
+    table.add(others, 5)  # grows: every key moves to a bigger table
+    assert table.contains(same).all() and table.contains(others).all()
+    keys, costs = table.items()
+    assert keys.tolist() == sorted([*same.tolist(), *others.tolist()])
+    assert costs[keys.searchsorted(same[5:])].tolist() == [4] * 7
 
 
 # ---------------------------------------------------------------- the move tables
@@ -327,6 +397,21 @@ def test_transparent_robot_pays_to_pass_a_wall_when_that_is_cheapest():
     assert got.moves[0].passes == ("wall",)
 
 
+def test_transparent_robot_passes_seven_walls_in_one_move_when_that_is_cheapest():
+    # a corridor along rank 1 with a wall between every two cells; rank 2 is blocked
+    corridor = {"width": 8, "height": 2, "blocked": [f"{f}2" for f in "abcdefgh"],
+                "walls": [[f"{f}1", "right"] for f in "abcdefg"]}
+    pos = position(corridor, {"transparent": "a1"}, {"cell": "h1", "robot": "transparent"},
+                   ricochet="off", transparent_robot=True)
+    got = solve(pos)
+    assert got.cost == 8 and got.length == 1
+    assert got.moves[0].passes == ("wall",) * 7
+    assert reference_cost(pos, 12) == 8
+    assert reference_cost(pos, 12, max_passes=4) == 9  # what a limit of four would cost
+    assert check_bid(pos, 8).meets is True
+    assert check_bid(pos, 7).meets is False
+
+
 def test_a_barrier_turns_a_robot_and_counts_as_a_ricochet():
     board = {"size": 6, "diagonals": [{"cell": "c3", "color": "red", "orientation": "/"}]}
     robots = {"blue": "c1"}
@@ -355,6 +440,46 @@ def test_a_robot_leaves_through_an_opening_and_comes_back_on_the_far_side():
     target = {"cell": "d3", "robot": "green"}
     got = solve(position(board, robots, target, ricochet="off"))
     assert got.cost == 1 and got.moves[0].direction == Direction.LEFT
+
+
+def test_forbidden_reversal_makes_a_lenient_route_longer():
+    # the straight slide up is not accepted from the start; down and up again would do it
+    pos = position({"size": 6}, {"blue": "a3"}, {"cell": "a6", "robot": "blue"},
+                   ricochet="lenient")
+    assert solve(pos).cost == 2
+    strict_back = replace(pos, rules=replace(pos.rules, immediate_reversal="forbidden"))
+    got = solve(strict_back)
+    assert got.cost == 3 == reference_cost(strict_back, 6)
+    verdict = validate_route(strict_back, got.moves)
+    assert verdict.legal and verdict.reached
+
+
+def test_forbidden_reversal_takes_away_a_ricochet_earned_by_going_back():
+    # b1 is a dead end: right then straight back left gives blue a horizontal move to turn from
+    board = {"size": 6, "walls": [["b1", "right"], ["b1", "up"], ["a6", "right"]]}
+    robots = {"blue": "a1", "red": "f4"}
+    pos = position(board, robots, {"cell": "a6", "robot": "blue"})
+    allowed = solve(pos)
+    assert allowed.cost == 3
+    rio = replace(pos, rules=Rules.from_spec("riogrande-2003"))
+    got = solve(rio)
+    assert got.solved and got.cost > 3
+    assert got.cost == reference_cost(rio, 8)
+    verdict = validate_route(rio, got.moves)
+    assert verdict.legal and verdict.reached, verdict.reason
+
+
+def test_forbidden_reversal_through_a_barrier_costs_a_move():
+    # up is turned right by the barrier on a3; left comes back through it, down to a1
+    board = {"size": 6, "diagonals": [{"cell": "a3", "color": "red", "orientation": "/"}]}
+    pos = position(board, {"blue": "a1"}, {"cell": "a1", "robot": "blue"})
+    got = solve(pos)
+    assert got.cost == 2 and [m.text() for m in got.moves] == ["blue up", "blue left"]
+    rio = replace(pos, rules=Rules.from_spec("riogrande-2003"))
+    got = solve(rio)
+    assert got.cost == 3 == reference_cost(rio, 6)
+    assert validate_route(rio, got.moves).reached
+    assert check_bid(rio, 2).meets is False and check_bid(rio, 3).meets is True
 
 
 def test_six_robots_with_the_transparent_one_as_a_helper():
@@ -389,7 +514,17 @@ def test_a_robot_that_cannot_move_gives_no_solution_promptly():
     board = {"size": 8, "walls": [["a1", "up"], ["a1", "right"]]}
     pos = position(board, {"red": "a1", "blue": "h8"}, {"cell": "e5", "robot": "red"})
     got = solve(pos)
-    assert got.status == "no_solution"
+    assert got.status == "no_solution" and got.expanded == 0
+    assert got.reason == "red can never reach e5: walls cut it off from every cell it can get to"
+
+
+def test_a_cell_no_robot_can_stop_on_is_found_impossible_by_searching_it_out():
+    # an open board: red could pass h8 but nothing can ever stop it there
+    pos = position({"size": 16}, {"red": "a1"}, {"cell": "h8", "robot": "red"})
+    got = solve(pos)
+    assert got.status == "no_solution" and 0 < got.expanded < 1000
+    assert got.reason == "red cannot reach h8 whatever the robots do"
+    assert check_bid(pos, 30).meets is False
 
 
 def test_a_target_on_a_barrier_is_impossible_at_once_unless_the_house_rule_allows_it():

@@ -2,11 +2,12 @@
 published hardest positions.
 
 Sets (seeded, on the real tiles): A–C sides, boards with D sides (diagonals), a 5th robot, the
-vortex, the transparent robot; then each hardest position in a fresh process, so its peak memory
-is its own. Prints per set the median, p90, p99 and max time per solve, positions expanded, peak
-RSS and time by optimal length; writes everything as JSON. Move tables are built once per board
-(as at a table, where the board stays for the game: :func:`companion.solver.prepare`) and
-timed separately.
+vortex, the transparent robot, and A–C sides under ``riogrande-2003`` (immediate reversal
+forbidden, so the last move is part of each position); then each hardest position in a fresh
+process, so its peak memory is its own. Prints per set the median, p90, p99 and max time per
+solve, positions expanded, peak RSS and time by optimal length; writes everything as JSON.
+Move tables are built once per board (as at a table, where the board stays for the game:
+:func:`companion.solver.prepare`) and timed separately.
 """
 
 from __future__ import annotations
@@ -27,19 +28,21 @@ from ..rules import Position, validate_route
 from ..solver import prepare, solve
 
 SETS = {
-    # name: (count, sides, extra robots, target kind)
-    "A-C": (300, "ABC", (), "colour"),
-    "D sides": (100, "ABCD", (), "colour"),
-    "5th robot": (100, "ABC", ("black",), "colour"),
-    "vortex": (50, "ABC", ("black",), "vortex"),
-    "transparent": (30, "ABC", ("transparent",), "colour"),
+    # name: (count, sides, extra robots, target kind, rule preset)
+    "A-C": (300, "ABC", (), "colour", None),
+    "D sides": (100, "ABCD", (), "colour", None),
+    "5th robot": (100, "ABC", ("black",), "colour", None),
+    "vortex": (50, "ABC", ("black",), "vortex", None),
+    "transparent": (30, "ABC", ("transparent",), "colour", None),
+    "riogrande": (100, "ABC", (), "colour", "riogrande-2003"),
 }
 HARDEST = ("hardest-25.json", "hardest-24.json")
 
 
 def random_position(rng: random.Random, sides: str, extra: tuple[str, ...],
-                    target: str) -> Position:
-    """A random position on four real tile sides (one of each board, in any order)."""
+                    target: str, preset: str | None = None) -> Position:
+    """A random position on four real tile sides (one of each board, in any order), under the
+    default rules or a preset."""
     while True:
         order = rng.sample([1, 2, 3, 4], 4)
         tiles = [f"{n}{rng.choice(sides)}" for n in order]
@@ -58,6 +61,8 @@ def random_position(rng: random.Random, sides: str, extra: tuple[str, ...],
     else:
         goal = rng.choice([t for t in board.targets if not t.is_vortex])
     rules: dict[str, Any] = {"transparent_robot": True} if "transparent" in extra else {}
+    if preset is not None:
+        rules["preset"] = preset
     return Position.from_dict({
         "board": {"tiles": tiles},
         "robots": {n: board.name(c) for n, c in zip(names, cells, strict=True)},
@@ -83,7 +88,7 @@ def _warm_tables(pos: Position) -> float:
 
 
 def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: str,
-            seed: int, limit: float) -> dict[str, Any]:
+            preset: str | None, seed: int, limit: float) -> dict[str, Any]:
     rng = random.Random(f"{seed}-{name}")
     times: list[float] = []
     expanded: list[int] = []
@@ -91,7 +96,7 @@ def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: s
     table_times: list[float] = []
     unsolved = 0
     for _ in range(count):
-        pos = random_position(rng, sides, extra, target)
+        pos = random_position(rng, sides, extra, target, preset)
         table_times.append(_warm_tables(pos))
         started = time.perf_counter()
         result = solve(pos, deadline=time.monotonic() + limit)
@@ -162,9 +167,9 @@ def run(argv: list[str]) -> int:
     rows = []
     print(f"{'set':<12} {'n':>4} {'median':>9} {'p90':>9} {'p99':>9} {'max':>9} "
           f"{'expanded':>15} {'peak RSS':>9}")
-    for name, (count, sides, extra, target) in SETS.items():
+    for name, (count, sides, extra, target, preset) in SETS.items():
         n = max(1, round(count * args.scale))
-        row = run_set(name, n, sides, extra, target, args.seed, args.limit)
+        row = run_set(name, n, sides, extra, target, preset, args.seed, args.limit)
         rows.append(row)
         print(f"{name:<12} {n:>4} {row['median_ms']:>7.1f}ms {row['p90_ms']:>7.1f}ms "
               f"{row['p99_ms']:>7.1f}ms {row['max_ms']:>7.1f}ms "

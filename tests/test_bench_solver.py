@@ -1,0 +1,41 @@
+"""``companion bench solver`` on a small scale: every set runs, every route it times is legal,
+the table is printed and the figures are written as JSON (the speed goals are the benchmark's,
+not the tests')."""
+
+from __future__ import annotations
+
+import json
+
+from companion.benchmarks import solver as bench
+from companion.rules import Position, validate_route
+from companion.solver import solve
+
+
+def test_every_set_is_timed_and_written_as_json(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    code = bench.run(["--scale", "0.01", "--skip-hardest", "--out", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert [r["set"] for r in report["sets"]] == list(bench.SETS)
+    for row in report["sets"]:
+        assert row["positions"] >= 1 and row["unsolved"] == 0
+        assert row["median_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"]
+        assert row["expanded_median"] <= row["expanded_max"]
+        assert row["set"] in text
+    assert "time by optimal length" in text and report["hardest"] == []
+
+
+def test_the_riogrande_set_forbids_immediate_reversal_and_its_routes_obey_it():
+    import random
+
+    count, sides, extra, target, preset = bench.SETS["riogrande"]
+    rng = random.Random("7-riogrande")
+    for _ in range(3):
+        pos = bench.random_position(rng, sides, extra, target, preset)
+        assert pos.rules.immediate_reversal == "forbidden"
+        again = Position.from_json(pos.to_json())
+        got = solve(again)
+        assert got.solved
+        verdict = validate_route(again, got.moves)
+        assert verdict.legal and verdict.reached
