@@ -5,6 +5,7 @@ the real printed target squares, the vortex among them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -220,3 +221,28 @@ def test_real_printed_chips(path, size):
     chip = read_square(image)
     truth = (LETTER_COLOURS[path.stem[0]], LETTER_SHAPES[path.stem[1]])
     assert (chip.color, chip.shape) == truth, chip.label()
+
+
+def _smudged(tmp_path: Path) -> Path:
+    """A rendered frame whose centre is out of focus (a smudge on the lens), saved."""
+    shot = _shot({"color": "blue", "shape": "hexagon"}, seed=18, tilt=8)
+    image = shot.image.copy()
+    r = int(2.5 * _cell_px(shot))
+    cx, cy = _at_centre(shot)
+    box = np.s_[cy - r:cy + r, cx - r:cx + r]
+    image[box] = cv2.GaussianBlur(image, (0, 0), 2.5 * BLUR_MAX * _cell_px(shot))[box]
+    path = tmp_path / "smudged.png"
+    cv2.imwrite(str(path), image)
+    return path
+
+
+def test_companion_read_says_why_the_chip_is_unread(tmp_path, capsys):
+    from companion.cli import main
+
+    path = _smudged(tmp_path)
+    assert main(["read", str(path), "--board", ",".join(TILES)]) == 0
+    out = capsys.readouterr().out
+    assert "target   a blue chip, unread: the picture is too blurred" in out
+    assert main(["read", str(path), "--board", ",".join(TILES), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["target"] is None and "blurred" in data["chip_unread"]
