@@ -246,3 +246,20 @@ def test_companion_read_says_why_the_chip_is_unread(tmp_path, capsys):
     assert main(["read", str(path), "--board", ",".join(TILES), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["target"] is None and "blurred" in data["chip_unread"]
+
+
+def test_the_benchmark_counts_wrong_and_unread_chips_apart(tmp_path, capsys):
+    from companion.benchmarks.vision import run
+
+    out = tmp_path / "bench.json"
+    assert run(["--frames", "6", "--large", "0", "--seed", "6000", "--quiet",
+                "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    for label in ("chip right", "chip wrong (read as another)", "chip unread (with a reason)",
+                  "bare centre piece: no chip", "ms chip read, median"):
+        assert label in table
+    r = json.loads(out.read_text())["results"][0]
+    assert r["chips_total"] >= 3
+    assert r["chips_right"] + r["chips_wrong"] + r["chips_unread"] == r["chips_total"]
+    assert r["bare_pieces"] >= 1 and r["bare_pieces_no_chip"] == r["bare_pieces"]
+    assert r["ms_chip_read"]["median"] > 0
