@@ -263,3 +263,59 @@ def test_the_benchmark_counts_wrong_and_unread_chips_apart(tmp_path, capsys):
     assert r["chips_right"] + r["chips_wrong"] + r["chips_unread"] == r["chips_total"]
     assert r["bare_pieces"] >= 1 and r["bare_pieces_no_chip"] == r["bare_pieces"]
     assert r["ms_chip_read"]["median"] > 0
+
+
+# The photographed set's own chips are dark round tokens, lying beside the tiles in
+# tiles-side-B.jpg (read there left to right, row by row; None: a blank token).
+TOKENS = ["yellow triangle", "vortex", "red hexagon", "yellow circle", "blue triangle", None,
+          "red circle", "blue square", "green circle", "red triangle", "blue circle",
+          "blue hexagon", "green square", "red square", "green triangle", "yellow hexagon",
+          "yellow square", "green hexagon"]
+
+
+def _real_tokens() -> tuple[np.ndarray, list[list[int]]]:
+    image = cv2.imread(str(PHOTOS / "tiles-side-B.jpg"))
+    roi = image[420:700, 90:290]
+    grey = cv2.medianBlur(cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY), 3)
+    found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=20, param1=80,
+                             param2=18, minRadius=11, maxRadius=17)
+    circles = np.round(found[0]).astype(int).tolist() if found is not None else []
+    return roi, sorted(circles, key=lambda c: (c[1] // 25, c[0]))
+
+
+def _token_on_the_piece(shot, roi, circle, k: int, light: dict) -> np.ndarray:
+    """A real token, as photographed, laid on a rendered bare centre piece (0.85 cell across,
+    turned, a little off the middle), then the room's light and the camera over both."""
+    x, y, r = circle
+    s = r + 1
+    token = roi[y - s:y + s + 1, x - s:x + s + 1].astype(np.float32)
+    mask = np.zeros(token.shape[:2], np.float32)
+    cv2.circle(mask, (s, s), r - 1, 1.0, -1)
+    scale = 0.85 / (2 * r)
+    turn = np.vstack([cv2.getRotationMatrix2D((s, s), 37.0 * k, 1.0), [0, 0, 1]])
+    du, dv = 0.2 * np.cos(k), 0.2 * np.sin(2 * k)
+    place = np.array([[scale, 0, 8 + du - s * scale], [0, scale, 8 + dv - s * scale], [0, 0, 1]])
+    M = shot.homography @ place @ turn
+    a = cv2.warpPerspective(mask, M, SIZE)[..., None]
+    image = shot.image * (1 - a) + cv2.warpPerspective(token, M, SIZE) * a
+    image = image * light["brightness"] * np.array(light["cast"], np.float32)
+    image = cv2.GaussianBlur(image, (0, 0), light["blur"])
+    image += light["noise"] * np.random.default_rng(k).standard_normal(image.shape, np.float32)
+    image = np.clip(image, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, light["jpeg"]])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+@pytest.mark.skipif(not (PHOTOS / "tiles-side-B.jpg").exists(), reason="real photos absent")
+@pytest.mark.parametrize("light", [
+    {"brightness": 1.0, "cast": (1.0, 1.0, 1.0), "blur": 0.6, "noise": 2, "jpeg": 90},
+    {"brightness": 0.5, "cast": (1.12, 1.0, 0.9), "blur": 1.0, "noise": 5, "jpeg": 70},
+], ids=["daylight", "dim-warm"])
+def test_real_tokens_on_the_centre_piece_are_never_misread(light):
+    roi, circles = _real_tokens()
+    assert len(circles) == len(TOKENS)
+    shot = _shot({"color": "red", "shape": "circle"}, seed=20, tilt=12, rotation=35, chip=False)
+    for k, (circle, truth) in enumerate(zip(circles, TOKENS, strict=True)):
+        chip = _read(shot, _token_on_the_piece(shot, roi, circle, k, light))
+        if chip is not None and chip.read:
+            assert chip.label() == truth, f"token {k} ({truth}) read as {chip.label()}"
