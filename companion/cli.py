@@ -812,9 +812,10 @@ def _cmd_read(args: argparse.Namespace) -> int:
     print(f"robots   {robots}")
     if obs.chip is None:
         print("target   no chip on the centre piece")
+    elif obs.chip.read:
+        print(f"target   {obs.chip.label()}  (confidence {obs.chip.confidence:.2f})")
     else:
-        label = "vortex" if obs.chip.shape == "vortex" else f"{obs.chip.color} {obs.chip.shape}"
-        print(f"target   {label}  (confidence {obs.chip.confidence:.2f})")
+        print(f"target   {obs.chip.label()}")
     for note in obs.notes:
         print(f"note     {note}")
     return EXIT_OK

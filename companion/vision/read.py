@@ -69,6 +69,7 @@ class Observation:
             "tiles_confidence": None if self.tiles_confidence is None
             else round(self.tiles_confidence, 3),
             "chip_confidence": round(self.chip.confidence, 3) if self.chip else None,
+            "chip_unread": self.chip.reason if self.chip and not self.chip.read else None,
             "occluded": self.occluded,
             "occluded_cells": list(self.occluded_cells),
             "method": self.method,
