@@ -72,12 +72,15 @@ from .track import Tracker
 WORK = 640  # the lattice is looked for at most this many pixels across
 READ_PX = 56  # top-down pixels a space when a layout is read
 TRACK_PX = 24  # … and on every frame of a game
-CONFIDENT = 0.99  # a face is named from this confidence on
+CONFIDENT = 0.98  # a face is named from this confidence on
 # The costs of a face taking a colour or a number (negative log-likelihoods).
 SIGMA_CHROMA = 0.10  # spread of one ink's log-chromaticity on one board
-BETA_NUMBER = 50.0  # how sharply the template scores tell the numbers apart
-COST_CAP = 14.0  # no single piece of evidence counts for more than this
+BETA_NUMBER = 42.0  # how sharply the template scores tell two numbers apart
+COST_CAP = 14.0  # no single number match counts for more than this
+COLOUR_CAP = 40.0  # … nor colour (a colour is told more surely than a number)
 CONTRADICTION = 4.5  # a face's own evidence against its pair beyond this leaves it unread
+SEEN = 0.75  # a face whose best template match is below this share of the board's usual
+COLOUR_SEEN = 25.0  # … or whose colour costs this much even for its nearest ink, is unseen
 
 
 def _grid_centres() -> np.ndarray:
@@ -398,11 +401,12 @@ class FaceMeasures:
 
     colour: np.ndarray  # (36, 3) BGR of each face's middle, glare taken off
     chroma: np.ndarray  # (36, 2) its log-chromaticity
-    lift: np.ndarray  # (36,) how far the dark background round each face is lifted (glare)
+    glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
+    blind: np.ndarray  # (36,) bool: so washed out by glare that nothing can be told
     scores: dict[str, np.ndarray]  # numerals → (36, 6 numbers, 4 turns) template scores
 
 
-def _regions(px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
+def _regions(px: int) -> tuple[np.ndarray, np.ndarray]:
     """Per face the pixel offsets of its middle and of the background band round it."""
     half = px / 2
     ys, xs = np.mgrid[0:px, 0:px]
@@ -412,24 +416,37 @@ def _regions(px: int, margin: float) -> tuple[np.ndarray, np.ndarray]:
     return middle, band
 
 
-def measure_faces(top: np.ndarray, px: int, margin: float, look: Look,
-                  numerals: Iterable[str] = NUMERALS) -> FaceMeasures:
-    """Colours and template scores of the 36 faces of a top-down board (``warp``)."""
-    o = int(round(margin * px))
+def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                    np.ndarray]:
+    """Each face's own colour (36, 3), glare (36,), whether glare has blinded it (36,), and
+    the lift glare adds to the background round it (36, 3), from a top-down board with half
+    a space of margin (:meth:`MicroLocation.warp`).
+
+    Glare adds the same light to the face and to the dark background round it; that lift,
+    measured on the background over its least lifted level on the board, is taken off the
+    median of the face's middle. Clipped pixels have lost their colour and are left out
+    while the face has others."""
+    o = px // 2
     n = SIZE * px
     board = top[o:o + n, o:o + n].astype(np.float32)
     spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
-    middle, band = _regions(px, margin)
+    middle, band = _regions(px)
     mid = spaces[:, middle[:, 0], middle[:, 1]]
-    ring = spaces[:, band[:, 0], band[:, 1]]
-    ground = np.median(ring, axis=1)  # (36, 3) the background round each face
-    base = np.percentile(ground, 10, axis=0)  # the background where no glare lifts it
-    lift = np.clip(ground - base, 0, None)  # glare adds light to the dark background
-    # a clipped pixel has lost its colour: leave it out while the face has others
+    ground = np.median(spaces[:, band[:, 0], band[:, 1]], axis=1)
+    lift = np.clip(ground - np.percentile(ground, 10, axis=0), 0, None)
     clipped = (mid >= 250).any(axis=2)
-    keep = clipped.mean(axis=1) < 0.7
-    mid = np.where(clipped[..., None] & keep[:, None, None], np.nan, mid)
-    colour = np.clip(np.nanmedian(mid, axis=1) - lift, 1.0, None)
+    share = clipped.mean(axis=1)
+    kept = np.where(clipped[..., None] & (share < 0.7)[:, None, None], np.nan, mid)
+    colour = np.clip(np.nanmedian(kept, axis=1) - lift, 1.0, None)
+    light = max(float(np.median(mid.max(axis=2))), 1.0)
+    return colour, lift.mean(axis=1) / light, share > 0.5, lift
+
+
+def measure_faces(top: np.ndarray, px: int, look: Look,
+                  numerals: Iterable[str] = NUMERALS) -> FaceMeasures:
+    """Colours and template scores of the 36 faces of a top-down board (``warp``, with half
+    a space of margin)."""
+    colour, glare, blind, _ = _colours_of(top, px)
     gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     # a soft high-pass: the ink against its face, not the light across it
     gray = gray - cv2.GaussianBlur(gray, (0, 0), px * 0.3)
@@ -440,16 +457,22 @@ def measure_faces(top: np.ndarray, px: int, margin: float, look: Look,
         pad = max(2, int(round(0.07 * px)))
         out = np.zeros((36, 6, 4), np.float32)
         for i in range(36):
-            r, c = divmod(i, SIZE)
-            cx, cy = (margin + c + 0.5) * px - 0.5, (margin + r + 0.5) * px - 0.5
-            x0, y0 = int(round(cx - t / 2 - pad + 0.5)), int(round(cy - t / 2 - pad + 0.5))
-            patch = gray[y0:y0 + t + 2 * pad, x0:x0 + t + 2 * pad]
+            patch = _patch(gray, px, i, t, pad)
             for a in range(6):
                 for b in range(4):
                     s = cv2.matchTemplate(patch, T[a, b], cv2.TM_CCOEFF_NORMED)
                     out[i, a, b] = float(np.abs(s).max())
         scores[style] = out
-    return FaceMeasures(colour, _log_chroma(colour), lift.max(axis=1), scores)
+    return FaceMeasures(colour, _log_chroma(colour), glare, blind, scores)
+
+
+def _patch(image: np.ndarray, px: int, i: int, t: int, pad: int) -> np.ndarray:
+    """Face ``i``'s middle ``t`` pixels square, ``pad`` more all round, from a top-down
+    board with half a space of margin."""
+    r, c = divmod(i, SIZE)
+    x0 = int(round((1.0 + c) * px - 0.5 - t / 2 - pad + 0.5))
+    y0 = int(round((1.0 + r) * px - 0.5 - t / 2 - pad + 0.5))
+    return image[y0:y0 + t + 2 * pad, x0:x0 + t + 2 * pad]
 
 
 # ---------------------------------------------------------------- one-to-one assignment
@@ -524,6 +547,8 @@ def _colours(chroma: np.ndarray, look: Look, hidden: np.ndarray | None = None) -
     in units of :data:`SIGMA_CHROMA`, capped."""
     proto = _prototypes(look)
     use = np.ones(36, bool) if hidden is None else ~hidden
+    if use.sum() < 6:
+        use = np.ones(36, bool)  # (the caller names no colour then)
     best = None
     for shift0 in _shift_guesses(chroma[use], proto):
         shift = shift0
@@ -547,7 +572,7 @@ def _colours(chroma: np.ndarray, look: Look, hidden: np.ndarray | None = None) -
             if np.linalg.norm(own - centres[k]) < 0.3:
                 centres[k] = own
     d2 = ((chroma[:, None, :] - centres[None]) ** 2).sum(axis=2)
-    cost = np.minimum(d2 / (2 * SIGMA_CHROMA ** 2), COST_CAP)
+    cost = np.minimum(d2 / (2 * SIGMA_CHROMA ** 2), COLOUR_CAP)
     return _Colours(cost, centres, shift)
 
 
@@ -560,7 +585,31 @@ def _shift_guesses(chroma: np.ndarray, proto: np.ndarray) -> list[np.ndarray]:
     return guesses
 
 
-def _numbers(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@lru_cache(maxsize=8)
+def _likeness(px: int, numerals: str, look: Look = LOOK) -> np.ndarray:
+    """(4 turns, 6, 6): how alike the printed numbers are (their normalised correlation).
+    A 3 and a 5 share most of their ink, so a small lead of one over the other already
+    says much; a 1 and a 6 share little, so the same lead says less."""
+    T = _templates(px, numerals, look)
+    out = np.zeros((4, 6, 6))
+    for t in range(4):
+        v = np.stack([(T[n, t] - T[n, t].mean()).ravel() for n in range(6)])
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        out[t] = v @ v.T
+    out.flags.writeable = False
+    return out
+
+
+def number_costs(scores: np.ndarray, turns: np.ndarray, likeness: np.ndarray) -> np.ndarray:
+    """(N, 6) template scores at each face's print turn → the cost of each number: how far
+    it trails the best, in units of how far two such prints can be told apart."""
+    best = scores.argmax(axis=1)
+    apart = np.sqrt(np.clip(2.0 * (1.0 - likeness[turns, best]), 1e-3, None))  # (N, 6)
+    lead = scores.max(axis=1, keepdims=True) - scores
+    return np.minimum(BETA_NUMBER * lead / apart, COST_CAP)
+
+
+def _numbers(scores: np.ndarray, likeness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per face the cost of each number at its section's print turn, and the turns.
 
     One turn per section: the one under which its nine faces match best."""
@@ -570,8 +619,7 @@ def _numbers(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         members = SECTIONS == s
         turns[s] = int(np.argmax(scores[members].max(axis=1).sum(axis=0)))
         per_face[members] = scores[members][:, :, turns[s]]
-    cost = np.minimum(BETA_NUMBER * (per_face.max(axis=1, keepdims=True) - per_face), COST_CAP)
-    return cost, turns
+    return number_costs(per_face, turns[SECTIONS], likeness), turns
 
 
 def _style(measures: FaceMeasures) -> str:
@@ -604,6 +652,15 @@ class MicroLayoutReading:
     numerals: str
     deduced: list[tuple[int, int]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    robot_at: tuple[int, int] | None = None  # (row, column) the robot stands on, if seen
+
+    @property
+    def robot(self) -> str | None:
+        """The space the robot stands on, when it is seen and that space is read."""
+        if self.robot_at is None:
+            return None
+        r, c = self.robot_at
+        return self.rows[r][c]
 
     @property
     def complete(self) -> bool:
@@ -630,6 +687,8 @@ class MicroLayoutReading:
             "method": self.method,
             "numerals": self.numerals,
             "deduced": [list(d) for d in self.deduced],
+            "robot": self.robot,
+            "robot_at": None if self.robot_at is None else list(self.robot_at),
             "notes": list(self.notes),
         }
 
@@ -654,6 +713,42 @@ def _pair_cost(colours: _Colours, numbers: np.ndarray) -> np.ndarray:
     return (np.repeat(colours.cost, 6, axis=1) + np.tile(numbers, (1, 6)))
 
 
+def _unseen(m: FaceMeasures, style: str, colours: _Colours
+            ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Per face, whether its colour and whether its number cannot be trusted, and whether
+    something lies over the board.
+
+    A number is unseen when its print is hardly there (the best match well below the
+    board's usual: covered); a colour when it is like none of the inks (the robot's glass,
+    skin, a sleeve). Three or more covered faces are a hand: its fingers may lie over the
+    faces round them too, so nothing of those is trusted at all. (The robot's own face is
+    found later, from the pairs the others leave it.)"""
+    best = m.scores[style].max(axis=(1, 2))
+    covered = best < SEEN * float(np.median(best))
+    odd = colours.cost.min(axis=1) > COLOUR_SEEN
+    hand = int(covered.sum()) >= 3  # the robot covers one face, and may dim the one behind
+    if hand:
+        grid = covered.reshape(SIZE, SIZE).astype(np.uint8)
+        covered = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel().astype(bool)
+        return odd | covered, covered, hand
+    return odd, covered, hand
+
+
+def _assignment(m: FaceMeasures, style: str, look: Look, no_colour: np.ndarray,
+                no_number: np.ndarray) -> tuple[_Colours, np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray]:
+    """Colour and number costs (none for what is unseen), the print turns, the pair costs
+    and the best one-to-one assignment of pairs to faces."""
+    colours = _colours(m.chroma, look, hidden=no_colour)
+    # glare washes a colour out (red towards pink): under it a colour says less
+    colours.cost /= 1.0 + GLARE_WEIGHT * m.glare[:, None]
+    colours.cost[no_colour] = 0.0  # no evidence: the colour is whatever is left
+    numbers, turns = _numbers(m.scores[style], _likeness(READ_PX, style, look))
+    numbers[no_number] = 0.0
+    cost = _pair_cost(colours, numbers)
+    return colours, numbers, turns, cost, assign(cost)
+
+
 def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LOOK
                       ) -> MicroLayoutReading:
     """Read a Micro Robots board's layout from one frame (see the module docstring).
@@ -662,20 +757,39 @@ def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LO
     is no board to read: a black frame, no board in view, part of it out of the frame."""
     loc = locate_micro(image, corners=corners, look=look)
     top = loc.warp(image, READ_PX)
-    m = measure_faces(top, READ_PX, 0.5, look)
+    m = measure_faces(top, READ_PX, look)
     style = _style(m)
-    colours = _colours(m.chroma, look)
-    numbers, _ = _numbers(m.scores[style])
-    cost = _pair_cost(colours, numbers)
-    labels = assign(cost)
+    no_colour, no_number, hand = _unseen(m, style, _colours(m.chroma, look))
+    colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour, no_number)
+    # Where the robot stands (or a hand lies): the faces least like the pairs they got. Its
+    # glass lets a face's number through but not its colour, so nothing of it is trusted.
+    z, glare = face_changes(top, READ_PX, look, style, labels // 6, labels % 6,
+                            turns[SECTIONS])
+    seen = judge_faces(z, glare, lambda i: robot_shadow(loc, look, i))
+    if seen.covered:
+        hand = True
+        grid = np.zeros(36, np.uint8)
+        grid[seen.covered] = 1
+        near = cv2.dilate(grid.reshape(SIZE, SIZE), np.ones((3, 3), np.uint8)).ravel() > 0
+        no_colour, no_number = no_colour | near, no_number | near
+    if seen.face is not None:
+        no_colour[seen.face] = no_number[seen.face] = True
+    if seen.covered or seen.face is not None:
+        colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour,
+                                                            no_number)
     sure = _confidences(cost, labels)
+    if no_colour.sum() > 36 // 2:
+        sure[:] = 0.0  # too little of the board is seen to tell a colour cast by
     rows: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
     conf = [[0.0] * SIZE for _ in range(SIZE)]
     problems: list[str] = []
+    deduced: list[tuple[int, int]] = []
     own_colour = colours.cost.argmin(axis=1)
     own_number = numbers.argmin(axis=1)
     for i, lab in enumerate(labels):
         r, c = divmod(i, SIZE)
+        if no_colour[i] and no_number[i]:
+            continue  # nothing of it seen: at most the one pair left over, below
         k, n = divmod(int(lab), 6)
         # the face's own colour and number must not speak against its pair (a face the
         # assignment is sure of may still be too glared to favour it by itself)
@@ -684,33 +798,39 @@ def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LO
         conf[r][c] = float(sure[i]) if agrees else min(float(sure[i]), 0.5)
         if agrees and sure[i] >= CONFIDENT:
             rows[r][c] = ALL_SPACES[lab].name
-        elif colours.cost[i, own_colour[i]] < 2.0 and numbers[i, own_number[i]] == 0 \
-                and not agrees:
-            claimed = ALL_SPACES[own_colour[i] * 6 + own_number[i]]
-            holder = int(np.flatnonzero(labels == own_colour[i] * 6 + own_number[i])[0])
-            hr, hc = divmod(holder, SIZE)
-            problems.append(f"row {r + 1} column {c + 1} looks like {claimed.label}, as row "
-                            f"{hr + 1} column {hc + 1} does")
-    deduced: list[tuple[int, int]] = []
+            if no_colour[i] or no_number[i]:
+                deduced.append((r, c))  # half of it follows from the others
+        elif not (no_colour[i] or no_number[i]) and colours.cost[i, own_colour[i]] < 2.0 \
+                and numbers[i, own_number[i]] == 0:
+            claimed = own_colour[i] * 6 + own_number[i]
+            holder = int(np.flatnonzero(labels == claimed)[0])
+            if holder != i:
+                hr, hc = divmod(holder, SIZE)
+                problems.append(f"row {r + 1} column {c + 1} looks like "
+                                f"{ALL_SPACES[claimed].label}, as row {hr + 1} column "
+                                f"{hc + 1} does")
     empty = [(r, c) for r in range(SIZE) for c in range(SIZE) if rows[r][c] is None]
     taken = {x for row in rows for x in row if x is not None}
     if len(empty) == 1 and len(taken) == 35:
         (r, c), = empty
-        left = next(s.name for s in ALL_SPACES if s.name not in taken)
-        rows[r][c] = left
+        rows[r][c] = next(s.name for s in ALL_SPACES if s.name not in taken)
         # as sure as the least sure of the others it follows from
         conf[r][c] = min(conf[a][b] for a in range(SIZE) for b in range(SIZE)
                          if (a, b) != (r, c))
         deduced.append((r, c))
         problems = []
     problems = check_rows(rows) + problems
+    if hand:
+        problems.append("something lies over the board (a hand?): the spaces under and "
+                        "round it are left to fill, or read the board again")
     notes = list(loc.notes)
-    if deduced:
-        r, c = deduced[0]
-        notes.append(f"row {r + 1} column {c + 1} is not clearly seen (the robot on it?): "
-                     f"{rows[r][c]} is the one pair left")
+    robot_at = None if seen.face is None else divmod(seen.face, SIZE)
+    for r, c in sorted(deduced):
+        why = "the robot stands on it" if (r, c) == robot_at else "not clearly seen"
+        notes.append(f"row {r + 1} column {c + 1} ({why}): {rows[r][c]} follows from the "
+                     "others")
     return MicroLayoutReading(rows, conf, loc.corners.tolist(), problems, loc.method, style,
-                              deduced, notes)
+                              sorted(deduced), notes, robot_at)
 
 
 # ---------------------------------------------------------------- the robot, frame by frame
@@ -746,7 +866,9 @@ ROBOT_R_MM = 11.25
 # ink contrast lost (as a share of its colour's usual contrast, from 80 %).
 DEV_UNIT, DROP_UNIT, FAINT_UNIT = 0.3, 0.1, 0.2
 ROBOT_MIN = 1.2  # the most changed face is the robot's from this far on
-FOREIGN = 7.5  # a face this far from its print that the robot does not explain: a hand
+GLARE_WEIGHT = 4.0  # how much less a face's change counts per unit of glare over it
+FOREIGN = 7.0  # a face this far from its print that the robot does not explain: a hand
+HAND = 3.0  # … or two such faces this far (three, if glare is over them)
 CLEAR = 1.3  # the robot's face must stand out this much over any face it does not explain
 MISMATCH = 0.7  # a layout fits its board far better in one turn than in the others
 MOVED = 0.5  # when more than this share of the faces is far from its print, find the board
@@ -807,9 +929,10 @@ class MicroReader:
     def _find(self, image: np.ndarray) -> MicroLocation:
         loc = locate_micro(image, corners=self._corners, look=self.look)
         top = loc.warp(image, READ_PX)
-        m = measure_faces(top, READ_PX, 0.5, self.look)
+        m = measure_faces(top, READ_PX, self.look)
         style = _style(m)
         colours = _colours(m.chroma, self.look)
+        likeness = _likeness(READ_PX, style, self.look)
         tried = []
         for k, (turned, perm) in enumerate(_orientations(loc)):
             ccost = colours.cost[perm, self._colour]
@@ -817,8 +940,9 @@ class MicroReader:
             turns = np.array([int(np.argmax(scores[SECTIONS == s][
                 np.arange((SECTIONS == s).sum()), self._number[SECTIONS == s]].sum(axis=0)))
                 for s in range(4)])
-            ns = scores[np.arange(36), self._number, turns[SECTIONS]]
-            ncost = np.minimum(BETA_NUMBER * (scores.max(axis=(1, 2)) - ns), COST_CAP)
+            at_turn = scores[np.arange(36), :, turns[SECTIONS]]
+            ncost = number_costs(at_turn, turns[SECTIONS], likeness)[np.arange(36),
+                                                                      self._number]
             total = float(np.minimum(ccost + ncost, COST_CAP).sum())
             # the print turns were measured in the first grid's view; seen from the turned
             # grid, every face is turned back by k quarter turns
@@ -844,7 +968,7 @@ class MicroReader:
         fresh = self._loc is None or self._loc.image_size != (image.shape[1], image.shape[0])
         if fresh:
             self._loc = self._find(image)
-        z = self._anomalies(image)
+        z, glare = self._anomalies(image)
         if not fresh and (z >= FOREIGN).mean() > MOVED:
             # most of the board is not as printed: it has been moved (or is mostly covered)
             try:
@@ -852,64 +976,23 @@ class MicroReader:
             except VisionError:
                 return self._observation(None, True, 0.0, np.flatnonzero(z >= FOREIGN),
                                          ["the board is mostly covered, or has moved"])
-            z = self._anomalies(image)
-        return self._judge(z)
+            z, glare = self._anomalies(image)
+        return self._judge(z, glare)
 
-    def _anomalies(self, image: np.ndarray) -> np.ndarray:
-        """Per face (grid order, which is the layout's), how far it is from its print: its
-        colour from its colour's on this board, its number's match from the usual, and its
-        ink's contrast from its colour's usual (a transparent piece over a face halves it
-        without changing much else). 0 for a face washed out by glare (nothing to tell)."""
+    def _anomalies(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         assert self._loc is not None and self._turns is not None
-        px = TRACK_PX
-        top = self._loc.warp(image, px)
-        q = _quick_measures(top, px, self.look, self._style, self._number,
-                            self._turns[SECTIONS])
-        centres = np.zeros((6, 2))
-        usual = np.zeros(6)
-        for k in range(6):
-            members = self._colour == k
-            centres[k] = np.median(q.chroma[members], axis=0)
-            usual[k] = np.median(q.contrast[members])
-        dev = np.linalg.norm(q.chroma - centres[self._colour], axis=1)
-        drop = np.clip(np.median(q.known) - q.known, 0, None)
-        faint = np.clip(0.8 - q.contrast / np.maximum(usual[self._colour], 1e-6), 0, None)
-        z = dev / DEV_UNIT + drop / DROP_UNIT + faint / FAINT_UNIT
-        z[q.blind] = 0.0
-        return z
+        top = self._loc.warp(image, TRACK_PX)
+        return face_changes(top, TRACK_PX, self.look, self._style, self._colour,
+                            self._number, self._turns[SECTIONS])
 
-    def _judge(self, z: np.ndarray) -> MicroObservation:
+    def _judge(self, z: np.ndarray, glare: np.ndarray) -> MicroObservation:
         assert self._loc is not None
-        base = int(np.argmax(z))
-        if z[base] < ROBOT_MIN:
-            return self._observation(None, False, 0.0, [], ["no robot seen on the board"])
-        explained = self._explained(base) | {base}
-        rest = np.array([i for i in range(36) if i not in explained])
-        foreign = [int(i) for i in rest if z[i] >= FOREIGN]
-        if foreign:
-            return self._observation(None, True, 0.0, foreign, [])
-        runner = float(z[rest].max()) if len(rest) else 0.0
-        if z[base] < CLEAR * runner:
-            return self._observation(None, False, 0.0, [],
-                                     ["the robot does not stand out clearly (glare?)"])
-        return self._observation(base, False, float(z[base]), [], [])
-
-    def _explained(self, i: int) -> set[int]:
-        """The faces whose middle a robot standing on face ``i`` may cover in the picture."""
-        assert self._loc is not None
-        k = self.look.space_mm
-        h, r = ROBOT_H_MM / k, ROBOT_R_MM / k
-        c = CENTRES[i]
-        pts = []
-        for z in np.linspace(0, h, 6):
-            for a in np.linspace(0, 2 * np.pi, 8, endpoint=False):
-                pts.append([c[0] + r * np.cos(a), c[1] + r * np.sin(a), z])
-        g = self._loc.to_grid(self._loc.camera.project(np.array(pts)))
-        cells = set()
-        for u, v in g:
-            if 0 <= u < SIZE and 0 <= v < SIZE:
-                cells.add(int(v) * SIZE + int(u))
-        return cells
+        seen = judge_faces(z, glare, lambda i: robot_shadow(self._loc, self.look, i))
+        if seen.covered:
+            return self._observation(None, True, 0.0, seen.covered, [])
+        if seen.face is None:
+            return self._observation(None, False, 0.0, [], [seen.note] if seen.note else [])
+        return self._observation(seen.face, False, seen.score, [], [])
 
     def _observation(self, face: int | None, occluded: bool, score: float,
                      covered: Iterable[int], notes: list[str]) -> MicroObservation:
@@ -921,28 +1004,96 @@ class MicroReader:
             self._loc.method, list(self._loc.notes) + notes)
 
 
+def face_changes(top: np.ndarray, px: int, look: Look, style: str, colour: np.ndarray,
+                 number: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per face (grid order) how far it is from its print, and how much glare is over it.
+
+    ``colour`` and ``number`` say what each face shows (indices), ``turns`` how its print is
+    turned. The change adds up: its colour's distance from its colour's on this board (the
+    median of its six faces), how much worse its own number's print matches than the usual,
+    and how much of its ink's usual contrast it has lost (a transparent piece over a face
+    halves it without changing much else). A face washed out by glare changes by 0: nothing
+    can be told there."""
+    q = _quick_measures(top, px, look, style, number, turns)
+    centres = np.zeros((6, 2))
+    usual = np.zeros(6)
+    for k in range(6):
+        members = colour == k
+        if members.any():
+            centres[k] = np.median(q.chroma[members], axis=0)
+            usual[k] = np.median(q.contrast[members])
+    dev = np.linalg.norm(q.chroma - centres[colour], axis=1)
+    drop = np.clip(np.median(q.known) - q.known, 0, None)
+    faint = np.clip(0.8 - q.contrast / np.maximum(usual[colour], 1e-6), 0, None)
+    z = dev / DEV_UNIT + drop / DROP_UNIT + faint / FAINT_UNIT
+    z[q.blind] = 0.0
+    return z, q.glare
+
+
+def robot_shadow(loc: MicroLocation, look: Look, i: int) -> set[int]:
+    """The faces whose middle a robot standing on face ``i`` may cover in the picture (it is
+    tall, and leans away from the camera in it)."""
+    k = look.space_mm
+    h, r = ROBOT_H_MM / k, ROBOT_R_MM / k
+    c = CENTRES[i]
+    pts = [[c[0] + r * np.cos(a), c[1] + r * np.sin(a), z]
+           for z in np.linspace(0, h, 6) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    g = loc.to_grid(loc.camera.project(np.array(pts)))
+    return {int(v) * SIZE + int(u) for u, v in g if 0 <= u < SIZE and 0 <= v < SIZE}
+
+
+@dataclass(frozen=True)
+class _Seen:
+    face: int | None  # the robot's face
+    score: float
+    covered: list[int]  # faces something foreign lies over
+    note: str | None = None
+
+
+def judge_faces(z: np.ndarray, glare: np.ndarray, shadow: Any) -> _Seen:
+    """The robot's face from the faces' changes, and the faces a hand is over.
+
+    Glare changes a face's colour and contrast too, so for *which* face the robot is on a
+    change counts less under glare; a hand changes a face far more than glare can, so for
+    *whether* something foreign is there the change counts in full. ``shadow(i)`` is the set
+    of faces a robot on face ``i`` may cover: their change is the robot's."""
+    robot = z / (1.0 + GLARE_WEIGHT * glare)
+    base: int | None = int(np.argmax(robot))
+    explained = shadow(base) | {base}
+    if robot[base] < ROBOT_MIN:
+        base, explained = None, set()
+    rest = np.array([i for i in range(36) if i not in explained])
+    foreign = [int(i) for i in rest if z[i] >= FOREIGN]
+    # fingers over the edges of a few faces change each less than a palm, but together
+    changed = [int(i) for i in rest if robot[i] >= HAND]
+    if len(changed) < 2:
+        changed = [int(i) for i in rest if z[i] >= HAND]
+        changed = changed if len(changed) >= 3 else []
+    foreign = sorted(set(foreign) | set(changed))
+    if foreign:
+        return _Seen(None, 0.0, foreign)
+    if base is None:
+        return _Seen(None, 0.0, [], "no robot seen on the board")
+    runner = float(robot[rest].max()) if len(rest) else 0.0
+    if robot[base] < CLEAR * runner:
+        return _Seen(None, 0.0, [], "the robot does not stand out clearly (glare?)")
+    return _Seen(base, float(robot[base]), [])
+
+
 @dataclass
 class _Quick:
     chroma: np.ndarray  # (36, 2)
     known: np.ndarray  # (36,) the template score of each face's own number
     contrast: np.ndarray  # (36,) its ink's contrast over the face's own brightness
     blind: np.ndarray  # (36,) bool: so washed out by glare that nothing can be told
+    glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
 
 
 def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: np.ndarray,
                     turns: np.ndarray) -> _Quick:
     """The per-frame measures: each face's colour, and how well and how strongly its own
     number's print shows (one template a face, not all of them)."""
-    o = px // 2
-    n = SIZE * px
-    board = top[o:o + n, o:o + n].astype(np.float32)
-    spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
-    middle, band = _regions(px, 0.5)
-    mid = spaces[:, middle[:, 0], middle[:, 1]]
-    ground = np.median(spaces[:, band[:, 0], band[:, 1]], axis=1)
-    lift = np.clip(ground - np.percentile(ground, 10, axis=0), 0, None)
-    colour = np.clip(np.median(mid, axis=1) - lift, 1.0, None)
-    blind = (mid >= 250).any(axis=2).mean(axis=1) > 0.5
+    colour, glare, blind, lift = _colours_of(top, px)
     raw = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gray = raw - cv2.GaussianBlur(raw, (0, 0), px * 0.3)
     T = _templates(px, style, look)
@@ -950,22 +1101,19 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
     pad = 2
     known = np.zeros(36, np.float32)
     contrast = np.zeros(36, np.float32)
-    glare = lift.mean(axis=1)
     for i in range(36):
-        r, c = divmod(i, SIZE)
-        x0 = int(round((0.5 + c + 0.5) * px - 0.5 - t / 2 - pad + 0.5))
-        y0 = int(round((0.5 + r + 0.5) * px - 0.5 - t / 2 - pad + 0.5))
         tm = T[numbers[i], turns[i]]
-        s = cv2.matchTemplate(gray[y0:y0 + t + 2 * pad, x0:x0 + t + 2 * pad], tm,
-                              cv2.TM_CCOEFF_NORMED)
+        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), tm, cv2.TM_CCOEFF_NORMED)
         known[i] = float(np.abs(s).max())
         dy, dx = np.unravel_index(int(np.argmax(np.abs(s))), s.shape)
-        w = raw[y0 + dy:y0 + dy + t, x0 + dx:x0 + dx + t]
+        w = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
+        # the ink's amplitude against the print, over the face's own light
         tc = tm - tm.mean()
         amp = float((w * tc).sum() / max(float((tc * tc).sum()), 1e-6))
-        face = float(w[tm < 0.2].mean()) - glare[i] if (tm < 0.2).any() else float(w.mean())
+        paper = tm < 0.2
+        face = float(w[paper].mean()) - float(lift[i].mean()) if paper.any() else float(w.mean())
         contrast[i] = abs(amp) / max(face, 1.0)
-    return _Quick(_log_chroma(colour), known, contrast, blind)
+    return _Quick(_log_chroma(colour), known, contrast, blind, glare)
 
 
 # ---------------------------------------------------------------- landings
