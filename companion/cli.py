@@ -301,9 +301,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.name not in NAMES:
         raise UsageError(f"bench: unknown benchmark {args.name!r} (known: {', '.join(NAMES)})")
     try:
-        module = importlib.import_module(f"companion.benchmarks.{args.name}")
+        module_name = f"companion.benchmarks.{args.name.replace('-', '_')}"
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as e:
-        if e.name != f"companion.benchmarks.{args.name}":
+        if e.name != module_name:
             raise
         raise UsageError(f"bench: the {args.name} benchmark is not built yet") from None
     return module.run(list(args.options))
@@ -902,7 +903,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("bench", help="run a benchmark and print its table")
-    p.add_argument("name", help="solver, vision, hardware, verify or web")
+    p.add_argument("name", help="solver, vision, render, hardware, verify, web or micro-vision")
     p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
     p.set_defaults(handler=_cmd_bench)
 
