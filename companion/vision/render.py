@@ -821,13 +821,14 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
+    body = alpha > 0.5  # where the piece is, however clear its plastic
     if glassy:
         alpha = alpha * 0.5
     roi = img[y0:y1, x0:x1].astype(np.float32)
     a3 = alpha[..., None].astype(np.float32)
     roi = roi * (1 - a3) + np.clip(rgb, 0, 255) * a3
     img[y0:y1, x0:x1] = roi.astype(np.uint8)
-    mask[y0:y1, x0:x1] |= (alpha > 0.5).astype(np.uint8) * 255
+    mask[y0:y1, x0:x1] |= body.astype(np.uint8) * 255
 
 
 def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
