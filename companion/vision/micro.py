@@ -293,6 +293,10 @@ def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
         raise BoardNotFound(_missing_rows(H0, src, span, (w0, h0)))
     count, i0, j0 = best
     sel = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
+    beyond = int((~sel).sum())
+    if beyond > max(4, count // 3):  # two dice may line up with the faces, not a dozen
+        raise BoardNotFound(f"no Micro Robots board in view (a lattice of squares larger than "
+                            f"6 by 6: {count + beyond} of them)")
     grid = src[sel] - [i0, j0] + 0.5
     img_pts = pts[ok][sel]
     pitch = float(np.median(np.linalg.norm(np.diff(img_pts, axis=0), axis=1)))
@@ -324,7 +328,7 @@ def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
 def _missing_rows(H: np.ndarray | None, coords: np.ndarray, span: tuple[int, int],
                   size: tuple[int, int]) -> str:
     """Why fewer than six rows (or columns) of faces are seen: off the picture, or covered."""
-    seen = f"only {min(span)} of the 6 rows of faces are seen"
+    seen = f"only {min(span)} of its 6 rows of faces can be seen"
     if H is None:
         return f"part of the board is covered or out of the frame ({seen})"
     w, h = size
