@@ -840,7 +840,8 @@ def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.n
                     base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
                     np.zeros((n, _N_RING))], axis=-1).reshape(-1, 3)
     polys = _fx(cam.project(pts)).reshape(n, _N_RING, 1, 2)
-    cv2.fillPoly(shadow, list(polys), 255, cv2.LINE_8, _SHIFT)
+    for poly in polys:  # one at a time: fillPoly given them all would cut their overlaps out
+        cv2.fillPoly(shadow, [poly], 255, cv2.LINE_8, _SHIFT)
 
 
 # ---------------------------------------------------------------- hands and arms
