@@ -301,9 +301,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.name not in NAMES:
         raise UsageError(f"bench: unknown benchmark {args.name!r} (known: {', '.join(NAMES)})")
     try:
-        module = importlib.import_module(f"companion.benchmarks.{args.name}")
+        module_name = f"companion.benchmarks.{args.name.replace('-', '_')}"
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as e:
-        if e.name != f"companion.benchmarks.{args.name}":
+        if e.name != module_name:
             raise
         raise UsageError(f"bench: the {args.name} benchmark is not built yet") from None
     return module.run(list(args.options))
@@ -453,6 +454,8 @@ def _micro_parser(sub) -> None:
     q = msub.add_parser("show", help="check a layout file and draw it")
     q.add_argument("layout", help="layout file (micro-layout/1), or - for standard input")
     q.set_defaults(handler=_cmd_micro_show)
+
+    _micro_read_parser(msub)
 
 
 # ---------------------------------------------------------------- history
@@ -799,9 +802,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(obs.to_dict()))
         return EXIT_NO if obs.occluded else EXIT_OK
-    corners_txt = "  ".join(f"{n} ({x:.0f}, {y:.0f})" for n, (x, y) in
-                            zip(("NW", "NE", "SE", "SW"), obs.corners, strict=True))
-    print(f"board    {corners_txt}  [{obs.method}]")
+    _print_corners(obs.corners, ("NW", "NE", "SE", "SW"), obs.method)
     if obs.tiles:
         print(f"tiles    {','.join(obs.tiles)}  (confidence {obs.tiles_confidence:.2f})")
     if obs.occluded:
@@ -819,6 +820,104 @@ def _cmd_read(args: argparse.Namespace) -> int:
     for note in obs.notes:
         print(f"note     {note}")
     return EXIT_OK
+
+
+def _cmd_micro_read(args: argparse.Namespace) -> int:
+    """``companion micro read IMAGE``: the layout from a photo, or with ``--layout`` the
+    robot's space on a known board."""
+    from .vision.locate import VisionError
+    from .vision.micro import MicroReader, read_micro_layout
+
+    image = _vision_image(args.image)
+    corners = _vision_corners(args.corners)
+    layout = _micro_layout(args.layout) if args.layout else None
+    if args.save and layout is not None:
+        raise UsageError("--save: only when reading a layout, not with --layout")
+    try:
+        if layout is not None:
+            obs = MicroReader(layout, corners=corners).read(image)
+        else:
+            reading = read_micro_layout(image, corners=corners)
+    except VisionError as e:
+        if args.json:
+            print(json.dumps({"error": str(e)}))
+        print(f"cannot read {args.image}: {e}", file=sys.stderr)
+        return EXIT_NO
+    if layout is not None:
+        if args.json:
+            print(json.dumps(obs.to_dict()))
+        else:
+            _print_corners(obs.corners, ("top-left", "top-right", "bottom-right",
+                                         "bottom-left"), obs.method)
+            if obs.occluded:
+                print("occluded: something lies over " + ", ".join(obs.covered)
+                      + "; no space read")
+            else:
+                print(f"robot    {obs.space or 'not seen'}")
+            for note in obs.notes:
+                print(f"note     {note}")
+        return EXIT_OK if obs.space is not None else EXIT_NO
+    if args.json:
+        print(json.dumps(reading.to_dict()))
+    else:
+        _print_micro_reading(reading)
+    if args.save:
+        from .micro import LayoutError
+
+        try:
+            reading.layout(args.name or "").save(args.save)
+        except LayoutError as e:
+            print(f"not saved: the reading is not a whole layout yet ({e})", file=sys.stderr)
+            return EXIT_NO
+        except OSError as e:
+            raise UsageError(f"--save: cannot write {args.save!r} ({e.strerror or e})") \
+                from None
+        if not args.json:
+            print(f"saved    {args.save}")
+    return EXIT_OK if reading.complete else EXIT_NO
+
+
+def _print_corners(corners, names: Sequence[str], method: str) -> None:
+    text = "  ".join(f"{n} ({x:.0f}, {y:.0f})" for n, (x, y) in zip(names, corners,
+                                                                       strict=True))
+    print(f"board    {text}  [{method}]")
+
+
+def _print_micro_reading(reading) -> None:
+    """The reading as the players will check it: the rows with ``?`` for what is unread and
+    ``*`` for what follows from the rest, then how sure each space is."""
+    _print_corners(reading.corners, ("top-left", "top-right", "bottom-right", "bottom-left"),
+                   reading.method)
+    print(f"layout   (numbers printed as {reading.numerals}; rows from the top)")
+    for r, row in enumerate(reading.rows):
+        cells = [(name or "?") + ("*" if (r, c) in reading.deduced else "")
+                 for c, name in enumerate(row)]
+        print("  " + " ".join(f"{x:<8}" for x in cells).rstrip())
+    print("confidence")
+    for row in reading.confidence:
+        print("  " + " ".join(f"{x:<8.2f}" for x in row).rstrip())
+    robot = reading.robot or ("not seen" if reading.robot_at is None else
+                              f"row {reading.robot_at[0] + 1} column "
+                              f"{reading.robot_at[1] + 1} (its space unread)")
+    print(f"robot    {robot}")
+    for problem in reading.problems:
+        print(f"problem  {problem}")
+    for note in reading.notes:
+        print(f"note     {note}")
+
+
+def _micro_read_parser(msub) -> None:
+    q = msub.add_parser("read", help="read a board's layout from a photo (or, with --layout, "
+                        "the robot's space)")
+    q.add_argument("image", metavar="IMAGE", help="a photo of the table")
+    q.add_argument("--layout", help="a known layout file: read only where the robot stands")
+    q.add_argument("--corners", help="board corners x,y,x,y,x,y,x,y in pixels: the layout's "
+                   "top-left, top-right, bottom-right, bottom-left")
+    q.add_argument("--save", metavar="FILE", help="write the layout read to a layout file "
+                   "(only when it is whole)")
+    q.add_argument("--name", help="the layout's name in the saved file")
+    q.add_argument("--json", action="store_true", help="print JSON")
+    q.set_defaults(handler=_cmd_micro_read)
 
 
 def _cmd_calibration_colours(args: argparse.Namespace) -> int:
@@ -906,7 +1005,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("bench", help="run a benchmark and print its table")
-    p.add_argument("name", help="solver, vision, hardware, verify or web")
+    p.add_argument("name", help="solver, vision, render, hardware, verify, web or micro-vision")
     p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
     p.set_defaults(handler=_cmd_bench)
 

@@ -24,6 +24,7 @@ can be projected too (see :mod:`companion.vision.robots`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -184,6 +185,21 @@ def _check_quad(corners: np.ndarray, image_size: tuple[int, int]) -> None:
         raise BoardNotFound("the board is too small in the frame to read (move the camera closer)")
 
 
+def check_corners(corners: Any, image_size: tuple[int, int],
+                  names: str = "north-west, north-east, south-east, south-west") -> np.ndarray:
+    """Corners given by hand, as a 4×2 array; a :class:`VisionError` says what is wrong with
+    them (not four points, not clockwise, not a convex quadrilateral, too small)."""
+    c = np.asarray(corners, dtype=np.float64)
+    if c.size != 8 or not np.isfinite(c).all():
+        raise VisionError(f"corners: four x,y pairs ({names})")
+    c = c.reshape(4, 2)
+    _check_quad(c, image_size)
+    x, y = c[:, 0], c[:, 1]
+    if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+        raise VisionError(f"corners: give them clockwise on the picture: {names}")
+    return c
+
+
 def order_corners(pts: np.ndarray) -> np.ndarray:
     """Four points → clockwise on screen, starting with the one nearest the top-left."""
     pts = np.asarray(pts, dtype=np.float64).reshape(4, 2)
@@ -214,8 +230,8 @@ def marker_grid_corners() -> dict[int, np.ndarray]:
             for k, v in marker_layout(SimpleNamespace(width=GRID, height=GRID)).items()}
 
 
-def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | None:
-    """The board from its ArUco markers (at least three of the four), or ``None``.
+def detect_markers(gray: np.ndarray) -> dict[int, np.ndarray]:
+    """Every ArUco marker (``DICT_4X4_50``) in a grey frame: id → its 4×2 corners in pixels.
 
     Markers are looked for in a half-size picture (four times cheaper; they are large) and
     their corners then refined on the full one."""
@@ -225,19 +241,24 @@ def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | 
         if k < 1 else gray
     corners, ids, _ = _aruco_detector().detectMarkers(small)
     if ids is None:
-        return None
+        return {}
     if k < 1:
         pts = np.vstack([c.reshape(4, 2) for c in corners]).astype(np.float32)
         pts = (pts + 0.5) / k - 0.5
         cv2.cornerSubPix(gray, pts.reshape(-1, 1, 2), (3, 3), (-1, -1),
                          (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05))
         corners = [pts[4 * i:4 * i + 4].reshape(1, 4, 2) for i in range(len(corners))]
+    return {int(i): c.reshape(4, 2) for c, i in zip(corners, ids.ravel(), strict=True)}
+
+
+def locate_markers(gray: np.ndarray, image_size: tuple[int, int]) -> Location | None:
+    """The board from its ArUco markers (at least three of the four), or ``None``."""
     layout = marker_grid_corners()
     src, dst = [], []
-    for c, i in zip(corners, ids.ravel(), strict=True):
-        if int(i) in layout:
-            src.append(layout[int(i)])
-            dst.append(c.reshape(4, 2))
+    for i, c in detect_markers(gray).items():
+        if i in layout:
+            src.append(layout[i])
+            dst.append(c)
     if len(src) < 3:
         return None
     H, _ = cv2.findHomography(np.vstack(src).astype(np.float32),
@@ -578,17 +599,7 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
         raise VisionError("not a colour image")
     h, w = image.shape[:2]
     if corners is not None:
-        c = np.asarray(corners, dtype=np.float64)
-        if c.size != 8 or not np.isfinite(c).all():
-            raise VisionError("corners: four x,y pairs (north-west, north-east, south-east, "
-                              "south-west)")
-        c = c.reshape(4, 2)
-        _check_quad(c, (w, h))
-        x, y = c[:, 0], c[:, 1]
-        if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
-            raise VisionError("corners: give them clockwise on the picture: north-west, "
-                              "north-east, south-east, south-west")
-        return from_corners(c, (w, h), method="manual")
+        return from_corners(check_corners(corners, (w, h)), (w, h), method="manual")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if float(gray.max()) < 25:
         raise BoardNotFound("the frame is black: no light, or the camera is covered")

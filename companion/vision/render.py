@@ -33,6 +33,10 @@ ArUco markers (``markers=True``) lie on the table just outside the board's corne
 0 north-west, 1 north-east, 2 south-east, 3 south-west, as described in
 :mod:`companion.vision.markers` (the printable sheet). Their image corners are in
 ``Rendered.markers``.
+
+The camera, light, table, robots, hands and sensor are the same for any board:
+:func:`shoot` does them for any flat board texture; :func:`render` only prints the classic
+board and says which cells a hand hides.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -270,9 +275,10 @@ class _Camera:
         return -self.R.T @ self.t
 
 
-def _camera(scene: Scene, board: Board, size: tuple[int, int]) -> _Camera:
+def _camera(scene: Scene, dims: tuple[float, float], size: tuple[int, int],
+            border: float = BORDER) -> _Camera:
     W, H = size
-    bw, bh = board.width, board.height
+    bw, bh = dims
     to_world = np.array([[1.0, 0, -bw / 2], [0, -1.0, bh / 2], [0, 0, 1]])
     tilt, az, roll = (math.radians(a) for a in (scene.tilt, scene.azimuth, scene.rotation))
     # The camera stands on the azimuth side (0 = south) and looks at the board's centre.
@@ -292,7 +298,7 @@ def _camera(scene: Scene, board: Board, size: tuple[int, int]) -> _Camera:
     # Choose the distance so the board (its frame, and the markers when there are any) fits
     # in `fill` of the picture in both directions, whatever the rotation: a camera is mounted
     # so the whole board is in view.
-    margin = BORDER + (MARKER_PAPER_MM / CELL_MM if scene.markers else 0.0)
+    margin = border + (MARKER_PAPER_MM / CELL_MM if scene.markers else 0.0)
     outline = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float)
     outline[:, 0] *= bw / 2 + margin
     outline[:, 1] *= bh / 2 + margin
@@ -695,7 +701,7 @@ def _marker_paper(marker_id: int, px: int) -> np.ndarray:
     return out
 
 
-def marker_layout(board: Board) -> dict[int, np.ndarray]:
+def marker_layout(board: Board, border: float = BORDER) -> dict[int, np.ndarray]:
     """Each marker's four corners (its own TL, TR, BR, BL as printed, upright with north up) in
     board-plane cells: the marker's paper square lies diagonally outside the board's corner,
     its inner corner touching the frame's outer corner."""
@@ -703,7 +709,7 @@ def marker_layout(board: Board) -> dict[int, np.ndarray]:
     side = MARKER_SIDE_MM / CELL_MM
     q = (paper - side) / 2
     bw, bh = board.width, board.height
-    b = BORDER
+    b = border
     # paper squares' top-left corners in (u, v)
     origin = {
         0: (-b - paper, -b - paper),
@@ -815,13 +821,14 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
+    body = alpha > 0.5  # where the piece is, however clear its plastic
     if glassy:
         alpha = alpha * 0.5
     roi = img[y0:y1, x0:x1].astype(np.float32)
     a3 = alpha[..., None].astype(np.float32)
     roi = roi * (1 - a3) + np.clip(rgb, 0, 255) * a3
     img[y0:y1, x0:x1] = roi.astype(np.uint8)
-    mask[y0:y1, x0:x1] |= (alpha > 0.5).astype(np.uint8) * 255
+    mask[y0:y1, x0:x1] |= body.astype(np.uint8) * 255
 
 
 def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
@@ -833,7 +840,8 @@ def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.n
                     base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
                     np.zeros((n, _N_RING))], axis=-1).reshape(-1, 3)
     polys = _fx(cam.project(pts)).reshape(n, _N_RING, 1, 2)
-    cv2.fillPoly(shadow, list(polys), 255, cv2.LINE_8, _SHIFT)
+    for poly in polys:  # one at a time: fillPoly given them all would cut their overlaps out
+        cv2.fillPoly(shadow, [poly], 255, cv2.LINE_8, _SHIFT)
 
 
 # ---------------------------------------------------------------- hands and arms
@@ -844,11 +852,12 @@ _SLEEVE = [(60, 40, 30), (40, 40, 160), (150, 150, 150), (30, 100, 40), (200, 20
 
 
 def _draw_hand(img: np.ndarray, occl: np.ndarray, shadow: np.ndarray | None,
-               rng: np.random.Generator, corners: np.ndarray, light: np.ndarray) -> None:
+               rng: np.random.Generator, corners: np.ndarray, light: np.ndarray,
+               cells: float = 16) -> None:
     """An arm reaching in from a picture edge, its hand over the board. Drawn in the window
     it covers only: a full-frame layer per hand would cost more than the whole board."""
     H, W = img.shape[:2]
-    cell_px = float(np.linalg.norm(corners[1] - corners[0])) / 16
+    cell_px = float(np.linalg.norm(corners[1] - corners[0])) / cells
     # a point over the board, inside the grid
     a, b = rng.uniform(0.1, 0.9, 2)
     top = corners[0] + (corners[1] - corners[0]) * a
@@ -1030,21 +1039,101 @@ def render(
     give the same image. ``noise_seed``, when given, draws the sensor noise alone from it
     (successive frames of one mounted camera: same pose and light, fresh noise).
     """
+    scene = scene_with(scene, options)
+    pos = _position(position)
+    board = pos.board
+    chip = _chip_of(pos) if scene.chip else None
+    if chip is not None and not board.blocked:
+        chip = None
+
+    def dress(tex: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if chip is None:
+            return tex
+        tex = tex.copy()
+        _draw_chip(tex, board, chip, float(rng.uniform(-12, 12)))
+        return tex
+
+    shot = shoot(board_texture(board), (board.width, board.height),
+                 robots={name: cell_uv(board, cell) for name, cell in pos.robots.items()},
+                 scene=scene, seed=seed, size=size, noise_seed=noise_seed, dress=dress,
+                 covered=lambda Hb, occl: _hidden_cells(board, Hb, occl, *occl.shape[::-1]))
+    return Rendered(
+        image=shot.image, corners=shot.corners, homography=shot.homography,
+        robots=dict(pos.robots), robot_pixels=shot.robot_pixels, tiles=board.tiles, chip=chip,
+        occluded=bool(shot.hidden), hidden_cells=shot.hidden, occluder_mask=shot.occluder_mask,
+        markers=shot.markers, board=board, scene=scene, camera_matrix=shot.camera_matrix,
+        rvec=shot.rvec, tvec=shot.tvec, in_frame=shot.in_frame, dist_coeffs=shot.dist_coeffs,
+        robot_mask=shot.robot_mask,
+    )
+
+
+def scene_with(scene: Scene | None, options: Mapping[str, Any]) -> Scene:
+    """``scene`` (default: a clean top-down shot) with any :class:`Scene` fields overridden;
+    an unknown option is a ``TypeError`` that lists the known ones."""
     unknown = set(options) - _SCENE_FIELDS
     if unknown:
         raise TypeError(f"render: unknown option {sorted(unknown)[0]!r} "
                         f"(known: {', '.join(sorted(_SCENE_FIELDS))})")
-    scene = replace(scene or Scene(), **options)
-    pos = _position(position)
-    board = pos.board
+    return replace(scene or Scene(), **options)
+
+
+@dataclass
+class Shot:
+    """What :func:`shoot` made of a flat board: the picture, and the truth every game's board
+    shares (where the grid, the robots, the hands and the markers ended up)."""
+
+    image: np.ndarray  # BGR uint8, H×W×3
+    corners: np.ndarray  # 4×2: the grid's corners (0, 0), (w, 0), (w, h), (0, h), in pixels
+    homography: np.ndarray  # 3×3: board plane (u, v) → image pixels (before lens distortion)
+    robot_pixels: dict[str, dict[str, tuple[float, float]]]
+    robot_mask: np.ndarray  # H×W uint8: robot bodies the hands leave in view
+    occluder_mask: np.ndarray  # H×W uint8: hands and arms
+    markers: dict[int, np.ndarray]
+    camera_matrix: np.ndarray
+    rvec: np.ndarray
+    tvec: np.ndarray
+    dist_coeffs: np.ndarray
+    in_frame: bool
+    hidden: Any  # what ``covered`` said about the hands (an empty frozenset without hands)
+
+
+def shoot(
+    texture: np.ndarray,
+    dims: tuple[float, float],
+    *,
+    robots: Mapping[str, tuple[float, float]],
+    scene: Scene,
+    seed: int = 0,
+    size: tuple[int, int] = (1280, 960),
+    noise_seed: int | None = None,
+    px: float = PX,
+    border: float = BORDER,
+    dress: Any = None,
+    extras: Any = (),
+    covered: Any = None,
+) -> Shot:
+    """The scene machinery every board shares: a flat board on a table, seen by a camera in a
+    room, with robots standing on it and hands reaching over it.
+
+    All lengths are in classic cells (:data:`CELL_MM`), so robots, hands and markers keep their
+    real size on any board. ``texture`` is the board seen from straight above, ``px`` pixels a
+    cell, with ``border`` cells of frame round its ``dims`` = (width, height) grid: texture
+    pixel ``((u + border)·px − 0.5, (v + border)·px − 0.5)`` is board-plane point ``(u, v)``.
+    ``robots`` maps a robot's name (its look, :data:`ROBOT_COLORS`) to its base on the board
+    plane. ``dress(texture, rng)`` may print on the board first (the classic chip);
+    ``extras`` are ``(image, matrix, mask or None)`` things lying flat on the table, each
+    matrix taking its pixels to the board plane; ``covered(homography, hand_mask)`` turns the
+    hands into the game's own truth (its hidden cells).
+    """
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 48:
         raise ValueError(f"render: size {W}×{H} is too small")
+    bw, bh = dims
     rng = np.random.default_rng(seed)
-    cam = _camera(scene, board, (W, H))
+    cam = _camera(scene, dims, (W, H), border)
     Hb = cam.homography()
-    # texture pixel → image: texture (x, y) = ((u + BORDER)·PX − 0.5, (v + BORDER)·PX − 0.5)
-    S = np.array([[PX, 0, BORDER * PX - 0.5], [0, PX, BORDER * PX - 0.5], [0, 0, 1]])
+    # texture pixel → image: texture (x, y) = ((u + border)·px − 0.5, (v + border)·px − 0.5)
+    S = np.array([[px, 0, border * px - 0.5], [0, px, border * px - 0.5], [0, 0, 1]])
     M = Hb @ np.linalg.inv(S)
 
     variant = int(rng.integers(0, 4))
@@ -1059,7 +1148,7 @@ def render(
     markers: dict[int, np.ndarray] = {}
     if scene.markers:
         paper_px = 96
-        layout = marker_layout(board)
+        layout = marker_layout(SimpleNamespace(width=bw, height=bh), border=border)
         q = (MARKER_PAPER_MM - MARKER_SIDE_MM) / 2 / CELL_MM
         paper_cells = MARKER_PAPER_MM / CELL_MM
         for k, quad in layout.items():
@@ -1068,18 +1157,13 @@ def render(
             Sm = np.array([[sc, 0, u0 + sc / 2], [0, sc, v0 + sc / 2], [0, 0, 1]])
             _paste_warped(img, _marker_paper(k, paper_px), Hb @ Sm)
             markers[k] = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), Hb).reshape(-1, 2)
+    for thing, to_plane, mask in extras:
+        _paste_warped(img, thing, Hb @ to_plane, mask)
 
-    tex = board_texture(board)
-    chip = _chip_of(pos) if scene.chip else None
-    if chip is not None and board.blocked:
-        tex = tex.copy()
-        _draw_chip(tex, board, chip, float(rng.uniform(-12, 12)))
-    elif chip is not None:
-        chip = None
+    tex = dress(texture, rng) if dress is not None else texture
     # the board's own drop shadow on the table, then the board
-    outline = np.array([[-BORDER, -BORDER], [board.width + BORDER, -BORDER],
-                        [board.width + BORDER, board.height + BORDER],
-                        [-BORDER, board.height + BORDER]])
+    outline = np.array([[-border, -border], [bw + border, -border],
+                        [bw + border, bh + border], [-border, bh + border]])
     out_px = cv2.perspectiveTransform(outline.reshape(-1, 1, 2), Hb).reshape(-1, 2)
     shadow = np.zeros((H, W), np.uint8) if scene.shadows else None
     if shadow is not None:
@@ -1091,10 +1175,9 @@ def render(
     # robots, farthest from the camera first
     cam_pos = cam.position
     bases = {}
-    for name, cell in pos.robots.items():
-        u, v = cell_uv(board, cell)
+    for name, (u, v) in robots.items():
         jx, jy = rng.uniform(-1, 1, 2) * scene.jitter
-        bases[name] = np.array([u - board.width / 2 + jx, board.height / 2 - v + jy, 0.0])
+        bases[name] = np.array([u - bw / 2 + jx, bh / 2 - v + jy, 0.0])
     order = sorted(bases, key=lambda n: -float(np.linalg.norm(bases[n] - cam_pos)))
     robot_mask = np.zeros((H, W), np.uint8)
     if shadow is not None:
@@ -1110,15 +1193,14 @@ def render(
         shadow[robot_mask > 0] = 0
 
     corners = cv2.perspectiveTransform(
-        np.array([[[0, 0], [board.width, 0], [board.width, board.height], [0, board.height]]],
-                 np.float64), Hb)[0]
+        np.array([[[0, 0], [bw, 0], [bw, bh], [0, bh]]], np.float64), Hb)[0]
     occl = np.zeros((H, W), np.uint8)
     for _ in range(scene.hands):
-        _draw_hand(img, occl, shadow, rng, corners, light)
+        _draw_hand(img, occl, shadow, rng, corners, light, cells=bw)
     if shadow is not None and scene.hands:
         shadow[occl > 0] = 0  # a hand is not in its own shadow
 
-    hidden = _hidden_cells(board, Hb, occl, W, H) if scene.hands else frozenset()
+    hidden = covered(Hb, occl) if scene.hands and covered is not None else frozenset()
     dist = np.array([scene.distortion, 0.0, 0.0, 0.0, 0.0])
     if scene.distortion:
         mx, my = _lens_maps(cam.K, dist, W, H)
@@ -1136,13 +1218,12 @@ def render(
     noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
     image = _photometry(img, scene, rng, shadow, noise_rng)
     in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
-    return Rendered(
+    return Shot(
         image=image, corners=corners.astype(np.float64), homography=Hb,
-        robots=dict(pos.robots), robot_pixels=robot_pixels, tiles=board.tiles, chip=chip,
-        occluded=bool(hidden), hidden_cells=hidden, occluder_mask=occl, markers=markers,
-        board=board, scene=scene, camera_matrix=cam.K, rvec=cv2.Rodrigues(cam.R)[0].ravel(),
-        tvec=cam.t.copy(), in_frame=in_frame, dist_coeffs=dist,
-        robot_mask=cv2.bitwise_and(robot_mask, cv2.bitwise_not(occl)),
+        robot_pixels=robot_pixels, robot_mask=cv2.bitwise_and(robot_mask, cv2.bitwise_not(occl)),
+        occluder_mask=occl, markers=markers, camera_matrix=cam.K,
+        rvec=cv2.Rodrigues(cam.R)[0].ravel(), tvec=cam.t.copy(), dist_coeffs=dist,
+        in_frame=in_frame, hidden=hidden,
     )
 
 
@@ -1152,19 +1233,25 @@ _SAMPLES = np.array([(a, b) for a in (0.2, 0.5, 0.8) for b in (0.2, 0.5, 0.8)])
 def _hidden_cells(board: Board, Hb: np.ndarray, occl: np.ndarray, W: int, H: int
                   ) -> frozenset[Cell]:
     """Cells at least a quarter covered by a hand or arm (3 of 9 sample points)."""
-    out = set()
     cells = [c for c in board.cells() if c not in board.blocked]
     uv = np.array([cell_uv(board, c) for c in cells])
-    pts = (uv[:, None, :] - 0.5 + _SAMPLES[None, :, :]).reshape(-1, 1, 2)
-    px = cv2.perspectiveTransform(pts, Hb).reshape(len(cells), len(_SAMPLES), 2)
+    hit = squares_covered(uv, 1.0, Hb, occl)
+    return frozenset(c for c, h in zip(cells, hit, strict=True) if h)
+
+
+def squares_covered(centres: np.ndarray, side: float, Hb: np.ndarray, occl: np.ndarray
+                    ) -> np.ndarray:
+    """Per square (board-plane ``centres``, ``side`` long), whether a hand or arm covers a
+    quarter of it or more (3 of 9 sample points of ``occl``, seen through ``Hb``)."""
+    H, W = occl.shape[:2]
+    uv = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    pts = (uv[:, None, :] + (_SAMPLES[None, :, :] - 0.5) * side).reshape(-1, 1, 2)
+    px = cv2.perspectiveTransform(pts, Hb).reshape(len(uv), len(_SAMPLES), 2)
     xi = np.clip(np.round(px[..., 0]).astype(int), 0, W - 1)
     yi = np.clip(np.round(px[..., 1]).astype(int), 0, H - 1)
     inside = (px[..., 0] >= 0) & (px[..., 0] < W) & (px[..., 1] >= 0) & (px[..., 1] < H)
     covered = (occl[yi, xi] > 0) & inside
-    for c, n in zip(cells, covered.sum(axis=1), strict=True):
-        if n >= 3:
-            out.add(c)
-    return frozenset(out)
+    return covered.sum(axis=1) >= 3
 
 
 def random_position(seed: int | np.random.Generator, *, robots: tuple[str, ...] = (
@@ -1197,5 +1284,6 @@ def random_position(seed: int | np.random.Generator, *, robots: tuple[str, ...] 
 
 __all__ = [
     "BORDER", "CELL_MM", "COLORS", "MARKER_IDS", "ROBOT_HEIGHT", "ROBOT_RADIUS", "SHAPES",
-    "Rendered", "Scene", "board_texture", "cell_uv", "marker_layout", "random_position", "render",
+    "Rendered", "Scene", "Shot", "board_texture", "cell_uv", "marker_layout", "random_position",
+    "render", "scene_with", "shoot", "squares_covered",
 ]

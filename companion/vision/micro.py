@@ -1,0 +1,1190 @@
+"""Micro Robots through the camera: the board's layout, and the space the robot stands on.
+
+Three things, each usable alone:
+
+* :func:`read_micro_layout` — a frame → the 36 spaces as far as they can be told
+  (:class:`MicroLayoutReading`): six rows of ``"pink1"`` or ``None``, a confidence per space,
+  the board's corners, and what is wrong (:func:`companion.micro.check_rows`). This is what
+  the page shows for the players to confirm or correct, once per board.
+* :class:`MicroReader` — a known layout → per frame, quickly, the robot's space
+  (:class:`MicroObservation`), or ``occluded`` when a hand or arm is over the board.
+* :class:`MicroTracker` — observations → **landings**: a new space the robot has rested on
+  for a few unoccluded frames, which is what :func:`companion.micro.check_demonstration`
+  judges.
+
+>>> from companion.micro import example_layout
+>>> from companion.vision.micro_render import render_micro
+>>> shot = render_micro(example_layout(), "pink1", seed=2, tilt=15)
+>>> reading = read_micro_layout(shot.image)
+>>> reading.complete
+True
+>>> MicroReader(example_layout()).read(shot.image).space
+'pink1'
+
+How the board is found (:func:`locate_micro`), in this order: corners given by hand; the four
+ArUco corner markers of the classic board's sheet, laid at the Micro board's corners the same
+way (they also fix which corner is the top-left of the layout); otherwise the board itself —
+its 36 die faces, bright on the dark sections, form a lattice of squares which is fitted
+whatever the tilt, and six of them in each direction is the board. Without markers the
+top-left of the picture is the top-left of the layout read; a known layout is matched in all
+four turns, so it does not matter how the board lies.
+
+How a face is read: its colour from the median of its middle, after the glare that lifts the
+dark background around it is taken off again, as a log-chromaticity (so dim light and uneven
+light do not matter) moved by the one shift that best fits the whole board to the six inks
+with exactly six faces each (so a colour cast does not matter either); its number by
+normalised correlation with the project's own drawings of the six numbers
+(:func:`~companion.vision.micro_look.face_ink`), pips or digits, in the four turns, one turn
+per section. Then the 36 faces get the 36 colour-number pairs by the best one-to-one
+assignment, and each face's confidence is how much worse the best assignment would be without
+its pair. A face is named only when that is near-certain *and* its own colour and number say
+the same; a single face left over (under the robot, say) is the one pair nobody took, and is
+marked deduced.
+
+Every assumption about how the board looks comes from :mod:`companion.vision.micro_look`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..micro import ALL_SPACES, COLORS, NUMBERS, SECTION, SIZE, Layout, Space, check_rows
+from .locate import (
+    BoardNotFound,
+    Camera,
+    VisionError,
+    camera_from_homography,
+    check_corners,
+    detect_markers,
+)
+from .micro_look import LOOK, NUMERALS, Look, face_ink
+from .micro_render import MicroShot, random_layout, render_micro
+from .render import CELL_MM, marker_layout
+from .track import Tracker
+
+WORK = 640  # the lattice is looked for at most this many pixels across
+READ_PX = 56  # top-down pixels a space when a layout is read
+TRACK_PX = 24  # … and on every frame of a game
+CONFIDENT = 0.98  # a face is named from this confidence on
+# The costs of a face taking a colour or a number (negative log-likelihoods).
+SIGMA_CHROMA = 0.10  # spread of one ink's log-chromaticity on one board
+BETA_NUMBER = 42.0  # how sharply the template scores tell two numbers apart
+COST_CAP = 14.0  # no single number match counts for more than this
+COLOUR_CAP = 40.0  # … nor colour (a colour is told more surely than a number)
+CONTRADICTION = 4.5  # a face's own evidence against its pair beyond this leaves it unread
+SEEN = 0.75  # a face whose best template match is below this share of the board's usual
+COLOUR_SEEN = 25.0  # … or whose colour costs this much even for its nearest ink, is unseen
+
+
+def _grid_centres() -> np.ndarray:
+    """(36, 2) face centres in grid order (row-major from grid (0, 0)), in spaces."""
+    r, c = np.mgrid[0:SIZE, 0:SIZE]
+    return np.stack([c.ravel() + 0.5, r.ravel() + 0.5], axis=1).astype(np.float64)
+
+
+CENTRES = _grid_centres()
+SECTIONS = np.array([(r // SECTION) * 2 + (c // SECTION) for r in range(SIZE)
+                     for c in range(SIZE)])  # 0 NW, 1 NE, 2 SW, 3 SE: one print turn each
+
+
+# ---------------------------------------------------------------- where the board is
+
+
+@dataclass(frozen=True)
+class MicroLocation:
+    """Where the 6×6 lattice of spaces lies in one frame.
+
+    ``corners`` are grid ``(0, 0), (6, 0), (6, 6), (0, 6)`` in pixels (clockwise on the
+    picture); ``H`` maps grid ``(u, v, 1)`` (spaces) to pixels; ``camera`` projects points
+    above the board (``z`` in spaces) for the robot; ``method`` is ``"manual"``,
+    ``"markers"`` or ``"faces"``; ``quality`` the share of faces found where the lattice
+    puts them."""
+
+    corners: np.ndarray
+    H: np.ndarray
+    camera: Camera
+    method: str
+    quality: float
+    image_size: tuple[int, int]
+    notes: tuple[str, ...] = ()
+
+    def to_image(self, uv: Any) -> np.ndarray:
+        uv = np.asarray(uv, dtype=np.float64)
+        h = uv.reshape(-1, 2) @ self.H[:, :2].T + self.H[:, 2]
+        return (h[:, :2] / h[:, 2:3]).reshape(uv.shape)
+
+    def to_grid(self, xy: Any) -> np.ndarray:
+        xy = np.asarray(xy, dtype=np.float64)
+        Hi = np.linalg.inv(self.H)
+        h = xy.reshape(-1, 2) @ Hi[:, :2].T + Hi[:, 2]
+        return (h[:, :2] / h[:, 2:3]).reshape(xy.shape)
+
+    def warp(self, image: np.ndarray, px: int, margin: float = 0.5) -> np.ndarray:
+        """The board from straight above, ``px`` pixels a space, ``margin`` spaces round it:
+        pixel ``((u + margin)·px − 0.5, (v + margin)·px − 0.5)`` is grid point ``(u, v)``."""
+        n = int(round((SIZE + 2 * margin) * px))
+        S = np.array([[px, 0, margin * px - 0.5], [0, px, margin * px - 0.5], [0, 0, 1.0]])
+        return cv2.warpPerspective(image, S @ np.linalg.inv(self.H), (n, n),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def rotated(self, k: int) -> MicroLocation:
+        """The same board with grid corner ``k`` as the new ``(0, 0)``."""
+        k %= 4
+        if k == 0:
+            return self
+        return _location(np.roll(self.corners, -k, axis=0), self.image_size, self.method,
+                         self.quality, self.notes)
+
+    @property
+    def space_px(self) -> float:
+        """About how many pixels a space spans in the picture."""
+        return float(np.sqrt(cv2.contourArea(self.corners.astype(np.float32)))) / SIZE
+
+
+def _location(corners: np.ndarray, image_size: tuple[int, int], method: str,
+              quality: float = 1.0, notes: tuple[str, ...] = ()) -> MicroLocation:
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    grid = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float32)
+    H = cv2.getPerspectiveTransform(grid, corners.astype(np.float32)).astype(np.float64)
+    return MicroLocation(corners, H, camera_from_homography(H, image_size), method,
+                         float(quality), image_size, tuple(notes))
+
+
+def micro_marker_corners(look: Look = LOOK) -> dict[int, np.ndarray]:
+    """Each corner marker's printed corners in grid spaces, laid at the Micro board's corners
+    as the classic board's sheet lays them (ids 0–3 at the top-left, top-right, bottom-right,
+    bottom-left of the layout)."""
+    k = look.space_mm / CELL_MM
+    side = SIZE * k
+    layout = marker_layout(SimpleNamespace(width=side, height=side), border=look.rim * k)
+    return {int(i): np.asarray(q, dtype=np.float64) / k for i, q in layout.items()}
+
+
+def _from_markers(gray: np.ndarray, image_size: tuple[int, int], look: Look
+                  ) -> MicroLocation | None:
+    layout = micro_marker_corners(look)
+    found = {i: c for i, c in detect_markers(gray).items() if i in layout}
+    if len(found) < 3:
+        return None
+    src = np.vstack([layout[i] for i in found]).astype(np.float32)
+    dst = np.vstack(list(found.values())).astype(np.float32)
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        return None
+    grid = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
+    h = grid @ H[:, :2].T + H[:, 2]
+    return _location(h[:, :2] / h[:, 2:3], image_size, "markers", len(found) / 4)
+
+
+def _face_blobs(small: np.ndarray) -> np.ndarray:
+    """Candidate die faces in a small frame: compact, nearly square bright patches standing
+    out from their surroundings. (N, 3): centre x, y and area, in small-frame pixels."""
+    mx = small.max(axis=2)
+    h, w = mx.shape
+    block = max(15, (min(h, w) // 8) | 1)
+    mask = cv2.adaptiveThreshold(mx, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
+                                 block, -8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < 40 or area > 0.02 * h * w:
+            continue
+        blob = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        cnt = max(cnts, key=cv2.contourArea)
+        filled = cv2.contourArea(cnt)
+        hull = cv2.contourArea(cv2.convexHull(cnt))
+        (_, _), (rw, rh), _ = cv2.minAreaRect(cnt)
+        if hull <= 0 or filled / hull < 0.9 or min(rw, rh) < 4:
+            continue
+        if max(rw, rh) / min(rw, rh) > 1.7 or filled / (rw * rh) < 0.8:
+            continue
+        m = cv2.moments(cnt)
+        out.append((m["m10"] / m["m00"] + x, m["m01"] / m["m00"] + y, filled))
+    return np.array(out, dtype=np.float64).reshape(-1, 3)
+
+
+def _grow_lattice(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Integer lattice coordinates for face centres: from the face with most neighbours, an
+    affine lattice through it and its two nearest perpendicular neighbours, refitted (then as
+    a homography) while it grows outwards. Returns (coordinates, inlier mask) or None."""
+    n = len(pts)
+    if n < 6:
+        return None
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    pitch = float(np.median(d.min(axis=1)))
+    near = (d > 0.7 * pitch) & (d < 1.35 * pitch)
+    best: tuple[int, np.ndarray, np.ndarray] | None = None
+    for seed in np.argsort(-near.sum(axis=1))[:6]:
+        nb = np.flatnonzero(near[seed])
+        if len(nb) < 2:
+            continue
+        vecs = pts[nb] - pts[seed]
+        lens = np.linalg.norm(vecs, axis=1)
+        a = vecs[int(np.argmin(lens))]
+        cosang = np.abs(vecs @ a) / (lens * np.linalg.norm(a))
+        perp = np.flatnonzero(cosang < 0.35)
+        if len(perp) == 0:
+            continue
+        b = vecs[perp[np.argmin(lens[perp])]]
+        H = np.array([[a[0], b[0], pts[seed][0]], [a[1], b[1], pts[seed][1]], [0, 0, 1.0]])
+        radius = 1.6
+        for _ in range(8):
+            g = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+            r = np.round(g)
+            ok = (np.linalg.norm(g - r, axis=1) < 0.25) & (np.abs(r).max(axis=1) <= radius)
+            if ok.sum() < 4:
+                break
+            if ok.sum() >= 8 and len(np.unique(r[ok, 0])) > 1 and len(np.unique(r[ok, 1])) > 1:
+                Hn, _ = cv2.findHomography(r[ok], pts[ok], 0)
+            else:
+                A = cv2.estimateAffine2D(r[ok], pts[ok])[0]
+                Hn = None if A is None else np.vstack([A, [0, 0, 1]])
+            if Hn is None:
+                break
+            H = Hn
+            radius = radius * 1.7 + 1
+        g = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+        r = np.round(g)
+        ok = np.linalg.norm(g - r, axis=1) < 0.25
+        if best is None or ok.sum() > best[0]:
+            best = (int(ok.sum()), r.astype(int), ok)
+    return None if best is None else (best[1], best[2])
+
+
+def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, WORK / max(h0, w0))
+    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else image
+    blobs = _face_blobs(small)
+    if len(blobs) >= 6:  # the die faces are all of a size; the dice beside the board are not
+        med = float(np.median(blobs[:, 2]))
+        blobs = blobs[(blobs[:, 2] > 0.5 * med) & (blobs[:, 2] < 1.8 * med)]
+    if len(blobs) < 9:
+        raise BoardNotFound("no board in view (no lattice of die faces)")
+    pts = (blobs[:, :2] + 0.5) / scale - 0.5  # small-frame pixel centres → full frame
+    grown = _grow_lattice(pts)
+    if grown is None or grown[1].sum() < 9:
+        raise BoardNotFound("no board in view (no lattice of die faces)")
+    coords, ok = grown
+    ii, jj = coords[ok, 0], coords[ok, 1]
+    span = (int(ii.max() - ii.min() + 1), int(jj.max() - jj.min() + 1))
+    # the 6×6 window holding most faces (the dice beside the board may line up too)
+    best = None
+    for i0 in range(int(ii.min()), int(ii.max()) - SIZE + 2):
+        for j0 in range(int(jj.min()), int(jj.max()) - SIZE + 2):
+            inside = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
+            if best is None or inside.sum() > best[0]:
+                best = (int(inside.sum()), i0, j0)
+    src = coords[ok].astype(np.float64)
+    H0, _ = cv2.findHomography(src, pts[ok], 0)
+    if best is None:
+        raise BoardNotFound(_missing_rows(H0, src, span, (w0, h0)))
+    count, i0, j0 = best
+    sel = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
+    beyond = int((~sel).sum())
+    if beyond > max(4, count // 3):  # two dice may line up with the faces, not a dozen
+        raise BoardNotFound(f"no Micro Robots board in view (a lattice of squares larger than "
+                            f"6 by 6: {count + beyond} of them)")
+    grid = src[sel] - [i0, j0] + 0.5
+    img_pts = pts[ok][sel]
+    pitch = float(np.median(np.linalg.norm(np.diff(img_pts, axis=0), axis=1)))
+    H, inl = cv2.findHomography(grid, img_pts, cv2.RANSAC, max(1.5, 0.06 * pitch))
+    if H is None:
+        raise BoardNotFound("no board in view (the die faces do not form a lattice)")
+    inl = inl.ravel().astype(bool)
+    H, _ = cv2.findHomography(grid[inl], img_pts[inl], 0)
+    if inl.sum() < 12:
+        raise BoardNotFound("the board is not clearly in view: only "
+                            f"{int(inl.sum())} of its 36 faces are seen (covered?)")
+    gc = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
+    corners = cv2.perspectiveTransform(gc.reshape(-1, 1, 2), H).reshape(-1, 2)
+    # a lattice seen in a mirror is not a board lying on a table: make it clockwise
+    x, y = corners[:, 0], corners[:, 1]
+    if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
+        corners = corners[[0, 3, 2, 1]]
+    # the top-left of the picture is the top-left of the layout read
+    corners = np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0)
+    notes = []
+    space = float(np.sqrt(cv2.contourArea(corners.astype(np.float32)))) / SIZE
+    outside = ((corners[:, 0] < -0.3 * space) | (corners[:, 0] > w0 - 1 + 0.3 * space)
+               | (corners[:, 1] < -0.3 * space) | (corners[:, 1] > h0 - 1 + 0.3 * space))
+    if outside.any():
+        notes.append("the board touches the edge of the frame")
+    return _location(corners, (w0, h0), "faces", inl.sum() / SIZE ** 2, tuple(notes))
+
+
+def _missing_rows(H: np.ndarray | None, coords: np.ndarray, span: tuple[int, int],
+                  size: tuple[int, int]) -> str:
+    """Why fewer than six rows (or columns) of faces are seen: off the picture, or covered."""
+    seen = f"only {min(span)} of its 6 rows of faces can be seen"
+    if H is None:
+        return f"part of the board is covered or out of the frame ({seen})"
+    w, h = size
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    ends = []
+    for axis in (0, 1):
+        if span[axis] >= SIZE:
+            continue
+        for step in (-1, 1):
+            edge = lo.copy() if step < 0 else hi.copy()
+            other = 1 - axis
+            for t in np.linspace(lo[other], hi[other], 5):
+                p = edge.copy()
+                p[axis] += step
+                p[other] = t
+                ends.append(p)
+    if ends:
+        xy = cv2.perspectiveTransform(np.array(ends, np.float64).reshape(-1, 1, 2), H)
+        xy = xy.reshape(-1, 2)
+        off = (xy[:, 0] < 0) | (xy[:, 0] > w - 1) | (xy[:, 1] < 0) | (xy[:, 1] > h - 1)
+        if off.any():
+            return f"part of the board is out of the frame ({seen})"
+    return f"part of the board is covered ({seen})"
+
+
+def locate_micro(image: np.ndarray, *, corners: Any = None, look: Look = LOOK,
+                 markers: bool = True) -> MicroLocation:
+    """Find the Micro Robots board in a BGR frame (see the module docstring); raises
+    :class:`~companion.vision.locate.BoardNotFound` with the reason in the user's words."""
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 \
+            or image.size == 0:
+        raise VisionError("not a colour image")
+    h, w = image.shape[:2]
+    names = "top-left, top-right, bottom-right, bottom-left of the layout"
+    if corners is not None:
+        return _location(check_corners(corners, (w, h), names), (w, h), "manual")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    if float(gray.max()) < 25:
+        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+    if markers:
+        loc = _from_markers(gray, (w, h), look)
+        if loc is not None:
+            return loc
+    return _from_faces(image, look)
+
+
+# ---------------------------------------------------------------- measuring the faces
+
+
+def _log_chroma(bgr: np.ndarray) -> np.ndarray:
+    """``(..., 3)`` BGR → ``(..., 2)``: log(blue/green), log(red/green). A brightness change
+    leaves it alone and a colour cast shifts every colour by the same amount. (A floor of 3 %
+    of the brightest channel keeps the logarithm of a channel near zero from swinging.)"""
+    x = np.asarray(bgr, dtype=np.float64)
+    lg = np.log(x + 0.03 * x.max(axis=-1, keepdims=True) + 0.5)
+    return np.stack([lg[..., 0] - lg[..., 1], lg[..., 2] - lg[..., 1]], axis=-1)
+
+
+@lru_cache(maxsize=8)
+def _templates(px: int, numerals: str, look: Look = LOOK) -> np.ndarray:
+    """(6 numbers, 4 turns, t, t) float32: the middle of each face's ink as printed."""
+    fpx = int(round(look.face * px))
+    crop = max(1, int(round(0.06 * fpx)))
+    out = np.stack([np.stack([face_ink(n, fpx, t, numerals, look)[crop:fpx - crop,
+                                                                  crop:fpx - crop]
+                              for t in range(4)]) for n in NUMBERS]).astype(np.float32)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass
+class FaceMeasures:
+    """The 36 faces of one frame, in grid order (row-major from grid ``(0, 0)``)."""
+
+    colour: np.ndarray  # (36, 3) BGR of each face's middle, glare taken off
+    chroma: np.ndarray  # (36, 2) its log-chromaticity
+    glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
+    blind: np.ndarray  # (36,) bool: so washed out by glare that nothing can be told
+    scores: dict[str, np.ndarray]  # numerals → (36, 6 numbers, 4 turns) template scores
+
+
+def _regions(px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per face the pixel offsets of its middle and of the background band round it."""
+    half = px / 2
+    ys, xs = np.mgrid[0:px, 0:px]
+    d = np.maximum(np.abs(xs + 0.5 - half), np.abs(ys + 0.5 - half)) / px  # 0 … 0.5
+    middle = np.argwhere(d <= 0.28)
+    band = np.argwhere((d >= 0.43) & (d < 0.5))
+    return middle, band
+
+
+def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                    np.ndarray]:
+    """Each face's own colour (36, 3), glare (36,), whether glare has blinded it (36,), and
+    the lift glare adds to the background round it (36, 3), from a top-down board with half
+    a space of margin (:meth:`MicroLocation.warp`).
+
+    Glare adds the same light to the face and to the dark background round it; that lift,
+    measured on the background over its least lifted level on the board, is taken off the
+    median of the face's middle. Clipped pixels have lost their colour and are left out
+    while the face has others."""
+    o = px // 2
+    n = SIZE * px
+    board = top[o:o + n, o:o + n].astype(np.float32)
+    spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+    middle, band = _regions(px)
+    mid = spaces[:, middle[:, 0], middle[:, 1]]
+    ground = np.median(spaces[:, band[:, 0], band[:, 1]], axis=1)
+    lift = np.clip(ground - np.percentile(ground, 10, axis=0), 0, None)
+    clipped = (mid >= 250).any(axis=2)
+    share = clipped.mean(axis=1)
+    kept = np.where(clipped[..., None] & (share < 0.7)[:, None, None], np.nan, mid)
+    colour = np.clip(np.nanmedian(kept, axis=1) - lift, 1.0, None)
+    light = max(float(np.median(mid.max(axis=2))), 1.0)
+    return colour, lift.mean(axis=1) / light, share > 0.5, lift
+
+
+def measure_faces(top: np.ndarray, px: int, look: Look,
+                  numerals: Iterable[str] = NUMERALS) -> FaceMeasures:
+    """Colours and template scores of the 36 faces of a top-down board (``warp``, with half
+    a space of margin)."""
+    colour, glare, blind, _ = _colours_of(top, px)
+    gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    # a soft high-pass: the ink against its face, not the light across it
+    gray = gray - cv2.GaussianBlur(gray, (0, 0), px * 0.3)
+    scores = {}
+    for style in numerals:
+        T = _templates(px, style, look)
+        t = T.shape[-1]
+        pad = max(2, int(round(0.07 * px)))
+        out = np.zeros((36, 6, 4), np.float32)
+        for i in range(36):
+            patch = _patch(gray, px, i, t, pad)
+            for a in range(6):
+                for b in range(4):
+                    s = cv2.matchTemplate(patch, T[a, b], cv2.TM_CCOEFF_NORMED)
+                    out[i, a, b] = float(np.abs(s).max())
+        scores[style] = out
+    return FaceMeasures(colour, _log_chroma(colour), glare, blind, scores)
+
+
+def _patch(image: np.ndarray, px: int, i: int, t: int, pad: int) -> np.ndarray:
+    """Face ``i``'s middle ``t`` pixels square, ``pad`` more all round, from a top-down
+    board with half a space of margin."""
+    r, c = divmod(i, SIZE)
+    x0 = int(round((1.0 + c) * px - 0.5 - t / 2 - pad + 0.5))
+    y0 = int(round((1.0 + r) * px - 0.5 - t / 2 - pad + 0.5))
+    return image[y0:y0 + t + 2 * pad, x0:x0 + t + 2 * pad]
+
+
+# ---------------------------------------------------------------- one-to-one assignment
+
+
+def assign(cost: np.ndarray) -> np.ndarray:
+    """The cheapest one-to-one assignment of a square cost matrix (Hungarian method, with
+    potentials): ``out[i]`` is the column row ``i`` takes."""
+    n = cost.shape[0]
+    inf = np.inf
+    u = np.zeros(n + 1)
+    v = np.zeros(n + 1)
+    p = np.zeros(n + 1, dtype=np.int64)  # p[j]: the row holding column j (1-based, 0: none)
+    way = np.zeros(n + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(n + 1, inf)
+        used = np.zeros(n + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            cur = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            masked = np.where(free, minv[1:], inf)
+            j1 = int(np.argmin(masked)) + 1
+            delta = masked[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    out = np.empty(n, dtype=np.int64)
+    out[p[1:] - 1] = np.arange(n)
+    return out
+
+
+def _balanced(cost6: np.ndarray) -> np.ndarray:
+    """Six of each: (36, 6) costs → the class each face takes."""
+    cols = assign(np.repeat(cost6, 6, axis=1))
+    return cols // 6
+
+
+# ---------------------------------------------------------------- colours and numbers
+
+
+def _prototypes(look: Look) -> np.ndarray:
+    return _log_chroma(np.array([look.colour(c) for c in COLORS], dtype=np.float64))
+
+
+@dataclass
+class _Colours:
+    cost: np.ndarray  # (36, 6): how unlike each colour each face is
+    centres: np.ndarray  # (6, 2) each colour's log-chromaticity on this board
+    shift: np.ndarray  # (2,) the colour cast, as a shift of log-chromaticity
+
+
+def _colours(chroma: np.ndarray, look: Look, hidden: np.ndarray | None = None) -> _Colours:
+    """The colour cast of the whole board and how unlike each ink every face is.
+
+    The cast shifts every ink alike; it is the shift that best fits six faces to each ink.
+    Then each ink's centre on this board is its faces' median (a real board's inks may
+    differ from the look's a little), and a face's cost is its squared distance to a centre
+    in units of :data:`SIGMA_CHROMA`, capped."""
+    proto = _prototypes(look)
+    use = np.ones(36, bool) if hidden is None else ~hidden
+    if use.sum() < 6:
+        use = np.ones(36, bool)  # (the caller names no colour then)
+    best = None
+    for shift0 in _shift_guesses(chroma[use], proto):
+        shift = shift0
+        for _ in range(6):
+            d2 = ((chroma[:, None, :] - shift - proto[None]) ** 2).sum(axis=2)
+            d2[~use] = 0.0
+            cls = _balanced(np.minimum(d2, 4.0))
+            new = np.median((chroma - proto[cls])[use], axis=0)
+            if np.allclose(new, shift, atol=1e-3):
+                break
+            shift = new
+        total = float(np.minimum(d2[np.arange(36), cls], 4.0)[use].sum())
+        if best is None or total < best[0]:
+            best = (total, shift, cls)
+    _, shift, cls = best
+    centres = proto + shift
+    for k in range(6):
+        members = (cls == k) & use
+        if members.sum() >= 3:  # the board's own ink, kept near the look's
+            own = np.median(chroma[members], axis=0)
+            if np.linalg.norm(own - centres[k]) < 0.3:
+                centres[k] = own
+    d2 = ((chroma[:, None, :] - centres[None]) ** 2).sum(axis=2)
+    cost = np.minimum(d2 / (2 * SIGMA_CHROMA ** 2), COLOUR_CAP)
+    return _Colours(cost, centres, shift)
+
+
+def _shift_guesses(chroma: np.ndarray, proto: np.ndarray) -> list[np.ndarray]:
+    """Starting points for the cast: none, and "the palest faces are the white ones"."""
+    guesses = [np.zeros(2)]
+    if len(chroma) >= 6:
+        pale = chroma[np.argsort(np.linalg.norm(chroma, axis=1))[:6]]
+        guesses.append(np.median(pale, axis=0) - proto[COLORS.index("white")])
+    return guesses
+
+
+@lru_cache(maxsize=8)
+def _likeness(px: int, numerals: str, look: Look = LOOK) -> np.ndarray:
+    """(4 turns, 6, 6): how alike the printed numbers are (their normalised correlation).
+    A 3 and a 5 share most of their ink, so a small lead of one over the other already
+    says much; a 1 and a 6 share little, so the same lead says less."""
+    T = _templates(px, numerals, look)
+    out = np.zeros((4, 6, 6))
+    for t in range(4):
+        v = np.stack([(T[n, t] - T[n, t].mean()).ravel() for n in range(6)])
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        out[t] = v @ v.T
+    out.flags.writeable = False
+    return out
+
+
+def number_costs(scores: np.ndarray, turns: np.ndarray, likeness: np.ndarray) -> np.ndarray:
+    """(N, 6) template scores at each face's print turn → the cost of each number: how far
+    it trails the best, in units of how far two such prints can be told apart."""
+    best = scores.argmax(axis=1)
+    apart = np.sqrt(np.clip(2.0 * (1.0 - likeness[turns, best]), 1e-3, None))  # (N, 6)
+    lead = scores.max(axis=1, keepdims=True) - scores
+    return np.minimum(BETA_NUMBER * lead / apart, COST_CAP)
+
+
+def _numbers(scores: np.ndarray, likeness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per face the cost of each number at its section's print turn, and the turns.
+
+    One turn per section: the one under which its nine faces match best."""
+    turns = np.zeros(4, dtype=np.int64)
+    per_face = np.zeros((36, 6))
+    for s in range(4):
+        members = SECTIONS == s
+        turns[s] = int(np.argmax(scores[members].max(axis=1).sum(axis=0)))
+        per_face[members] = scores[members][:, :, turns[s]]
+    return number_costs(per_face, turns[SECTIONS], likeness), turns
+
+
+def _style(measures: FaceMeasures) -> str:
+    """Pips or digits: whichever the board's faces match better overall."""
+    return max(measures.scores, key=lambda s: float(measures.scores[s].max(axis=(1, 2)).sum()))
+
+
+# ---------------------------------------------------------------- reading a layout
+
+
+@dataclass
+class MicroLayoutReading:
+    """What the camera makes of a Micro Robots board, for the players to confirm.
+
+    ``rows``: six rows of six, the top row first (the picture's top, or the markers' when
+    there are markers), each ``"pink1"`` or ``None`` where the camera cannot tell.
+    ``confidence``: the same shape, 0..1 (``None`` rows still carry how sure the best guess
+    would have been, which the page may show as a hint). ``corners``: the grid's top-left,
+    top-right, bottom-right, bottom-left corners in pixels. ``problems``: what is wrong or
+    missing, from :func:`companion.micro.check_rows` and the reader's own conflicts
+    (``"row 2 column 3 looks like red 3, as row 4 column 1 does"``); empty when the reading
+    is a whole, valid layout. ``deduced``: (row, column) of a face that was not seen but is
+    the one pair left over."""
+
+    rows: list[list[str | None]]
+    confidence: list[list[float]]
+    corners: list[list[float]]
+    problems: list[str]
+    method: str
+    numerals: str
+    deduced: list[tuple[int, int]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    robot_at: tuple[int, int] | None = None  # (row, column) the robot stands on, if seen
+
+    @property
+    def robot(self) -> str | None:
+        """The space the robot stands on, when it is seen and that space is read."""
+        if self.robot_at is None:
+            return None
+        r, c = self.robot_at
+        return self.rows[r][c]
+
+    @property
+    def complete(self) -> bool:
+        """Every space read and the whole a valid layout."""
+        return not self.problems
+
+    def layout(self, name: str = "") -> Layout:
+        """The reading as a :class:`~companion.micro.Layout`; a
+        :class:`~companion.micro.LayoutError` says what is still wrong when it is not whole."""
+        from ..micro import LayoutError
+
+        if self.problems:
+            raise LayoutError("; ".join(self.problems))
+        return Layout.from_rows(self.rows, name)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``companion micro read --json`` shape."""
+        return {
+            "rows": [list(r) for r in self.rows],
+            "confidence": [[round(float(c), 3) for c in r] for r in self.confidence],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+            "problems": list(self.problems),
+            "complete": self.complete,
+            "method": self.method,
+            "numerals": self.numerals,
+            "deduced": [list(d) for d in self.deduced],
+            "robot": self.robot,
+            "robot_at": None if self.robot_at is None else list(self.robot_at),
+            "notes": list(self.notes),
+        }
+
+
+def _confidences(cost: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per face, how sure the assignment is of its label: 1 − e^(−Δ), Δ the extra cost of
+    the best assignment in which that face has another label."""
+    n = len(labels)
+    base = float(cost[np.arange(n), labels].sum())
+    out = np.zeros(n)
+    big = float(cost.max()) * n + 1.0
+    for i in range(n):
+        c = cost.copy()
+        c[i, labels[i]] = big
+        alt = assign(c)
+        out[i] = 1.0 - np.exp(-(float(c[np.arange(n), alt].sum()) - base))
+    return out
+
+
+def _pair_cost(colours: _Colours, numbers: np.ndarray) -> np.ndarray:
+    """(36 faces, 36 pairs) in :data:`companion.micro.ALL_SPACES` order (colour-major)."""
+    return (np.repeat(colours.cost, 6, axis=1) + np.tile(numbers, (1, 6)))
+
+
+def _unseen(m: FaceMeasures, style: str, colours: _Colours
+            ) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Per face, whether its colour and whether its number cannot be trusted, and whether
+    something lies over the board.
+
+    A number is unseen when its print is hardly there (the best match well below the
+    board's usual: covered); a colour when it is like none of the inks (the robot's glass,
+    skin, a sleeve). Three or more covered faces are a hand: its fingers may lie over the
+    faces round them too, so nothing of those is trusted at all. (The robot's own face is
+    found later, from the pairs the others leave it.)"""
+    best = m.scores[style].max(axis=(1, 2))
+    covered = best < SEEN * float(np.median(best))
+    odd = colours.cost.min(axis=1) > COLOUR_SEEN
+    hand = int(covered.sum()) >= 3  # the robot covers one face, and may dim the one behind
+    if hand:
+        grid = covered.reshape(SIZE, SIZE).astype(np.uint8)
+        covered = cv2.dilate(grid, np.ones((3, 3), np.uint8)).ravel().astype(bool)
+        return odd | covered, covered, hand
+    return odd, covered, hand
+
+
+def _assignment(m: FaceMeasures, style: str, look: Look, no_colour: np.ndarray,
+                no_number: np.ndarray) -> tuple[_Colours, np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray]:
+    """Colour and number costs (none for what is unseen), the print turns, the pair costs
+    and the best one-to-one assignment of pairs to faces."""
+    colours = _colours(m.chroma, look, hidden=no_colour)
+    # glare washes a colour out (red towards pink): under it a colour says less
+    colours.cost /= 1.0 + GLARE_WEIGHT * m.glare[:, None]
+    colours.cost[no_colour] = 0.0  # no evidence: the colour is whatever is left
+    numbers, turns = _numbers(m.scores[style], _likeness(READ_PX, style, look))
+    numbers[no_number] = 0.0
+    cost = _pair_cost(colours, numbers)
+    return colours, numbers, turns, cost, assign(cost)
+
+
+def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LOOK
+                      ) -> MicroLayoutReading:
+    """Read a Micro Robots board's layout from one frame (see the module docstring).
+
+    Raises :class:`~companion.vision.locate.VisionError` (or its ``BoardNotFound``) when there
+    is no board to read: a black frame, no board in view, part of it out of the frame."""
+    loc = locate_micro(image, corners=corners, look=look)
+    top = loc.warp(image, READ_PX)
+    m = measure_faces(top, READ_PX, look)
+    style = _style(m)
+    no_colour, no_number, hand = _unseen(m, style, _colours(m.chroma, look))
+    colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour, no_number)
+    # Where the robot stands (or a hand lies): the faces least like the pairs they got. Its
+    # glass lets a face's number through but not its colour, so nothing of it is trusted.
+    z, glare = face_changes(top, READ_PX, look, style, labels // 6, labels % 6,
+                            turns[SECTIONS])
+    seen = judge_faces(z, glare, lambda i: robot_shadow(loc, look, i))
+    if seen.covered:
+        hand = True
+        grid = np.zeros(36, np.uint8)
+        grid[seen.covered] = 1
+        near = cv2.dilate(grid.reshape(SIZE, SIZE), np.ones((3, 3), np.uint8)).ravel() > 0
+        no_colour, no_number = no_colour | near, no_number | near
+    if seen.face is not None:
+        no_colour[seen.face] = no_number[seen.face] = True
+    if seen.covered or seen.face is not None:
+        colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour,
+                                                            no_number)
+    sure = _confidences(cost, labels)
+    if no_colour.sum() > 36 // 2:
+        sure[:] = 0.0  # too little of the board is seen to tell a colour cast by
+    rows: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    conf = [[0.0] * SIZE for _ in range(SIZE)]
+    problems: list[str] = []
+    deduced: list[tuple[int, int]] = []
+    own_colour = colours.cost.argmin(axis=1)
+    own_number = numbers.argmin(axis=1)
+    for i, lab in enumerate(labels):
+        r, c = divmod(i, SIZE)
+        if no_colour[i] and no_number[i]:
+            continue  # nothing of it seen: at most the one pair left over, below
+        k, n = divmod(int(lab), 6)
+        # the face's own colour and number must not speak against its pair (a face the
+        # assignment is sure of may still be too glared to favour it by itself)
+        agrees = (colours.cost[i, k] - colours.cost[i, own_colour[i]] <= CONTRADICTION
+                  and numbers[i, n] - numbers[i, own_number[i]] <= CONTRADICTION)
+        conf[r][c] = float(sure[i]) if agrees else min(float(sure[i]), 0.5)
+        if agrees and sure[i] >= CONFIDENT:
+            rows[r][c] = ALL_SPACES[lab].name
+            if no_colour[i] or no_number[i]:
+                deduced.append((r, c))  # half of it follows from the others
+        elif not (no_colour[i] or no_number[i]) and colours.cost[i, own_colour[i]] < 2.0 \
+                and numbers[i, own_number[i]] == 0:
+            claimed = own_colour[i] * 6 + own_number[i]
+            holder = int(np.flatnonzero(labels == claimed)[0])
+            if holder != i:
+                hr, hc = divmod(holder, SIZE)
+                problems.append(f"row {r + 1} column {c + 1} looks like "
+                                f"{ALL_SPACES[claimed].label}, as row {hr + 1} column "
+                                f"{hc + 1} does")
+    empty = [(r, c) for r in range(SIZE) for c in range(SIZE) if rows[r][c] is None]
+    taken = {x for row in rows for x in row if x is not None}
+    if len(empty) == 1 and len(taken) == 35:
+        (r, c), = empty
+        rows[r][c] = next(s.name for s in ALL_SPACES if s.name not in taken)
+        # as sure as the least sure of the others it follows from
+        conf[r][c] = min(conf[a][b] for a in range(SIZE) for b in range(SIZE)
+                         if (a, b) != (r, c))
+        deduced.append((r, c))
+        problems = []
+    problems = check_rows(rows) + problems
+    if hand:
+        problems.append("something lies over the board (a hand?): the spaces under and "
+                        "round it are left to fill, or read the board again")
+    notes = list(loc.notes)
+    robot_at = None if seen.face is None else divmod(seen.face, SIZE)
+    for r, c in sorted(deduced):
+        why = "the robot stands on it" if (r, c) == robot_at else "not clearly seen"
+        notes.append(f"row {r + 1} column {c + 1} ({why}): {rows[r][c]} follows from the "
+                     "others")
+    return MicroLayoutReading(rows, conf, loc.corners.tolist(), problems, loc.method, style,
+                              sorted(deduced), notes, robot_at)
+
+
+# ---------------------------------------------------------------- the robot, frame by frame
+
+
+@dataclass
+class MicroObservation:
+    """What one frame shows of a known board: the robot's ``space`` (``"pink1"``; ``None``
+    when it is not on the board, or cannot be told), and whether a hand or arm is over the
+    board (``occluded``: then ``space`` is ``None`` and the frame must never count as a
+    landing). ``covered`` names the spaces that looked foreign."""
+
+    space: str | None
+    occluded: bool
+    score: float = 0.0  # how clearly the robot stands out (0 when none is seen)
+    covered: list[str] = field(default_factory=list)
+    corners: list[list[float]] = field(default_factory=list)
+    method: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"space": self.space, "occluded": self.occluded, "score": round(self.score, 3),
+                "covered": list(self.covered),
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+                "method": self.method, "notes": list(self.notes)}
+
+
+# How the robot is modelled: a piece standing on a face, ROBOT_H spaces tall and ROBOT_R
+# spaces round (the classic robots' size over the look's space).
+ROBOT_H_MM = 37.5
+ROBOT_R_MM = 11.25
+# A face's distance from its print, in units of: log-chromaticity, template score lost,
+# ink contrast lost (as a share of its colour's usual contrast, from 80 %).
+DEV_UNIT, DROP_UNIT, FAINT_UNIT = 0.3, 0.1, 0.2
+ROBOT_MIN = 1.2  # the most changed face is the robot's from this far on
+GLARE_WEIGHT = 4.0  # how much less a face's change counts per unit of glare over it
+FOREIGN = 7.0  # a face this far from its print that the robot does not explain: a hand
+HAND = 3.0  # … or two such faces this far (three, if glare is over them)
+CLEAR = 1.3  # the robot's face must stand out this much over any face it does not explain
+MISMATCH = 0.7  # a layout fits its board far better in one turn than in the others
+MOVED = 0.5  # when more than this share of the faces is far from its print, find the board
+
+
+def _orientations(loc: MicroLocation) -> list[tuple[MicroLocation, np.ndarray]]:
+    """The four turns of a location, each with where its grid faces lie in the first's:
+    ``perm[i]`` is the index, in ``loc``'s grid order, of the turned grid's face ``i``."""
+    base = loc.to_image(CENTRES)
+    out = []
+    for k in range(4):
+        turned = loc.rotated(k)
+        pts = turned.to_image(CENTRES)
+        perm = np.linalg.norm(pts[:, None] - base[None], axis=2).argmin(axis=1)
+        out.append((turned, perm))
+    return out
+
+
+def _layout_arrays(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Colour index and number (0–5) of every face, in grid order."""
+    flat = [s for row in layout.rows for s in row]
+    return (np.array([COLORS.index(s.color) for s in flat]),
+            np.array([s.number - 1 for s in flat]))
+
+
+class MicroReader:
+    """Reads the robot's space, frame after frame, on a board of a known layout.
+
+    >>> reader = MicroReader(layout)  # doctest: +SKIP
+    >>> obs = reader.read(frame)  # doctest: +SKIP
+    >>> obs.space, obs.occluded  # doctest: +SKIP
+    ('pink1', False)
+
+    The first frame finds the board (:func:`locate_micro`), matches the layout to it in the
+    four turns (a board that fits no turn much better than the others is not this layout:
+    an error) and
+    learns how each section's print is turned. Every later frame only looks at the board
+    where it was: a small top-down view, each face's colour and printed number against what
+    the layout says they are. The robot is the face that is no longer as printed, and of a
+    row of such faces the one nearest the camera (its body leans over the faces behind it);
+    faces that are not as printed and that the robot does not explain are a hand or arm: the
+    frame is occluded. When most of the board stops looking like the layout the board has
+    moved and is found again."""
+
+    def __init__(self, layout: Layout, *, look: Look = LOOK, corners: Any = None) -> None:
+        if not isinstance(layout, Layout):
+            raise TypeError(f"MicroReader needs a Layout, not {type(layout).__name__}")
+        self.layout = layout
+        self.look = look
+        self._corners = corners
+        self._loc: MicroLocation | None = None
+        self._turns: np.ndarray | None = None
+        self._style: str = look.numerals
+        self._colour, self._number = _layout_arrays(layout)
+
+    # -- the board
+
+    def _find(self, image: np.ndarray) -> MicroLocation:
+        loc = locate_micro(image, corners=self._corners, look=self.look)
+        top = loc.warp(image, READ_PX)
+        m = measure_faces(top, READ_PX, self.look)
+        style = _style(m)
+        colours = _colours(m.chroma, self.look)
+        likeness = _likeness(READ_PX, style, self.look)
+        tried = []
+        for k, (turned, perm) in enumerate(_orientations(loc)):
+            ccost = colours.cost[perm, self._colour]
+            scores = m.scores[style][perm]
+            turns = np.array([int(np.argmax(scores[SECTIONS == s][
+                np.arange((SECTIONS == s).sum()), self._number[SECTIONS == s]].sum(axis=0)))
+                for s in range(4)])
+            at_turn = scores[np.arange(36), :, turns[SECTIONS]]
+            ncost = number_costs(at_turn, turns[SECTIONS], likeness)[np.arange(36),
+                                                                      self._number]
+            total = float(np.minimum(ccost + ncost, COST_CAP).sum())
+            # the print turns were measured in the first grid's view; seen from the turned
+            # grid, every face is turned back by k quarter turns
+            tried.append((total, k, turned, (turns - k) % 4))
+        tried.sort(key=lambda t: t[0])
+        total, _, loc, turns = tried[0]
+        if total > MISMATCH * tried[1][0]:
+            name = f" {self.layout.name!r}" if self.layout.name else ""
+            raise VisionError(f"the board in view is not the layout{name} (it fits no turn of "
+                              "the board better than the others)")
+        self._turns, self._style = turns, style
+        return loc
+
+    # -- one frame
+
+    def read(self, image: np.ndarray) -> MicroObservation:
+        """The robot's space in one frame (see the class docstring). Raises
+        :class:`~companion.vision.locate.VisionError` when the board cannot be seen at all."""
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+            raise VisionError("not a colour image")
+        if float(image.max()) < 25:
+            raise BoardNotFound("the frame is black: no light, or the camera is covered")
+        fresh = self._loc is None or self._loc.image_size != (image.shape[1], image.shape[0])
+        if fresh:
+            self._loc = self._find(image)
+        z, glare = self._anomalies(image)
+        if not fresh and (z >= FOREIGN).mean() > MOVED:
+            # most of the board is not as printed: it has been moved (or is mostly covered)
+            try:
+                self._loc = self._find(image)
+            except VisionError:
+                return self._observation(None, True, 0.0, np.flatnonzero(z >= FOREIGN),
+                                         ["the board is mostly covered, or has moved"])
+            z, glare = self._anomalies(image)
+        return self._judge(z, glare)
+
+    def _anomalies(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        assert self._loc is not None and self._turns is not None
+        top = self._loc.warp(image, TRACK_PX)
+        return face_changes(top, TRACK_PX, self.look, self._style, self._colour,
+                            self._number, self._turns[SECTIONS])
+
+    def _judge(self, z: np.ndarray, glare: np.ndarray) -> MicroObservation:
+        assert self._loc is not None
+        seen = judge_faces(z, glare, lambda i: robot_shadow(self._loc, self.look, i))
+        if seen.covered:
+            return self._observation(None, True, 0.0, seen.covered, [])
+        if seen.face is None:
+            return self._observation(None, False, 0.0, [], [seen.note] if seen.note else [])
+        return self._observation(seen.face, False, seen.score, [], [])
+
+    def _observation(self, face: int | None, occluded: bool, score: float,
+                     covered: Iterable[int], notes: list[str]) -> MicroObservation:
+        assert self._loc is not None
+        flat = [s for row in self.layout.rows for s in row]
+        return MicroObservation(
+            None if face is None else flat[face].name, occluded, score,
+            sorted(flat[i].name for i in covered), self._loc.corners.tolist(),
+            self._loc.method, list(self._loc.notes) + notes)
+
+
+def face_changes(top: np.ndarray, px: int, look: Look, style: str, colour: np.ndarray,
+                 number: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per face (grid order) how far it is from its print, and how much glare is over it.
+
+    ``colour`` and ``number`` say what each face shows (indices), ``turns`` how its print is
+    turned. The change adds up: its colour's distance from its colour's on this board (the
+    median of its six faces), how much worse its own number's print matches than the usual,
+    and how much of its ink's usual contrast it has lost (a transparent piece over a face
+    halves it without changing much else). A face washed out by glare changes by 0: nothing
+    can be told there."""
+    q = _quick_measures(top, px, look, style, number, turns)
+    centres = np.zeros((6, 2))
+    usual = np.zeros(6)
+    for k in range(6):
+        members = colour == k
+        if members.any():
+            centres[k] = np.median(q.chroma[members], axis=0)
+            usual[k] = np.median(q.contrast[members])
+    dev = np.linalg.norm(q.chroma - centres[colour], axis=1)
+    drop = np.clip(np.median(q.known) - q.known, 0, None)
+    faint = np.clip(0.8 - q.contrast / np.maximum(usual[colour], 1e-6), 0, None)
+    z = dev / DEV_UNIT + drop / DROP_UNIT + faint / FAINT_UNIT
+    z[q.blind] = 0.0
+    return z, q.glare
+
+
+def robot_shadow(loc: MicroLocation, look: Look, i: int) -> set[int]:
+    """The faces whose middle a robot standing on face ``i`` may cover in the picture (it is
+    tall, and leans away from the camera in it)."""
+    k = look.space_mm
+    h, r = ROBOT_H_MM / k, ROBOT_R_MM / k
+    c = CENTRES[i]
+    pts = [[c[0] + r * np.cos(a), c[1] + r * np.sin(a), z]
+           for z in np.linspace(0, h, 6) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    g = loc.to_grid(loc.camera.project(np.array(pts)))
+    return {int(v) * SIZE + int(u) for u, v in g if 0 <= u < SIZE and 0 <= v < SIZE}
+
+
+@dataclass(frozen=True)
+class _Seen:
+    face: int | None  # the robot's face
+    score: float
+    covered: list[int]  # faces something foreign lies over
+    note: str | None = None
+
+
+def judge_faces(z: np.ndarray, glare: np.ndarray, shadow: Any) -> _Seen:
+    """The robot's face from the faces' changes, and the faces a hand is over.
+
+    Glare changes a face's colour and contrast too, so for *which* face the robot is on a
+    change counts less under glare; a hand changes a face far more than glare can, so for
+    *whether* something foreign is there the change counts in full. ``shadow(i)`` is the set
+    of faces a robot on face ``i`` may cover: their change is the robot's."""
+    robot = z / (1.0 + GLARE_WEIGHT * glare)
+    base: int | None = int(np.argmax(robot))
+    explained = shadow(base) | {base}
+    if robot[base] < ROBOT_MIN:
+        base, explained = None, set()
+    rest = np.array([i for i in range(36) if i not in explained])
+    foreign = [int(i) for i in rest if z[i] >= FOREIGN]
+    # fingers over the edges of a few faces change each less than a palm, but together
+    changed = [int(i) for i in rest if robot[i] >= HAND]
+    if len(changed) < 2:
+        changed = [int(i) for i in rest if z[i] >= HAND]
+        changed = changed if len(changed) >= 3 else []
+    foreign = sorted(set(foreign) | set(changed))
+    if foreign:
+        return _Seen(None, 0.0, foreign)
+    if base is None:
+        return _Seen(None, 0.0, [], "no robot seen on the board")
+    runner = float(robot[rest].max()) if len(rest) else 0.0
+    if robot[base] < CLEAR * runner:
+        return _Seen(None, 0.0, [], "the robot does not stand out clearly (glare?)")
+    return _Seen(base, float(robot[base]), [])
+
+
+@dataclass
+class _Quick:
+    chroma: np.ndarray  # (36, 2)
+    known: np.ndarray  # (36,) the template score of each face's own number
+    contrast: np.ndarray  # (36,) its ink's contrast over the face's own brightness
+    blind: np.ndarray  # (36,) bool: so washed out by glare that nothing can be told
+    glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
+
+
+def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: np.ndarray,
+                    turns: np.ndarray) -> _Quick:
+    """The per-frame measures: each face's colour, and how well and how strongly its own
+    number's print shows (one template a face, not all of them)."""
+    colour, glare, blind, lift = _colours_of(top, px)
+    raw = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gray = raw - cv2.GaussianBlur(raw, (0, 0), px * 0.3)
+    T = _templates(px, style, look)
+    t = T.shape[-1]
+    pad = 2
+    known = np.zeros(36, np.float32)
+    contrast = np.zeros(36, np.float32)
+    for i in range(36):
+        tm = T[numbers[i], turns[i]]
+        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), tm, cv2.TM_CCOEFF_NORMED)
+        known[i] = float(np.abs(s).max())
+        dy, dx = np.unravel_index(int(np.argmax(np.abs(s))), s.shape)
+        w = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
+        # the ink's amplitude against the print, over the face's own light
+        tc = tm - tm.mean()
+        amp = float((w * tc).sum() / max(float((tc * tc).sum()), 1e-6))
+        paper = tm < 0.2
+        face = float(w[paper].mean()) - float(lift[i].mean()) if paper.any() else float(w.mean())
+        contrast[i] = abs(amp) / max(face, 1.0)
+    return _Quick(_log_chroma(colour), known, contrast, blind, glare)
+
+
+# ---------------------------------------------------------------- landings
+
+
+@dataclass(frozen=True)
+class MicroTrackEvent:
+    """What one observation did: ``kind`` is ``"landed"`` (the robot has rested on a new
+    space: a move), ``"placed"`` (the first space it rests on when no start was given),
+    ``"steady"`` (still where it was), ``"pending"`` (on a new space, not yet for long
+    enough), ``"occluded"`` or ``"unseen"``."""
+
+    kind: str
+    space: str | None
+    reason: str | None = None
+
+
+class MicroTracker:
+    """Observations → landings: a space the robot has rested on for ``stable`` unoccluded
+    frames in a row, other than the one it rested on before. A frame with a hand over the
+    board, or with no robot seen, starts the count again, so a robot held in a hand over a
+    space, or caught between two frames, never lands.
+
+    >>> t = MicroTracker(start="pink1", stable=2)
+    >>> [t.update(MicroObservation(s, False)).kind for s in ("pink6", "pink6", "pink6")]
+    ['pending', 'landed', 'steady']
+    >>> t.resting
+    'pink6'
+    """
+
+    def __init__(self, start: Space | str | None = None, stable: int = 3) -> None:
+        if stable < 1:
+            raise ValueError(f"stable: at least 1 frame, not {stable}")
+        self._tracker = Tracker(stable=stable)
+        if start is not None:
+            self._tracker.accepted = {"robot": Space.parse(start).name}
+
+    @property
+    def resting(self) -> str | None:
+        """The space the robot last rested on (the start, before any landing)."""
+        accepted = self._tracker.accepted
+        return None if accepted is None else accepted["robot"]
+
+    def update(self, observation: MicroObservation) -> MicroTrackEvent:
+        before = self.resting
+        if observation.occluded:
+            e = self._tracker.update(None, occluded=True)
+            return MicroTrackEvent("occluded", None, e.reason)
+        if observation.space is None:
+            e = self._tracker.update(None, error="no robot seen on the board")
+            return MicroTrackEvent("unseen", None, e.reason)
+        e = self._tracker.update({"robot": observation.space})
+        if e.kind == "accepted":
+            return MicroTrackEvent("placed" if before is None else "landed",
+                                   observation.space)
+        return MicroTrackEvent(e.kind, observation.space)
+
+    def landings(self, observations: Iterable[MicroObservation]) -> Iterable[str]:
+        """The spaces landed on, in order, as the observations come."""
+        for observation in observations:
+            if self.update(observation).kind == "landed":
+                yield observation.space  # type: ignore[misc]
+
+
+__all__ = [
+    "MicroLayoutReading", "MicroLocation", "MicroObservation", "MicroReader", "MicroShot",
+    "MicroTrackEvent", "MicroTracker", "assign", "locate_micro", "random_layout",
+    "read_micro_layout", "render_micro",
+]
+
