@@ -341,7 +341,7 @@ def test_noise_seed_changes_only_the_noise(pos):
     ("tilt", 20), ("azimuth", 90), ("rotation", 45), ("fill", 0.6), ("offset", (0.05, -0.04)),
     ("focal", 1.5), ("markers", True), ("hands", 1), ("brightness", 0.4), ("gradient", 0.5),
     ("cast", (0.85, 1.0, 1.15)), ("glare", 0.7), ("noise", 6.0), ("blur", 1.5), ("jpeg", 40),
-    ("shadows", False), ("jitter", 0.2), ("table", "cloth"), ("chip", False),
+    ("shadows", False), ("jitter", 0.2), ("table", "cloth"), ("table", "pale"), ("chip", False),
     ("distortion", -0.2),
 ])
 def test_each_option_changes_the_picture(pos, option, value):
@@ -368,6 +368,8 @@ def test_sizes_and_bad_options(pos):
         render(pos, tilted=3)
     with pytest.raises(ValueError, match="too small"):
         render(pos, size=(10, 10))
+    with pytest.raises(ValueError, match="unknown table 'glass'"):
+        render(pos, table="glass")
     off = render(pos, offset=(0.45, 0.0))
     assert not off.in_frame
 

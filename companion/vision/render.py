@@ -120,7 +120,7 @@ class Scene:
     jpeg: int | None = None  # JPEG quality, None for no compression
     shadows: bool = True  # robots and hands cast shadows
     jitter: float = 0.06  # how far robots stand off their cell centres, cells
-    table: str = "wood"  # wood | cloth | plain
+    table: str = "wood"  # wood | cloth | plain | pale (a white or light grey tabletop)
     chip: bool = True  # the target chip lies on the centre piece
     distortion: float = 0.0  # lens distortion k1 (negative: the barrel of a wide-angle lens)
 
@@ -644,6 +644,8 @@ def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: floa
 
 # ---------------------------------------------------------------- the table
 
+TABLES = ("wood", "cloth", "plain", "pale")
+
 
 @lru_cache(maxsize=8)
 def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
@@ -670,6 +672,10 @@ def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
                         np.float32)
         tex = rng.normal(0, 1, (h, w)).astype(np.float32)
         img = base[None, None, :] * (1 + 0.05 * tex[..., None])
+    elif kind == "pale":  # white laminate, a light tablecloth: as light as the board's cells
+        base = np.array([(236, 236, 232), (222, 226, 228), (226, 222, 214), (244, 244, 244)][
+            variant % 4], np.float32)
+        img = base[None, None, :] * (1 + 0.015 * rng.normal(0, 1, (h, w, 1)).astype(np.float32))
     else:
         base = np.array([(200, 200, 196), (150, 160, 170), (90, 95, 100), (210, 215, 220)][
             variant % 4], np.float32)
@@ -1040,6 +1046,8 @@ def render(
     W, H = int(size[0]), int(size[1])
     if W < 64 or H < 48:
         raise ValueError(f"render: size {W}×{H} is too small")
+    if scene.table not in TABLES:
+        raise ValueError(f"render: unknown table {scene.table!r} (known: {', '.join(TABLES)})")
     rng = np.random.default_rng(seed)
     cam = _camera(scene, board, (W, H))
     Hb = cam.homography()
