@@ -294,6 +294,23 @@ def test_hands_hide_cells_and_mark_the_frame_occluded(pos):
     assert (diff[m] > 30).mean() > 0.7
 
 
+def test_glare_lies_on_the_print_and_table_not_on_the_robots():
+    # A lamp mirrored in the glossy board: a robot standing in the spot hides it.
+    pos = Position.from_dict({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+                              "robots": {"red": "e12", "green": "l12", "blue": "e5",
+                                         "yellow": "l5", "black": "h3"}})
+    lit = render(pos, seed=8, glare=0.8, tilt=10)
+    dark = render(pos, seed=8, glare=0.0, tilt=10)
+    diff = np.abs(lit.image.astype(int) - dark.image.astype(int)).sum(axis=2)
+    x, y = (int(round(v)) for v in lit.robot_pixels["blue"]["base"])
+    body = cv2.erode(lit.robot_mask, np.ones((5, 5), np.uint8)) > 0
+    around = ~(lit.robot_mask > 0)[y - 60:y + 60, x - 60:x + 60]
+    assert diff[y - 60:y + 60, x - 60:x + 60][around].mean() > 100  # the spot is here
+    near = body[y - 60:y + 60, x - 60:x + 60]
+    assert near.sum() > 200 and diff[y - 60:y + 60, x - 60:x + 60][near].max() < 3
+    assert hue_class(sample(lit.image, lit.robot_pixels["blue"]["top"], 2)) == "blue"
+
+
 # ---------------------------------------------------------------- determinism and options
 
 

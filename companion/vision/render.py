@@ -950,10 +950,14 @@ def _noise_bank(W: int, H: int) -> np.ndarray:
 
 
 def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
-                shadow: np.ndarray | None, noise_rng: np.random.Generator) -> np.ndarray:
+                shadow: np.ndarray | None, noise_rng: np.random.Generator,
+                raised: np.ndarray | None = None) -> np.ndarray:
     """Light and sensor, in the order a camera meets them: shadows and uneven light, colour
     cast, glare, optical blur, sensor noise, JPEG. Done on 8-bit images with OpenCV's
-    saturating arithmetic, the only way to stay inside the frame budget."""
+    saturating arithmetic, the only way to stay inside the frame budget.
+
+    The glare is a lamp mirrored in the glossy print and the table top: what stands above
+    them (``raised``: robots, hands) hides it, and shows only its own highlights."""
     H, W = img.shape[:2]
     h, w = max(H // 8, 4), max(W // 8, 4)
     gain = np.full((h, w), scene.brightness, np.float32)
@@ -980,6 +984,8 @@ def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
         glare = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2))
         glare = np.clip(glare * scene.glare * 255, 0, 255).astype(np.uint8)
         glare = cv2.resize(glare, (W, H), interpolation=cv2.INTER_LINEAR)
+        if raised is not None:
+            glare[raised > 0] = 0
         out = cv2.add(out, cv2.merge([glare, glare, glare]))
     if scene.blur > 0:
         out = cv2.GaussianBlur(out, (0, 0), scene.blur)
@@ -1142,7 +1148,7 @@ def render(
             robot_pixels[name] = {"base": (float(b[0]), float(b[1])),
                                   "top": (float(t[0]), float(t[1]))}
     noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
-    image = _photometry(img, scene, rng, shadow, noise_rng)
+    image = _photometry(img, scene, rng, shadow, noise_rng, cv2.bitwise_or(robot_mask, occl))
     in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
     return Rendered(
         image=image, corners=corners.astype(np.float64), homography=Hb,
