@@ -65,6 +65,18 @@ def test_the_black_fifth_robot_is_found_among_dark_walls(seed, tilt):
     assert _read(shot) == _truth(shot)
 
 
+@pytest.mark.parametrize("cell,azimuth", [("h7", 180), ("i7", 180), ("h10", 0), ("i10", 0),
+                                           ("g8", 90), ("j9", 270)])
+def test_the_black_robot_beside_the_centre_piece_is_found(cell, azimuth):
+    # The dark centre piece lies between the robot and the camera: it must not pass for a
+    # black robot in front that merely hides this one.
+    pos = Position.from_dict({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+                              "robots": {"red": "a1", "green": "p16", "blue": "a16",
+                                         "yellow": "p1", "black": cell}})
+    shot = render(pos, seed=5, tilt=15, azimuth=azimuth, noise=3)
+    assert _read(shot) == _truth(shot)
+
+
 def test_no_black_robot_is_invented_on_a_four_robot_board():
     for seed in (34, 35, 36):
         shot = render(random_position(seed), seed=seed, tilt=seed - 20)

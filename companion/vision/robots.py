@@ -135,13 +135,15 @@ def _on_board(loc: Location, xy: np.ndarray, margin: float = 0.25) -> np.ndarray
 
 
 def _front_cells(loc: Location) -> np.ndarray:
-    """Per cell, the index of the neighbouring cell towards the camera (-1 off the board)."""
+    """Per cell, the index of the neighbouring cell towards the camera (-1 off the board, or
+    on the centre piece, where no robot can stand to hide it)."""
     away, _ = _directions(loc, _CENTRES)
     g = np.floor(_CENTRES - away).astype(int)
     ok = (g[:, 0] >= 0) & (g[:, 0] < GRID) & (g[:, 1] >= 0) & (g[:, 1] < GRID)
     idx = g[:, 1] * GRID + g[:, 0]
     same = idx == np.arange(len(idx))
-    return np.where(ok & ~same, idx, -1)
+    block = np.isin(idx, [r * GRID + c for c, r in _BLOCK])
+    return np.where(ok & ~same & ~block, idx, -1)
 
 
 def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
