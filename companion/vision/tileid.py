@@ -124,7 +124,13 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np
     g = rectified_gray.astype(np.float32)
     inner = g.reshape(n, px, n, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
     white = float(np.percentile(inner, 75))
-    dark = (g < 0.6 * white).astype(np.float32)
+    # Dark against the light around it: glare adds the same light to a wall and the cells
+    # beside it, so their difference holds where their ratio does not; a dim corner scales
+    # both, so there the ratio holds.
+    cells = np.percentile(inner.transpose(0, 2, 1, 3).reshape(n, n, -1), 75, axis=2)
+    local = cv2.medianBlur(np.clip(cells, 0, 255).astype(np.uint8), 3).astype(np.float32)
+    local = cv2.resize(local, (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
+    dark = ((local - g) > 0.4 * np.minimum(local, white)).astype(np.float32)
     ii = cv2.integral(dark).astype(np.float64)
     Hh, Ww = g.shape
     bw = max(2, int(round(0.2 * px)))
