@@ -80,8 +80,8 @@ ROBOT_COLORS = {
     "blue": (150, 58, 24),
     "yellow": (30, 168, 236),
     "black": (38, 36, 36),
-    "silver": (190, 186, 182),
-    "transparent": (215, 220, 212),
+    "silver": (232, 226, 218),  # the tint of polished metal; its light is all mirrored
+    "transparent": (246, 250, 244),  # the tint of clear plastic over what lies behind
 }
 CELL_BG = (200, 206, 208)
 CELL_INNER = (236, 234, 230)
@@ -808,21 +808,46 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     half = view + light
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     spec = np.clip(nx * half[..., 0] + ny * half[..., 1] + nz * half[..., 2], 0, 1)
-    metallic = name == "silver"
-    glassy = name == "transparent"
     color = np.array(ROBOT_COLORS[name], np.float32)
-    shine = spec ** (40 if metallic else 18) * (200 if metallic else (150 if glassy else 90))
-    shade = 0.38 + 0.75 * lam
-    if metallic:  # a polished surface mirrors the room: darker band low, brighter high
-        shade = 0.45 + 0.45 * lam + 0.15 * np.cos(hr * 9 + k * 0.15)
-    rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
+    if name in ("silver", "transparent"):
+        # The direction the surface mirrors: the room above (dim, lighter towards its walls),
+        # the light board below, and the lamp itself.
+        ndv = np.clip(nx * view[..., 0] + ny * view[..., 1] + nz * view[..., 2], 0, 1)
+        rx, ry, rz = (2 * ndv * n_ - v_ for n_, v_ in ((nx, view[..., 0]), (ny, view[..., 1]),
+                                                       (nz, view[..., 2])))
+        # Straight down it sees its own shadow, further out the light board, at the horizon
+        # the room's walls and above the dim ceiling, as on the real photograph.
+        room = np.interp(rz, [-1.0, -0.75, -0.3, -0.1, 0.1, 0.4, 1.0],
+                         [0.22, 0.3, 0.8, 0.5, 0.42, 0.24, 0.18]).astype(np.float32)
+        lamp = np.clip(rx * light[0] + ry * light[1] + rz * light[2], 0, 1) ** 24 * 1.6
+    if name == "silver":  # polished metal: nothing of its own, all mirror
+        # its turned rings catch the light in bands
+        hz = _Z[k1] + (_Z[k] - _Z[k1]) * frac
+        rings = 0.8 + 0.5 * np.cos(np.pi * hz / 0.13) ** 8
+        rgb = (room * rings + lamp)[..., None].astype(np.float32) * color[None, None, :]
+    elif name == "transparent":
+        # A clear piece: the board behind it, bent by the curved surface like a lens, and
+        # more and more of the room mirrored towards its outline (Fresnel), where it is dark.
+        ncam = np.stack([nx, ny, nz], axis=-1) @ cam.R.T.astype(np.float32)
+        bend = 0.35 * ROBOT_RADIUS / np.maximum(
+            np.take_along_axis(t, k[..., None], -1)[..., 0] / cam.K[0, 0]
+            * np.linalg.norm(d, axis=-1), 1e-6)  # a third of the radius, in pixels
+        mx_ = (xs - x0 + ncam[..., 0] * bend).astype(np.float32)
+        my_ = (ys - y0 + ncam[..., 1] * bend).astype(np.float32)
+        behind = cv2.remap(img[y0:y1, x0:x1], mx_, my_, cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+        fres = (0.04 + 0.96 * (1 - ndv) ** 5)[..., None]
+        rgb = ((1 - fres) * 0.9 * behind * color[None, None, :] / 255
+               + fres * (room + lamp)[..., None] * 215 + (lamp * 60)[..., None])
+    else:
+        shine = spec ** 18 * 90
+        shade = 0.38 + 0.75 * lam
+        rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
     # soft silhouette: how far inside the slice's circle the ray passes, in pixels
     tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
     cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
-    if glassy:
-        alpha = alpha * 0.5
     roi = img[y0:y1, x0:x1].astype(np.float32)
     a3 = alpha[..., None].astype(np.float32)
     roi = roi * (1 - a3) + np.clip(rgb, 0, 255) * a3
@@ -830,8 +855,10 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     mask[y0:y1, x0:x1] |= (alpha > 0.5).astype(np.uint8) * 255
 
 
-def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
-    """A robot's shadow on the board: its slices projected along the light onto the plane."""
+def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray,
+                 strength: int = 255) -> None:
+    """A robot's shadow on the board: its slices projected along the light onto the plane
+    (``strength`` below 255: a clear piece lets most of the light through)."""
     d = -light[:2] / max(light[2], 0.2)
     z, r = _Z[::4], _R[::4]
     n = len(z)
@@ -839,7 +866,12 @@ def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.n
                     base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
                     np.zeros((n, _N_RING))], axis=-1).reshape(-1, 3)
     polys = _fx(cam.project(pts)).reshape(n, _N_RING, 1, 2)
-    cv2.fillPoly(shadow, list(polys), 255, cv2.LINE_8, _SHIFT)
+    if strength >= 255:
+        cv2.fillPoly(shadow, list(polys), 255, cv2.LINE_8, _SHIFT)
+        return
+    mine = np.zeros_like(shadow)
+    cv2.fillPoly(mine, list(polys), strength, cv2.LINE_8, _SHIFT)
+    np.maximum(shadow, mine, out=shadow)
 
 
 # ---------------------------------------------------------------- hands and arms
@@ -1113,7 +1145,7 @@ def render(
     robot_mask = np.zeros((H, W), np.uint8)
     if shadow is not None:
         for name in order:
-            _draw_shadow(shadow, cam, bases[name], light)
+            _draw_shadow(shadow, cam, bases[name], light, 90 if name == "transparent" else 255)
     robot_pixels = {}
     for name in order:
         _draw_robot(img, robot_mask, cam, bases[name], name, light)
