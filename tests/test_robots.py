@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from companion.board import cell_name
@@ -13,7 +14,7 @@ from companion.rules import Position
 from companion.vision.colours import Profile
 from companion.vision.locate import from_corners, locate
 from companion.vision.read import grid_cell_name
-from companion.vision.render import random_position, render
+from companion.vision.render import Scene, random_position, render
 from companion.vision.robots import find_clear, find_robots, prepare, silhouette_cells
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
@@ -185,3 +186,13 @@ def test_no_transparent_robot_is_seen_where_none_stands():
         shot = render(random_position(seed), seed=seed, tilt=seed % 30, glare=0.5,
                       gradient=0.3)
         assert _read_clear(shot, _truth(shot)) is None
+
+
+@pytest.mark.parametrize("seed", [9008, 9200, 9332])
+def test_the_bare_vortex_is_not_a_silver_robot(seed):
+    # Dark print with a coloured spiral: colour seen over a colourless robot says it is not
+    # there. Frames drawn as the vision benchmark draws them, silver in play but not on it.
+    rng = np.random.default_rng(seed)
+    pos = random_position(rng)
+    shot = render(pos, seed=seed, scene=Scene.random(rng))
+    assert "silver" not in _read(shot, SILVER_GAME)

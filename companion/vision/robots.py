@@ -192,6 +192,11 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
         # target of the same colour in front says nothing).
         ahead = np.where(front_cell >= 0, body[np.maximum(front_cell, 0)], 0.0)
         s = body - front * ahead
+        if colour == "silver":
+            # A colourless robot hides the print it stands on: colour seen over its body and
+            # foot says it is not there (the vortex's dark square with its coloured spiral).
+            tint = np.where(bok, np.hypot(blab[..., 1], blab[..., 2]) > 10, False)
+            s -= 2.0 * np.maximum(tint.sum(axis=1) / np.maximum(bok.sum(axis=1), 1) - 0.05, 0)
         s[nb < 4] = 0.0
         s = s.reshape(GRID, GRID)
         for c, r in _BLOCK:
