@@ -501,6 +501,9 @@ def _outline_at(small: np.ndarray, mask: np.ndarray
     return fit, quad, bool(onedge.any())
 
 
+CLEAR_OUTLINE = 0.85  # an outline fitting this well needs no second look for glare
+
+
 def locate_outline(image: np.ndarray) -> Location:
     """The board from its own outline (see the module docstring)."""
     h0, w0 = image.shape[:2]
@@ -510,9 +513,12 @@ def locate_outline(image: np.ndarray) -> Location:
     parts = _surface_parts(small)
     barrier: np.ndarray | None = None
     best: tuple[float, np.ndarray, bool] | None = None
-    # each level twice: with the plain neighbourhood test, then with the glare-proof barrier
-    for level, glare in itertools.product((0.5, 0.38, 0.62, 0.28), (False, True)):
+    # every level with the plain neighbourhood test; then, only when none of them gave a
+    # clear outline (glare, a table as light as the cells), with the glare-proof barrier
+    for glare, level in itertools.product((False, True), (0.5, 0.38, 0.62, 0.28)):
         if glare and barrier is None:
+            if best is not None and best[0] >= CLEAR_OUTLINE:
+                break
             barrier = glare_barrier(small, parts[0])
         try:
             found = _outline_at(small, surface_mask(small, level, parts,
