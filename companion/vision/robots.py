@@ -275,41 +275,40 @@ SHIFT = 2  # rectified pixels a cell's print may lie off the lattice found
 
 @lru_cache(maxsize=8)
 def _print_masks(board: Board) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Per grid cell (row, col, from the north-west): a ``(CLEAR_PX, CLEAR_PX)`` mask of where
-    its print is a plain cell's (wall bands and its symbol left out; nothing on a diagonal or
-    the centre piece), whether it is plain all over, and the operators that fit a plane to the
-    masked pixels (design matrix and its pseudo-inverse), to take out the light's slope."""
+    """Where each grid cell's print (row, col, from the north-west) is a plain cell's: its
+    kind ``(16, 16)`` (-1: nothing to compare, on a diagonal or the centre piece), whether it
+    is plain all over, and per kind a ``(CLEAR_PX, CLEAR_PX)`` mask (wall bands and the symbol
+    left out) with the operators that fit a plane to the masked pixels (design matrix and its
+    pseudo-inverse), to take out the light's slope. Cells of one kind are compared at once."""
     P = CLEAR_PX
     band = round(0.2 * P)
-    masks = np.ones((GRID, GRID, P, P), bool)
-    plain = np.ones((GRID, GRID), bool)
     sides = {UP: (slice(0, band), slice(None)), DOWN: (slice(P - band, P), slice(None)),
              LEFT: (slice(None), slice(0, band)), RIGHT: (slice(None), slice(P - band, P))}
+    kinds = np.full((GRID, GRID), -1)
+    plain = np.zeros((GRID, GRID), bool)
+    keys: dict[tuple, int] = {}
     for cell in board.cells():
         file, rank = board.xy(cell)
         r, c = GRID - 1 - rank, file
         if cell in board.blocked or board.diagonal_at(cell) is not None:
-            masks[r, c], plain[r, c] = False, False
             continue
-        for d, (ys, xs) in sides.items():
-            if board.has_wall(cell, d):
-                masks[r, c][ys, xs] = False
-                plain[r, c] = False
-        if board.target_at(cell) is not None:
-            masks[r, c][band:P - band, band:P - band] = False
-            plain[r, c] = False
+        key = (tuple(board.has_wall(cell, d) for d in sides), board.target_at(cell) is not None)
+        kinds[r, c] = keys.setdefault(key, len(keys))
+        plain[r, c] = not any(key[0]) and not key[1]
     yy, xx = np.mgrid[0:P, 0:P].astype(np.float32) / P
-    planes = []
-    for r in range(GRID):
-        row = []
-        for c in range(GRID):
-            m = masks[r, c]
-            A = np.column_stack([np.ones(int(m.sum()), np.float32), xx[m], yy[m]])
-            row.append((A, np.linalg.pinv(A) if len(A) >= 3 else None))
-        planes.append(tuple(row))
-    masks.flags.writeable = False
+    ops = []
+    for walls, target in keys:  # in the order of their numbers
+        m = np.ones((P, P), bool)
+        for wall, (ys, xs) in zip(walls, sides.values(), strict=True):
+            if wall:
+                m[ys, xs] = False
+        if target:
+            m[band:P - band, band:P - band] = False
+        A = np.column_stack([np.ones(int(m.sum()), np.float32), xx[m], yy[m]])
+        ops.append((m, A, np.linalg.pinv(A)))
+    kinds.flags.writeable = False
     plain.flags.writeable = False
-    return masks, plain, tuple(planes)
+    return kinds, plain, tuple(ops)
 
 
 def find_clear(image: np.ndarray, loc: Location, board: Board,
@@ -328,7 +327,7 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
     gray = cv2.cvtColor(loc.warp(image, P), cv2.COLOR_BGR2GRAY).astype(np.float32)
     washed = (gray >= 250).reshape(GRID, P, GRID, P).mean(axis=(1, 3)) > 0.1
     cells = gray.reshape(GRID, P, GRID, P).transpose(0, 2, 1, 3)
-    masks, plain, planes = _print_masks(board)
+    kinds, plain, ops = _print_masks(board)
     free = ~washed  # glare the camera clipped shows nothing of the print
     for c, r in hidden:
         if 0 <= c < GRID and 0 <= r < GRID:
@@ -346,21 +345,22 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
         pad = np.pad(template, SHIFT, mode="edge")
         moved = np.stack([pad[SHIFT + dy:SHIFT + dy + P, SHIFT + dx:SHIFT + dx + P]
                           for dy in range(-SHIFT, SHIFT + 1) for dx in range(-SHIFT, SHIFT + 1)])
-        for r in range(rows.start, rows.stop):
-            for c in range(cols.start, cols.stop):
-                m = masks[r, c]
-                if not free[r, c] or m.mean() < 0.4:
-                    continue
-                # the print's own detail only: glare and a lamp's fall-off slope across a
-                # cell, so a plane fitted to each is taken out first
-                A, pinv = planes[r][c]
-                x, t = cells[r, c][m], moved[:, m]
-                x = x - A @ (pinv @ x)
-                t = t - (t @ pinv.T) @ A.T
-                nx, nt = float(np.linalg.norm(x)), np.linalg.norm(t, axis=1)
-                if nx < 0.3 * float(nt.min()):
-                    continue  # washed out by glare: nothing to compare
-                score[r, c] = float(((t @ x) / (nx * nt + 1e-6)).max())
+        quarter = np.zeros((GRID, GRID), bool)
+        quarter[rows, cols] = True
+        for k, (m, A, pinv) in enumerate(ops):
+            where = np.nonzero(quarter & free & (kinds == k))
+            if not len(where[0]) or m.mean() < 0.4:
+                continue
+            # the print's own detail only: glare and a lamp's fall-off slope across a cell,
+            # so a plane fitted to each is taken out first
+            x = cells[where][:, m]
+            t = moved[:, m]
+            x = x - (x @ pinv.T) @ A.T
+            t = t - (t @ pinv.T) @ A.T
+            nx, nt = np.linalg.norm(x, axis=1), np.linalg.norm(t, axis=1)
+            corr = ((x @ t.T) / (nx[:, None] * nt[None, :] + 1e-6)).max(axis=1)
+            # washed out by glare: nothing to compare
+            score[where] = np.where(nx < 0.3 * float(nt.min()), np.inf, corr)
     r, c = divmod(int(np.argmin(score)), GRID)
     others = score.copy()
     others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
