@@ -307,13 +307,13 @@ def glare_barrier(image: np.ndarray, mx: np.ndarray) -> np.ndarray:
     washed-out glare.
 
     A glare spot *adds* light: it lifts the board's dark frame as much as the cells beside it,
-    so their ratio says little there while their difference stays. A band is found by how
-    much darker it is than what closes over it (a morphological closing about a cell wide),
-    against the light there but never against more than the frame's usual white, so glare
-    does not raise the bar. Thin lines (between cells) are opened away; the print inside a
-    cell has too little contrast to count. Where glare has washed the picture out nothing of
-    the print is left to see; such patches, larger than a cell, are a barrier too, so a pale
-    table cannot join the board through them."""
+    so their ratio says little there while their difference stays. A pixel is print when it
+    is darker than the brightest within half a cell of it by a quarter of the light there,
+    never of more than the frame's usual white, so glare does not raise the bar (beside
+    clipped glare, by any visible step). Thin lines (between cells) are opened away; the print
+    inside a cell has too little contrast to count. Where glare has washed the picture out,
+    nothing of the print is left to see; such patches, larger than a cell, are a barrier too,
+    so a pale table cannot join the board through them."""
     m8 = np.clip(mx, 0, 255).astype(np.uint8)
     k = max(3, (min(mx.shape) // 24) | 1)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))

@@ -332,7 +332,7 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
     for c, r in hidden:
         if 0 <= c < GRID and 0 <= r < GRID:
             free[r, c] = False
-    score = np.full((GRID, GRID), np.inf)
+    alike = np.full((GRID, GRID), np.inf)  # how like its tile's plain print, per cell
     half = GRID // 2
     for rows, cols in ((slice(0, half), slice(0, half)), (slice(0, half), slice(half, GRID)),
                        (slice(half, GRID), slice(half, GRID)), (slice(half, GRID), slice(0, half))):
@@ -360,18 +360,18 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
             nx, nt = np.linalg.norm(x, axis=1), np.linalg.norm(t, axis=1)
             corr = ((x @ t.T) / (nx[:, None] * nt[None, :] + 1e-6)).max(axis=1)
             # washed out by glare: nothing to compare
-            score[where] = np.where(nx < 0.3 * float(nt.min()), np.inf, corr)
-    r, c = divmod(int(np.argmin(score)), GRID)
-    others = score.copy()
+            alike[where] = np.where(nx < 0.3 * float(nt.min()), np.inf, corr)
+    r, c = divmod(int(np.argmin(alike)), GRID)
+    others = alike.copy()
     others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
     # Seen at an angle the piece's upper half lies over the cell behind it, which can look the
     # less like its print: it stands on the one in front, when that one is unlike it too.
     away, _ = _directions(loc, np.array([[c + 0.5, r + 0.5]]))
     fc, fr = (int(v) for v in np.floor(np.array([c + 0.5, r + 0.5]) - away[0]))
-    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r) and score[fr, fc] < CLEAR_SEEN:
+    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r) and alike[fr, fc] < CLEAR_SEEN:
         r, c = fr, fc
         others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
-    best = float(score[r, c])
+    best = float(alike[r, c])
     lead = float(others.min()) - best
     if not np.isfinite(best) or best > CLEAR_SEEN or lead < CLEAR_LEAD:
         return None
