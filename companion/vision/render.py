@@ -809,6 +809,9 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     spec = np.clip(nx * half[..., 0] + ny * half[..., 1] + nz * half[..., 2], 0, 1)
     color = np.array(ROBOT_COLORS[name], np.float32)
+    # the size of a pixel where the ray meets the surface, in cells
+    tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
+    cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
     if name in ("silver", "transparent"):
         # The direction the surface mirrors: the room above (dim, lighter towards its walls),
         # the light board below, and the lamp itself.
@@ -829,9 +832,7 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
         # A clear piece: the board behind it, bent by the curved surface like a lens, and
         # more and more of the room mirrored towards its outline (Fresnel), where it is dark.
         ncam = np.stack([nx, ny, nz], axis=-1) @ cam.R.T.astype(np.float32)
-        bend = 0.35 * ROBOT_RADIUS / np.maximum(
-            np.take_along_axis(t, k[..., None], -1)[..., 0] / cam.K[0, 0]
-            * np.linalg.norm(d, axis=-1), 1e-6)  # a third of the radius, in pixels
+        bend = 0.35 * ROBOT_RADIUS / np.maximum(cells_per_px, 1e-6)  # a third of its radius
         mx_ = (xs - x0 + ncam[..., 0] * bend).astype(np.float32)
         my_ = (ys - y0 + ncam[..., 1] * bend).astype(np.float32)
         behind = cv2.remap(img[y0:y1, x0:x1], mx_, my_, cv2.INTER_LINEAR,
@@ -844,8 +845,6 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
         shade = 0.38 + 0.75 * lam
         rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
     # soft silhouette: how far inside the slice's circle the ray passes, in pixels
-    tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
-    cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
     roi = img[y0:y1, x0:x1].astype(np.float32)
