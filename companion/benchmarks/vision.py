@@ -39,13 +39,12 @@ import numpy as np
 
 from ..board import cell_name
 from ..rules import Position
-from ..vision.colours import Profile
+from ..vision.colours import CLEAR, Profile
 from ..vision.read import Reader, VisionError, read_frame
 from ..vision.render import Scene, random_position, render
 
 GOAL_MS = 40.0
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
-CLEAR = "transparent"
 FOUR = ROBOTS[:4]
 
 
@@ -102,8 +101,8 @@ def _pale_frame(seed: int, size: tuple[int, int]):
 def _game_profile(robots) -> Profile:
     """What a game with these robots looks for: the four colours, its fifth robot (black when
     it has none, so a black robot is never invented) and the transparent one when it plays."""
-    fifth = [r for r in ("silver",) if r in robots] or ["black"]
-    return Profile().for_robots(list(FOUR) + fifth + ([CLEAR] if CLEAR in robots else []))
+    fifth = "silver" if "silver" in robots else "black"
+    return Profile().for_robots([*FOUR, fifth] + ([CLEAR] if CLEAR in robots else []))
 
 
 def _located(found: Any, shot: Any) -> bool:
