@@ -26,6 +26,7 @@ import numpy as np
 from ..board import DOWN, LEFT, RIGHT, UP, Board
 from .colours import Profile, balanced_lab, white_of
 from .locate import GRID, Location
+from .tileid import quadrant_cells
 
 # A robot in cell units: about 1.4 cells tall, its base about 0.75 of a cell across.
 ROBOT_HEIGHT = 1.4
@@ -333,9 +334,7 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
         if 0 <= c < GRID and 0 <= r < GRID:
             free[r, c] = False
     alike = np.full((GRID, GRID), np.inf)  # how like its tile's plain print, per cell
-    half = GRID // 2
-    for rows, cols in ((slice(0, half), slice(0, half)), (slice(0, half), slice(half, GRID)),
-                       (slice(half, GRID), slice(half, GRID)), (slice(half, GRID), slice(0, half))):
+    for rows, cols in map(quadrant_cells, range(4)):
         pick = plain[rows, cols] & free[rows, cols]
         if pick.sum() < 6:
             continue

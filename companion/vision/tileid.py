@@ -51,7 +51,9 @@ class TileReading:
     score: float
 
 
-def _quadrant_cells(q: int) -> tuple[slice, slice]:
+def quadrant_cells(q: int) -> tuple[slice, slice]:
+    """Grid rows and columns of quadrant ``q`` (0 north-west, 1 north-east, 2 south-east,
+    3 south-west: the order of a board's tiles)."""
     rows = slice(0, 8) if q in (0, 1) else slice(8, 16)
     cols = slice(0, 8) if q in (0, 3) else slice(8, 16)
     return rows, cols
@@ -74,7 +76,7 @@ def _expectations() -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray
     exp = np.zeros((len(names), 4, GRID, GRID, 4), dtype=np.float32)
     w_no = np.zeros((4, GRID, GRID, 4), dtype=np.float32)
     for q in range(4):
-        rows, cols = _quadrant_cells(q)
+        rows, cols = quadrant_cells(q)
         inside = np.zeros((GRID, GRID), dtype=bool)
         inside[rows, cols] = True
         for r in range(GRID):
