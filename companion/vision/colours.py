@@ -156,6 +156,15 @@ class Profile:
         return out
 
 
+def cell_lightness(L: np.ndarray, cells: int = 16) -> np.ndarray:
+    """``(cells, cells)`` lightness of each cell of a board seen from above (``L`` a square
+    lightness image, whole pixels per cell): its 75th percentile, the light print rather than
+    walls, symbols or noise."""
+    px = L.shape[0] // cells
+    return np.percentile(L.reshape(cells, px, cells, px).transpose(0, 2, 1, 3)
+                         .reshape(cells, cells, -1), 75, axis=2).astype(np.float32)
+
+
 def white_of(board_pixels: np.ndarray) -> np.ndarray:
     """The surface's white (BGR) from pixels of the rectified board: the median of its brighter
     half, which is cells and not walls, robots or the centre piece."""

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from ..board import DOWN, LEFT, RIGHT, UP, Board
-from .colours import Profile, balanced_lab, white_of
+from .colours import Profile, balanced_lab, cell_lightness, white_of
 from .locate import GRID, Location
 from .tileid import quadrant_cells
 
@@ -82,12 +82,10 @@ def prepare(image: np.ndarray, loc: Location) -> Frame:
     small = cv2.blur(small, (3, 3)).astype(np.float32)
     rect = loc.warp(image, 6)
     white = white_of(rect)
-    L = balanced_lab(cv2.blur(rect, (3, 3)), white)[..., 0]
-    cell_l = np.percentile(L.reshape(GRID, 6, GRID, 6).transpose(0, 2, 1, 3)
-                           .reshape(GRID, GRID, -1), 75, axis=2)
+    cell_l = cell_lightness(balanced_lab(cv2.blur(rect, (3, 3)), white)[..., 0])
     # the light around each cell: a median over 5×5 cells passes over a robot, its shadow or
     # a dark symbol, and follows a lamp's fall-off into the board's corners
-    near = cv2.medianBlur(cell_l.astype(np.float32), 5)
+    near = cv2.medianBlur(cell_l, 5)
     lift = np.clip(float(np.median(near)) / np.maximum(near, 1.0), 0.7, 3.0)
     return Frame(image=small, scale=scale, white=white, lift=lift)
 

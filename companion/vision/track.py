@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .colours import balanced_lab
+from .colours import balanced_lab, cell_lightness
 from .locate import GRID
 
 OCC_PX = 8  # rectified pixels per cell for the occlusion test
@@ -64,8 +64,7 @@ def foreign_fraction(rect_bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
     L = lab[..., 0]
     px = rect_bgr.shape[0] // GRID
     # Light falls off across a board: judge lightness against the light there.
-    cell_l = np.percentile(L.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
-                           .reshape(GRID, GRID, -1), 75, axis=2).astype(np.float32)
+    cell_l = cell_lightness(L)
     ref = cv2.resize(light_field(cell_l), (L.shape[1], L.shape[0]),
                      interpolation=cv2.INTER_LINEAR)
     surf = (L > 0.62 * ref) & (np.hypot(lab[..., 1], lab[..., 2]) < 12)
