@@ -792,6 +792,12 @@ def _cmd_read(args: argparse.Namespace) -> int:
         profile = Profile.load(args.profile) if args.profile else Profile()
     except ProfileError as e:
         raise UsageError(f"--profile: {e}") from None
+    if args.robots is not None:
+        try:
+            profile = profile.for_robots([r.strip().lower() for r in args.robots.split(",")
+                                          if r.strip()])
+        except ProfileError as e:
+            raise UsageError(f"--robots: {e}") from None
     try:
         obs = read_frame(image, tiles=tiles, corners=corners, profile=profile)
     except VisionError as e:
@@ -957,6 +963,9 @@ def _cmd_calibration_colours(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(f"--out: cannot write {args.out!r} ({e.strerror or e})") from None
     for colour in robots:
+        if colour not in profile.references:
+            print(f"{colour:7s} no colour of its own: found by what it does to the print")
+            continue
         L, a, b = profile.references[colour]
         print(f"{colour:7s} L {L:5.1f}  a {a:+6.1f}  b {b:+6.1f}")
     print(f"wrote {out}")
@@ -970,6 +979,9 @@ def _read_parser(sub) -> None:
                                    "identified from the walls)")
     p.add_argument("--corners", help="board corners x,y,x,y,x,y,x,y in pixels: NW, NE, SE, SW")
     p.add_argument("--profile", help="colour profile from `companion calibration colours`")
+    p.add_argument("--robots", help="the robots on the table, like red,green,blue,yellow,silver "
+                                    "(default: the profile's; name silver or transparent when "
+                                    "they play)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_read)
 

@@ -71,3 +71,26 @@ def test_a_profile_learnt_from_one_frame_holds_that_tables_robots():
         assert float(m[colour][0]) > 0.9
     with pytest.raises(ProfileError, match="unknown colour"):
         learn(shot.image, {"purple": "a1"}, tiles=list(shot.tiles))
+
+
+def test_a_game_names_its_robots_and_the_transparent_one_needs_no_colour(tmp_path):
+    p = Profile().for_robots(["red", "green", "blue", "yellow", "silver", "transparent"])
+    assert p.robots[-2:] == ("silver", "transparent")
+    assert "transparent" not in p.membership(np.zeros((2, 3), np.float32))
+    p.save(tmp_path / "game.json")
+    assert Profile.load(tmp_path / "game.json").robots == p.robots
+    with pytest.raises(ProfileError, match="gold"):
+        Profile().for_robots(["red", "gold"])
+    shot = render(random_position(92, robots=("red", "green", "blue", "yellow", "transparent")),
+                  seed=92, tilt=10)
+    robots = {k: cell_name(v) for k, v in shot.robots.items()}
+    learnt = learn(shot.image, robots, tiles=list(shot.tiles))
+    assert "transparent" in learnt.robots and "transparent" not in learnt.references
+
+
+def test_neutral_robots_are_judged_against_the_light_where_they_stand():
+    p = Profile().for_robots(["red", "silver"])
+    mid = np.array([[40.0, 0.0, 0.0]], np.float32)  # a mid-dark grey …
+    assert float(p.membership(mid)["silver"][0]) > 0.9
+    # … that is the board's light grey print in a corner the lamp leaves at half its light
+    assert float(p.membership(mid, np.array([2.0]))["silver"][0]) < 0.1

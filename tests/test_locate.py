@@ -44,6 +44,16 @@ def test_outline_finds_the_lattice_within_a_tenth_of_a_cell(seed, tilt, rotation
     assert _corner_error(loc.corners, shot.corners) < 0.1
 
 
+@pytest.mark.parametrize("seed", [5, 6, 13, 16])
+def test_outline_found_on_a_pale_table_under_glare(seed):
+    # A white tabletop is as light as the cells, and glare washes the frame between them out.
+    shot = render(random_position(seed), seed=seed, table="pale", glare=0.75, tilt=seed % 25,
+                  rotation=seed * 47 % 360, noise=3, brightness=0.6 + 0.1 * (seed % 5))
+    loc = locate(shot.image, use_markers=False)
+    assert loc.method == "outline"
+    assert _corner_error(loc.corners, shot.corners) < 0.2
+
+
 def test_markers_fix_the_corners_and_north():
     shot = render(random_position(7), seed=7, tilt=20, rotation=130, markers=True, fill=0.7)
     loc = locate(shot.image)

@@ -172,3 +172,33 @@ def test_cli_calibration_colours_writes_a_profile_that_reads(capsys, tmp_path):
     code, text, _ = run(capsys, "read", str(img), "--json", "--profile", str(out),
                         "--board", ",".join(shot.tiles))
     assert code == 0 and json.loads(text)["robots"] == truth
+
+
+def test_a_game_with_the_silver_and_transparent_robots_reads_them_both():
+    pos = random_position(93, robots=("red", "green", "blue", "yellow", "silver",
+                                      "transparent"))
+    shot = render(pos, seed=93, tilt=16, rotation=40, noise=3)
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    game = Profile().for_robots(list(truth))
+    reader = Reader(tiles=list(shot.tiles), profile=game)
+    obs = reader.read(shot.image)
+    assert obs.robots == truth and obs.complete
+    # the clear robot lifted off the board: not seen, and said so
+    gone = {k: v for k, v in truth.items() if k != "transparent"}
+    again = render({**pos.to_dict(), "robots": gone}, seed=93, tilt=16, rotation=40, noise=3)
+    later = reader.read(again.image)
+    assert later.robots == gone
+    assert later.missing == ["transparent"] and "no transparent robot seen" in later.notes
+
+
+def test_cli_reads_the_robots_the_game_names(capsys, tmp_path):
+    pos = random_position(94, robots=("red", "green", "blue", "yellow", "silver"))
+    shot = render(pos, seed=94, tilt=12, noise=2)
+    img = tmp_path / "silver.png"
+    cv2.imwrite(str(img), shot.image)
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    code, out, _ = run(capsys, "read", str(img), "--json", "--board", ",".join(shot.tiles),
+                       "--robots", "red,green,blue,yellow,silver")
+    assert code == 0 and json.loads(out)["robots"] == truth
+    code, _, err = run(capsys, "read", str(img), "--robots", "red,gold")
+    assert code == 2 and "--robots" in err and "gold" in err

@@ -294,6 +294,23 @@ def test_hands_hide_cells_and_mark_the_frame_occluded(pos):
     assert (diff[m] > 30).mean() > 0.7
 
 
+def test_glare_lies_on_the_print_and_table_not_on_the_robots():
+    # A lamp mirrored in the glossy board: a robot standing in the spot hides it.
+    pos = Position.from_dict({"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+                              "robots": {"red": "e12", "green": "l12", "blue": "e5",
+                                         "yellow": "l5", "black": "h3"}})
+    lit = render(pos, seed=8, glare=0.8, tilt=10)
+    dark = render(pos, seed=8, glare=0.0, tilt=10)
+    diff = np.abs(lit.image.astype(int) - dark.image.astype(int)).sum(axis=2)
+    x, y = (int(round(v)) for v in lit.robot_pixels["blue"]["base"])
+    body = cv2.erode(lit.robot_mask, np.ones((5, 5), np.uint8)) > 0
+    around = ~(lit.robot_mask > 0)[y - 60:y + 60, x - 60:x + 60]
+    assert diff[y - 60:y + 60, x - 60:x + 60][around].mean() > 100  # the spot is here
+    near = body[y - 60:y + 60, x - 60:x + 60]
+    assert near.sum() > 200 and diff[y - 60:y + 60, x - 60:x + 60][near].max() < 3
+    assert hue_class(sample(lit.image, lit.robot_pixels["blue"]["top"], 2)) == "blue"
+
+
 # ---------------------------------------------------------------- determinism and options
 
 
@@ -341,7 +358,7 @@ def test_noise_seed_changes_only_the_noise(pos):
     ("tilt", 20), ("azimuth", 90), ("rotation", 45), ("fill", 0.6), ("offset", (0.05, -0.04)),
     ("focal", 1.5), ("markers", True), ("hands", 1), ("brightness", 0.4), ("gradient", 0.5),
     ("cast", (0.85, 1.0, 1.15)), ("glare", 0.7), ("noise", 6.0), ("blur", 1.5), ("jpeg", 40),
-    ("shadows", False), ("jitter", 0.2), ("table", "cloth"), ("chip", False),
+    ("shadows", False), ("jitter", 0.2), ("table", "cloth"), ("table", "pale"), ("chip", False),
     ("distortion", -0.2),
 ])
 def test_each_option_changes_the_picture(pos, option, value):
@@ -368,6 +385,8 @@ def test_sizes_and_bad_options(pos):
         render(pos, tilted=3)
     with pytest.raises(ValueError, match="too small"):
         render(pos, size=(10, 10))
+    with pytest.raises(ValueError, match="unknown table 'glass'"):
+        render(pos, table="glass")
     off = render(pos, offset=(0.45, 0.0))
     assert not off.in_frame
 
@@ -519,3 +538,75 @@ def test_target_symbols_turn_with_their_tile():
     ne = green_mass_offset(["2A", "1A", "3A", "4A"])
     assert nw[1] > 1.0 and abs(nw[0]) < 0.8  # mass low: apex up
     assert ne[0] < -1.0 and abs(ne[1]) < 0.8  # mass to the west: apex east
+
+
+# ---------------------------------------------------------------- the silver and clear robots
+
+# The silver robot on tiles-side-A.jpg, by eye: an ellipse around it (centre, half-axes).
+SILVER_ON_PHOTO = ((268, 212), (15, 22))
+
+
+def looks(image: np.ndarray, mask: np.ndarray) -> dict[str, float]:
+    """A piece's look against what lies around it: its grey levels over the median around."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(float)
+    m = mask > 0
+    ring = (cv2.dilate(mask, np.ones((41, 41), np.uint8)) > 0) & ~(
+        cv2.dilate(mask, np.ones((15, 15), np.uint8)) > 0)
+    around = float(np.median(grey[ring]))
+    v = grey[m] / around
+    mean = image[m].reshape(-1, 3).mean(axis=0)
+    return {"dark": float((v < 0.6).mean()), "median": float(np.median(v)),
+            "spread": float(np.percentile(v, 90) / np.percentile(v, 10)),
+            "peak": float(np.percentile(v, 99) / np.median(v)),
+            "tint": float((mean.max() - mean.min()) / mean.mean())}
+
+
+@pytest.mark.skipif(not (PHOTOS / "tiles-side-A.jpg").exists(),
+                    reason="the real photographs are not here")
+@pytest.mark.parametrize("tilt", [0, 20])
+def test_the_rendered_silver_robot_looks_like_the_real_one(tilt):
+    real = cv2.imread(str(PHOTOS / "tiles-side-A.jpg"))
+    (cx, cy), (ax, ay) = SILVER_ON_PHOTO
+    yy, xx = np.mgrid[0:real.shape[0], 0:real.shape[1]]
+    mask = ((((xx - cx) / ax) ** 2 + ((yy - cy) / ay) ** 2) < 1).astype(np.uint8) * 255
+    photo = looks(real, mask)
+    shot = render({"board": {"tiles": ["1A", "4B", "3B", "2B"]}, "robots": {"silver": "f11"}},
+                  seed=3, tilt=tilt, azimuth=0, noise=2)
+    drawn = looks(shot.image, shot.robot_mask)
+    # Polished metal mirrors a dim room: half of it or more darker than what lies around it,
+    # a wide spread of greys with highlights far above its middle, and no colour of its own.
+    for it in (photo, drawn):
+        assert it["dark"] > 0.45 and it["spread"] > 2.5 and it["peak"] > 1.8, it
+        assert it["tint"] < 0.15, it
+    # not a black robot: the black one is far darker all over
+    black = render({"board": {"tiles": ["1A", "4B", "3B", "2B"]}, "robots": {"black": "f11"}},
+                   seed=3, tilt=tilt, azimuth=0, noise=2)
+    assert looks(black.image, black.robot_mask)["median"] < 0.5 * drawn["median"]
+
+
+def test_the_transparent_robot_shows_the_print_through_a_dark_outline():
+    pos = {"board": {"tiles": ["1A", "4B", "3B", "2B"]}, "robots": {"transparent": "f11"}}
+    empty = {"board": {"tiles": ["1A", "4B", "3B", "2B"]}, "robots": {"red": "a1"}}
+    shot = render(pos, seed=3, tilt=20, azimuth=0)
+    bare = render(empty, seed=3, tilt=20, azimuth=0)
+    mask = shot.robot_mask
+    inner = cv2.erode(mask, np.ones((9, 9), np.uint8)) > 0
+    rim = (mask > 0) & ~inner
+    grey = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY).astype(float)
+    behind = cv2.cvtColor(bare.image, cv2.COLOR_BGR2GRAY).astype(float)
+    assert inner.sum() > 200
+    # inside, the board behind it, bent a little and a little darker (clear plastic lets most
+    # of the light through), but not hidden
+    assert 0.7 < np.median(grey[inner]) / np.median(behind[inner]) < 1.0
+    assert np.std(grey[inner]) > 0.5 * np.std(behind[inner])  # the print's detail, not a blob
+    # its outline is darker than what it shows inside
+    assert np.median(grey[rim]) < 0.85 * np.median(grey[inner])
+    # and its shadow is faint beside an opaque robot's
+    solid = render({**pos, "robots": {"red": "f11"}}, seed=3, tilt=20, azimuth=0)
+
+    def shade(s) -> float:
+        out = (cv2.dilate(s.robot_mask, np.ones((61, 61), np.uint8)) > 0) & ~(s.robot_mask > 0)
+        g = cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY).astype(float)
+        return float(np.mean(behind[out] - g[out]))
+
+    assert 0 < shade(shot) < 0.6 * shade(solid)

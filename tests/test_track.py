@@ -4,12 +4,14 @@ not, and a layout is only accepted after it has held for a few frames."""
 from __future__ import annotations
 
 import cv2
+import numpy as np
 import pytest
 
+from companion.board import cell_name
 from companion.vision.colours import white_of
 from companion.vision.locate import VisionError, from_corners
 from companion.vision.read import Reader
-from companion.vision.render import random_position, render
+from companion.vision.render import Scene, random_position, render
 from companion.vision.robots import find_robots, prepare, silhouette_cells
 from companion.vision.track import OCC_PX, Tracker, occlusion
 
@@ -39,6 +41,31 @@ def test_a_hand_over_the_board_is_flagged(seed):
 def test_a_clean_board_is_not_flagged(seed, scene):
     shot = render(random_position(seed), seed=seed, **scene)
     assert not _occlusion(shot).occluded
+
+
+def _random_frame(seed: int, robots: int = 4):
+    """A frame drawn the way ``companion bench vision`` draws its frames."""
+    rng = np.random.default_rng(seed)
+    pos = random_position(rng, robots=("red", "green", "blue", "yellow", "black")[:robots])
+    return render(pos, seed=seed, scene=Scene.random(rng))
+
+
+@pytest.mark.parametrize("seed,robots", [(9264, 5), (9293, 4), (9351, 5)])
+def test_glare_and_light_falling_off_are_not_a_hand(seed, robots):
+    # 9264, 9351: glare clipped by the camera, tinted by the colour cast as it is undone;
+    # 9293: a dim lamp's glare and fall-off. None of them is something over the board.
+    shot = _random_frame(seed, robots)
+    assert shot.scene.glare > 0 and not shot.occluded
+    obs = Reader(tiles=list(shot.tiles)).read(shot.image)
+    assert not obs.occluded, obs.occluded_cells
+    assert obs.robots == {k: cell_name(v) for k, v in shot.robots.items()}
+
+
+def test_a_pale_hand_in_bright_light_is_flagged():
+    shot = _random_frame(9314)
+    assert shot.occluded and shot.scene.brightness > 0.8
+    obs = Reader(tiles=list(shot.tiles)).read(shot.image)
+    assert obs.occluded and obs.robots == {}
 
 
 def test_an_occluded_frame_is_never_read_as_a_position():

@@ -3,15 +3,22 @@
 A seeded set of rendered frames (:mod:`companion.vision.render`): random positions over all 16
 tile sides, random scenes — tilt 0–30°, any rotation, markers on half, the photometric
 variations (dim light, colour casts, gradients, glare, noise, blur, JPEG) and hands over the
-board on a fifth; the black fifth robot on a third of the boards. Every frame is read twice:
+board on a fifth; the black fifth robot on a third of the boards, the silver one on another
+third, the transparent robot on a quarter (its own rows: it is found where its print can be
+compared, and said to be unseen elsewhere). Every frame is read twice:
 
 * **from scratch** (``read_frame`` with no hints): tile identification; the tiles count as
   right when they name the same physical board (the same four sides in the same cyclic order:
   without markers, north is a convention, see :mod:`companion.vision.tileid`), and *exactly*
   right when markers fix north too;
 * **per frame in a game** (a :class:`~companion.vision.read.Reader` that knows the tiles and has
-  already found north on this board): localisation, robots, occlusion — the work done on every
-  camera frame. This path is timed on one core.
+  already found north on this board, and looks for the robots the game has, as a game would
+  be told): localisation, robots, occlusion — the work done on every camera frame. This path
+  is timed on one core. On boards with neither, the silver and transparent robots are also
+  looked for as if lifted off the board: nothing may be seen for them.
+
+A further set on pale tables (as light as the cells) under a glare spot, without markers,
+counts how often the board is found by its own outline.
 
 The target chip is read by the game's reader on the frame it is revealed in. A chip read as
 another chip is *wrong*; one the reader leaves unread, with its reason, is counted apart (the
@@ -36,13 +43,16 @@ import cv2
 import numpy as np
 
 from ..board import Board, cell_name
+from ..rules import Position
 from ..vision.chip import read_chip
+from ..vision.colours import CLEAR, Profile
 from ..vision.locate import from_corners
 from ..vision.read import Reader, VisionError, read_frame
 from ..vision.render import Scene, random_position, render
 
 GOAL_MS = 40.0
-ROBOTS = ("red", "green", "blue", "yellow", "black")
+ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
+FOUR = ROBOTS[:4]
 
 
 def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[bool, bool]:
@@ -58,12 +68,32 @@ def _pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
 
+def _with_extras(pos: Position, seed: int) -> Position:
+    """The silver fifth robot on a third of the boards (those without the black one) and the
+    transparent robot on a quarter, on free cells drawn from their own generator: the rest of
+    every frame (position, camera, light) stays as it was drawn without them."""
+    extra = (["silver"] if seed % 3 == 1 else []) + ([CLEAR] if seed % 4 == 2 else [])
+    if not extra:
+        return pos
+    board = pos.board
+    taken = set(pos.robots.values()) | set(board.blocked)
+    free = [c for c in board.cells() if c not in taken and board.target_at(c) is None
+            and board.diagonal_at(c) is None]
+    rng = np.random.default_rng([seed, 7])
+    picks = rng.choice(len(free), size=len(extra), replace=False)
+    data = pos.to_dict()
+    data["robots"] = {**data["robots"], **{r: board.name(free[int(i)])
+                                            for r, i in zip(extra, picks, strict=True)}}
+    return Position.from_dict(data)
+
+
 def _frame(seed: int, size: tuple[int, int], hands: float, chip: bool = True):
     rng = np.random.default_rng(seed)
     # The black fifth robot stands on a third of the boards.
-    pos = random_position(rng, robots=ROBOTS if seed % 3 == 0 else ROBOTS[:4])
+    pos = random_position(rng, robots=ROBOTS[:5] if seed % 3 == 0 else FOUR)
     scene = Scene.random(rng, hands=hands, markers=0.5, max_tilt=30.0)
-    return render(pos, seed=seed, size=size, scene=replace(scene, chip=chip))
+    return render(_with_extras(pos, seed), seed=seed, size=size,
+                  scene=replace(scene, chip=chip))
 
 
 def _bare_piece(seed: int, size: tuple[int, int], hands: float, tiles: list[str]
@@ -80,6 +110,33 @@ def _bare_piece(seed: int, size: tuple[int, int], hands: float, tiles: list[str]
     return None if obs.occluded else obs.chip is None
 
 
+def _pale_frame(seed: int, size: tuple[int, int]):
+    """A frame on a white or light grey table under a glare spot, without markers: the board
+    must be found by its own outline where the table is as light as its cells."""
+    rng = np.random.default_rng(seed)
+    pos = random_position(rng)
+    scene = replace(Scene.random(rng, hands=0.0, markers=0.0, max_tilt=30.0), table="pale",
+                    glare=float(rng.uniform(0.3, 0.8)))
+    return render(pos, seed=seed, size=size, scene=scene)
+
+
+def _game_profile(robots) -> Profile:
+    """What a game with these robots looks for: the four colours, its fifth robot (black when
+    it has none, so a black robot is never invented) and the transparent one when it plays."""
+    fifth = "silver" if "silver" in robots else "black"
+    return Profile().for_robots([*FOUR, fifth] + ([CLEAR] if CLEAR in robots else []))
+
+
+def _located(found: Any, shot: Any) -> bool:
+    """The board found within a quarter of a cell, whichever corner came first."""
+    if isinstance(found, VisionError):
+        return False
+    cell = float(np.linalg.norm(shot.corners[1] - shot.corners[0])) / 16
+    corners = np.asarray(found.corners)
+    err = min(np.abs(np.roll(corners, -k, axis=0) - shot.corners).max() for k in range(4))
+    return bool(err < 0.25 * cell)
+
+
 def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bool,
               progress: bool) -> dict[str, Any]:
     per_robot = {r: [0, 0] for r in ROBOTS}  # right, total (unoccluded, board in frame)
@@ -93,6 +150,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
     chips_ok = chips_total = chips_wrong = chips_unread = 0
     bare_total = bare_ok = 0  # bare centre pieces, and those read as no chip
     chip_times: list[float] = []
+    clear = {"frames": 0, "right": 0, "unseen": 0, "wrong": 0}
+    absent = {"frames": 0, "silver": 0, CLEAR: 0}  # in play but not on the board: invented
     times: list[float] = []
     times_scratch: list[float] = []
     failures: list[dict[str, Any]] = []
@@ -114,8 +173,11 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
                 if shot.scene.markers:
                     marker_total += 1
                     marker_exact += exact
-        # A game's reader: tiles known, north found once on this board.
-        reader = Reader(tiles=tiles, read_chip=True)
+                if not same or (shot.scene.markers and not exact):
+                    failures.append({"seed": seed, "what": "tiles", "truth": tiles,
+                                     "read": list(obs0.tiles) if obs0 and obs0.tiles else None})
+        # A game's reader: tiles known, north found once on this board, its robots asked for.
+        reader = Reader(tiles=tiles, profile=_game_profile(truth), read_chip=True)
         first: Any
         try:
             first = reader.read(shot.image)
@@ -142,6 +204,9 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
                                  "read": obs.robots, "truth": truth})
             continue
         frames += 1
+        opaque = {k: v for k, v in truth.items() if k != CLEAR}
+        if CLEAR in truth:
+            clear["frames"] += 1
         if isinstance(obs, VisionError) or obs.occluded:
             if isinstance(obs, VisionError):
                 unread_clear += 1
@@ -149,21 +214,43 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
             else:
                 false_occ += 1
                 why = "flagged occluded: " + ",".join(obs.occluded_cells[:6])
-            for r in truth:
+            for r in opaque:
                 per_robot[r][1] += 1
+            clear["unseen"] += CLEAR in truth
             failures.append({"seed": seed, "what": "not read", "why": why})
             continue
-        ok_all = obs.robots == truth
+        read = {k: v for k, v in obs.robots.items() if k != CLEAR}
+        ok_all = read == opaque
         frames_ok += ok_all
-        wrong = any(truth.get(c) != cell for c, cell in obs.robots.items())
+        wrong = any(opaque.get(c) != cell for c, cell in read.items())
         frames_wrong += wrong
         frames_missing += (not wrong) and not ok_all
-        for r, cell in truth.items():
+        for r, cell in opaque.items():
             per_robot[r][1] += 1
-            per_robot[r][0] += obs.robots.get(r) == cell
+            per_robot[r][0] += read.get(r) == cell
         if not ok_all:
-            failures.append({"seed": seed, "what": "robots", "read": obs.robots,
-                             "truth": truth})
+            failures.append({"seed": seed, "what": "robots", "read": read, "truth": opaque})
+        if CLEAR in truth:
+            seen = obs.robots.get(CLEAR)
+            kind = "unseen" if seen is None else "right" if seen == truth[CLEAR] else "wrong"
+            clear[kind] += 1
+            if kind == "wrong":
+                failures.append({"seed": seed, "what": "transparent", "read": seen,
+                                 "truth": truth[CLEAR]})
+        elif "silver" not in truth and "black" not in truth:
+            # The silver and the transparent robot in play, neither on the board (lifted off
+            # it): nothing must be seen for them.
+            absent["frames"] += 1
+            try:
+                lifted = read_frame(shot.image, tiles=tiles, chip=False,
+                                    profile=Profile().for_robots(list(FOUR) + ["silver", CLEAR]))
+                for r in ("silver", CLEAR):
+                    if r in lifted.robots:
+                        absent[r] += 1
+                        failures.append({"seed": seed, "what": f"{r} invented",
+                                         "read": lifted.robots[r]})
+            except VisionError:
+                pass
         if not isinstance(first, VisionError) and shot.chip is not None:
             chips_total += 1
             got = first.chip
@@ -206,6 +293,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
         "robots_right": robots_right,
         "robots_total": robots_total,
         "per_robot": {r: {"right": v[0], "total": v[1]} for r, v in per_robot.items()},
+        "transparent": dict(clear),
+        "in_play_not_on_board": dict(absent),
         "occluded": occ_total,
         "occluded_flagged": occ_flagged,
         "occluded_accepted": occ_accepted,
@@ -230,6 +319,36 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
     }
 
 
+def _evaluate_pale(seeds: list[int], size: tuple[int, int], progress: bool) -> dict[str, Any]:
+    """The board without markers on pale tables under glare: found, and its robots read."""
+    found = robots_ok = 0
+    failures: list[dict[str, Any]] = []
+    for i, seed in enumerate(seeds):
+        shot = _pale_frame(seed, size)
+        try:
+            obs: Any = read_frame(shot.image, chip=False)
+        except VisionError as e:
+            obs = e
+        if not _located(obs, shot):
+            failures.append({"seed": seed, "what": "board not found",
+                             "why": str(obs) if isinstance(obs, VisionError) else "misplaced"})
+            continue
+        found += 1
+        truth = {k: cell_name(v) for k, v in shot.robots.items()}
+        try:  # the robots, as a game's reader (tiles known) reads them
+            game = Reader(tiles=list(shot.tiles), read_chip=False).read(shot.image)
+            robots_ok += game.robots == truth and not game.occluded
+            if game.robots != truth:
+                failures.append({"seed": seed, "what": "robots", "read": game.robots,
+                                 "truth": truth})
+        except VisionError as e:
+            failures.append({"seed": seed, "what": "robots not read", "why": str(e)})
+        if progress and (i + 1) % 25 == 0:
+            print(f"  … {i + 1}/{len(seeds)} pale-table frames", flush=True)
+    return {"size": list(size), "frames": len(seeds), "board_found": found,
+            "all_robots_right": robots_ok, "failures": failures}
+
+
 def _rate(a: int, b: int) -> str:
     return f"{a}/{b} ({100.0 * a / b:.1f} %)" if b else "—"
 
@@ -240,6 +359,8 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--frames", type=int, default=200, help="frames at 1280×960 (200)")
     parser.add_argument("--large", type=int, default=50,
                         help="further frames at 1640×1232 (50)")
+    parser.add_argument("--pale", type=int, default=50,
+                        help="further frames on pale tables under glare, no markers (50)")
     parser.add_argument("--seed", type=int, default=6000, help="first seed (6000)")
     parser.add_argument("--hands", type=float, default=0.2, help="share of frames with hands")
     parser.add_argument("--threads", type=int, default=1,
@@ -247,8 +368,8 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--out", default="bench-vision.json", help="where to write the JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     args = parser.parse_args(argv)
-    if args.frames < 1 or args.large < 0:
-        parser.error("--frames: at least 1; --large: 0 or more")
+    if args.frames < 1 or args.large < 0 or args.pale < 0:
+        parser.error("--frames: at least 1; --large, --pale: 0 or more")
     if args.threads > 0:
         cv2.setNumThreads(args.threads)
     seeds = list(range(args.seed, args.seed + args.frames))
@@ -256,6 +377,8 @@ def run(argv: list[str]) -> int:
     results = [_evaluate(seeds, (1280, 960), args.hands, True, not args.quiet)]
     if args.large:
         results.append(_evaluate(big_seeds, (1640, 1232), args.hands, False, not args.quiet))
+    pale = _evaluate_pale(list(range(args.seed + 200000, args.seed + 200000 + args.pale)),
+                          (1280, 960), not args.quiet) if args.pale else None
 
     print()
     print(f"vision benchmark: seeds {args.seed}…, hands on {args.hands:.0%}, "
@@ -276,6 +399,13 @@ def run(argv: list[str]) -> int:
     for name in ROBOTS:
         row(f"    {name}", lambda r, n=name: _rate(r["per_robot"][n]["right"],
                                                    r["per_robot"][n]["total"]))
+    row("  transparent robot (own row)", lambda r: str(r["transparent"]["frames"]))
+    row("    on its cell", lambda r: _rate(r["transparent"]["right"], r["transparent"]["frames"]))
+    row("    not seen (said so)", lambda r: str(r["transparent"]["unseen"]))
+    row("    on a wrong cell", lambda r: str(r["transparent"]["wrong"]))
+    row("  in play, lifted off: frames", lambda r: str(r["in_play_not_on_board"]["frames"]))
+    row("    silver seen all the same", lambda r: str(r["in_play_not_on_board"]["silver"]))
+    row("    transparent seen all the same", lambda r: str(r["in_play_not_on_board"][CLEAR]))
     row("  not read (error)", lambda r: str(r["frames_not_read"]))
     row("  wrongly flagged occluded", lambda r: str(r["frames_falsely_occluded"]))
     row("occluded frames", lambda r: str(r["occluded"]))
@@ -300,6 +430,11 @@ def run(argv: list[str]) -> int:
         if r["ms_from_scratch"] else "—")
     row("ms chip read, median", lambda r: f"{r['ms_chip_read']['median']:.1f}")
     row("ms chip read, p90", lambda r: f"{r['ms_chip_read']['p90']:.1f}")
+    if pale is not None:
+        print(f"{'pale table, glare, no markers':34s}{pale['frames']} frames at "
+              f"{pale['size'][0]}×{pale['size'][1]}")
+        print(f"{'  board found (from scratch)':34s}{_rate(pale['board_found'], pale['frames'])}")
+        print(f"{'  all robots right':34s}{_rate(pale['all_robots_right'], pale['frames'])}")
     med = results[0]["ms_per_frame"]["median"]
     print(f"\ngoal: median ≤ {GOAL_MS:.0f} ms per frame at 1280×960: "
           f"{'met' if med <= GOAL_MS else 'NOT met'} ({med:.1f} ms)")
@@ -310,6 +445,7 @@ def run(argv: list[str]) -> int:
         "seed": args.seed,
         "hands": args.hands,
         "results": results,
+        "pale_tables": pale,
     }
     out = Path(args.out)
     try:

@@ -19,12 +19,15 @@ import cv2
 import numpy as np
 
 PROFILE_FORMAT = "ricochet-colour-profile/1"
-ROBOT_COLOURS = ("red", "green", "blue", "yellow", "black", "silver")
+ROBOT_COLOURS = ("red", "green", "blue", "yellow", "black", "silver", "transparent")
 # Looked for unless a profile says otherwise: the four colours and the black fifth robot.
-# Silver is too close to the board's grey print to be told apart reliably; a profile learnt
-# with a silver robot on the table can still ask for it.
+# Silver looks too much like the board's grey print to be looked for where it is not in play
+# (a dark print square could pass for it); a game with the silver robot asks for it
+# (``Profile.for_robots``), and then it is found. The transparent robot has no colour: it is
+# found by what it does to the print behind it (:func:`companion.vision.robots.find_clear`).
 DEFAULT_ROBOTS = ("red", "green", "blue", "yellow", "black")
-OPTIONAL = ("black", "silver")  # fifth robots: a game may well be played without
+OPTIONAL = ("black", "silver", "transparent")  # a game may well be played without these
+CLEAR = "transparent"
 # The surface's white is scaled to this fraction of full scale before conversion to Lab.
 WHITE_LEVEL = 0.8
 
@@ -38,7 +41,7 @@ DEFAULT_REFERENCES: dict[str, tuple[float, float, float]] = {
     "blue": (28.0, 10.0, -35.0),
     "yellow": (60.0, 20.0, 52.0),
     "black": (18.0, 0.0, 0.0),
-    "silver": (55.0, 0.0, -2.0),
+    "silver": (43.0, 0.0, -2.0),
 }
 # How far (radians) a robot's hue may stray from its reference.
 HUE_SPREAD = 0.30
@@ -57,6 +60,16 @@ class Profile:
         default_factory=lambda: dict(DEFAULT_REFERENCES))
     spread: float = DEFAULT_SPREAD
     robots: tuple[str, ...] = DEFAULT_ROBOTS
+
+    def for_robots(self, robots: list[str] | tuple[str, ...]) -> Profile:
+        """The same table's colours, looking for these robots (the game's: say the silver
+        fifth robot, or the transparent one); an unknown name is refused."""
+        bad = [r for r in robots if r not in ROBOT_COLOURS]
+        if bad or not robots:
+            raise ProfileError(f"robots: {', '.join(bad) or 'none given'}: choose from "
+                               f"{', '.join(ROBOT_COLOURS)}")
+        return Profile(references=dict(self.references), spread=self.spread,
+                       robots=tuple(dict.fromkeys(robots)))
 
     # -- persistence
     def to_dict(self) -> dict[str, Any]:
@@ -105,24 +118,35 @@ class Profile:
     def classes(self) -> tuple[str, ...]:
         return self.robots
 
-    def membership(self, lab: np.ndarray) -> dict[str, np.ndarray]:
+    def membership(self, lab: np.ndarray, lift: np.ndarray | None = None
+                   ) -> dict[str, np.ndarray]:
         """How much ``(..., 3)`` balanced Lab colours look like each robot colour, 0..1.
 
         Coloured robots are told by hue, which survives dim light and shading far better than
         brightness does; they must also be clearly coloured (chroma), which the white cells,
-        grey walls and shadows are not. Black is dark and colourless; silver mid-grey."""
+        grey walls and shadows are not. Black is dark and colourless. Silver, polished metal,
+        mirrors a dim room in bright bands: colourless and darker than the print's light
+        greys (and lighter than black, when a profile asks for both). The two are judged by
+        lightness, so against the light where each colour is seen: ``lift`` (broadcast to
+        ``lab[..., 0]``) brings it to the board's usual light (above 1 in a dim corner)."""
         L, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
         chroma = np.hypot(a, b)
         hue = np.arctan2(b, a)
+        lit = L if lift is None else L * lift
         out: dict[str, np.ndarray] = {}
         for name in self.robots:
+            if name == CLEAR:
+                continue  # no colour of its own
             rl, ra, rb = self.references[name]
             if name in ("black", "silver"):
                 grey = 1.0 / (1.0 + np.exp((chroma - 10.0) / 2.5))
                 if name == "black":
-                    out[name] = grey / (1.0 + np.exp((L - (rl + 14.0)) / 3.0))
+                    out[name] = grey / (1.0 + np.exp((lit - (rl + 14.0)) / 3.0))
                 else:
-                    out[name] = grey * np.exp(-0.5 * ((L - rl) / 12.0) ** 2)
+                    out[name] = grey / (1.0 + np.exp((lit - (rl + 12.0)) / 3.0))
+                    if "black" in self.robots:  # both at once: silver is the lighter
+                        lo = self.references["black"][0] + 6.0
+                        out[name] = out[name] / (1.0 + np.exp(-(lit - lo) / 3.0))
                 continue
             ref_c = float(np.hypot(ra, rb))
             dh = np.angle(np.exp(1j * (hue - np.arctan2(rb, ra))))
@@ -130,6 +154,15 @@ class Profile:
             out[name] = (1.0 / (1.0 + np.exp(-(chroma - c_min) / 2.0))
                          * np.exp(-0.5 * (dh / HUE_SPREAD) ** 2))
         return out
+
+
+def cell_lightness(L: np.ndarray, cells: int = 16) -> np.ndarray:
+    """``(cells, cells)`` lightness of each cell of a board seen from above (``L`` a square
+    lightness image, whole pixels per cell): its 75th percentile, the light print rather than
+    walls, symbols or noise."""
+    px = L.shape[0] // cells
+    return np.percentile(L.reshape(cells, px, cells, px).transpose(0, 2, 1, 3)
+                         .reshape(cells, cells, -1), 75, axis=2).astype(np.float32)
 
 
 def white_of(board_pixels: np.ndarray) -> np.ndarray:
@@ -169,6 +202,8 @@ def learn(image: np.ndarray, robots: dict[str, str], *, tiles: list[str] | None 
     for colour, cell in robots.items():
         if colour not in ROBOT_COLOURS:
             raise ProfileError(f"robots: unknown colour {colour!r}")
+        if colour == CLEAR:
+            continue  # nothing of its own to learn; it is looked for all the same
         px = body_pixels(image, loc, cell)
         if len(px) < 5:
             raise ProfileError(f"robots.{colour}: {cell} is not in view")

@@ -23,6 +23,7 @@ can be projected too (see :mod:`companion.vision.robots`).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -303,17 +304,53 @@ def _surface_parts(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def surface_mask(image: np.ndarray, level: float = 0.5,
-                 parts: tuple | None = None) -> np.ndarray:
+                 parts: tuple | None = None, barrier: np.ndarray | None = None) -> np.ndarray:
     """Pixels that look like the playing surface: nearly colourless, brighter than ``level``
     of the frame's white, and not much darker than their neighbourhood's brightest (so the
     board's dark frame always parts it from the table, and light falling off across the
     board does not cut its far half away).
 
     Brightness is judged after undoing the frame's colour cast, so dim rooms and warm lamps
-    (which turn the white cells beige) do not matter much."""
+    (which turn the white cells beige) do not matter much. With a ``barrier`` (see
+    :func:`glare_barrier`) the neighbourhood test gives way to it: under glare the frame is no
+    longer much darker than the glare beside it, but it is still a band darker than both its
+    sides."""
     mx, local, sat, bright = parts if parts is not None else _surface_parts(image)
-    return ((mx > level * bright) & (mx > 0.62 * local)
-            & (sat < 0.28 * mx + 12)).astype(np.uint8) * 255
+    if barrier is None:
+        near = mx > 0.62 * local
+    else:
+        near = barrier == 0
+    return ((mx > level * bright) & near & (sat < 0.28 * mx + 12)).astype(np.uint8) * 255
+
+
+def glare_barrier(image: np.ndarray, mx: np.ndarray) -> np.ndarray:
+    """Where the surface cannot run on (255): dark bands at least a few pixels wide, and
+    washed-out glare.
+
+    A glare spot *adds* light: it lifts the board's dark frame as much as the cells beside it,
+    so their ratio says little there while their difference stays. A pixel is print when it
+    is darker than the brightest within half a cell of it by a quarter of the light there,
+    never of more than the frame's usual white, so glare does not raise the bar (beside
+    clipped glare, by any visible step). Thin lines (between cells) are opened away; the print
+    inside a cell has too little contrast to count. Where glare has washed the picture out,
+    nothing of the print is left to see; such patches, larger than a cell, are a barrier too,
+    so a pale table cannot join the board through them."""
+    m8 = np.clip(mx, 0, 255).astype(np.uint8)
+    k = max(3, (min(mx.shape) // 24) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    half = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, ((k // 2) | 1, (k // 2) | 1))
+    near = cv2.dilate(m8, half).astype(np.float32)
+    white = float(np.percentile(mx, 90))
+    bar = 0.25 * np.minimum(near, white)
+    # beside clipped glare the cells show nothing: whatever is visibly darker is print
+    bar = np.where(near >= 250, np.minimum(bar, 25.0), bar)
+    dark = ((near - mx) > bar).astype(np.uint8) * 255
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    washed = cv2.blur(image.max(axis=2), (k, k)) >= 238  # the print's darks are gone too
+    clipped = cv2.morphologyEx(washed.astype(np.uint8) * 255, cv2.MORPH_CLOSE, disc)
+    clipped = cv2.morphologyEx(clipped, cv2.MORPH_OPEN, disc)
+    # where the frame runs into glare it fades before the glare is washed out: bridge the gap
+    return cv2.morphologyEx(cv2.bitwise_or(dark, clipped), cv2.MORPH_CLOSE, half)
 
 
 def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray | None:
@@ -357,7 +394,8 @@ def _component(mask: np.ndarray) -> tuple[np.ndarray, int]:
         cnt = max(cnts, key=cv2.contourArea)
         hull_area = max(cv2.contourArea(cv2.convexHull(cnt)), 1.0)
         solidity = area / hull_area
-        sides = (x <= 1) + (y <= 1) + (x + bw >= W_ - 1) + (y + bh >= H_ - 1)
+        # int(): numpy's booleans add up as a logical or, never past 1
+        sides = int(x <= 1) + int(y <= 1) + int(x + bw >= W_ - 1) + int(y + bh >= H_ - 1)
         score = area * solidity ** 6 * (0.05 if sides >= 3 else 1.0)
         if score > best_score:
             best, best_score = i, score
@@ -484,6 +522,9 @@ def _outline_at(small: np.ndarray, mask: np.ndarray
     return fit, quad, bool(onedge.any())
 
 
+CLEAR_OUTLINE = 0.85  # an outline fitting this well needs no second look for glare
+
+
 def locate_outline(image: np.ndarray) -> Location:
     """The board from its own outline (see the module docstring)."""
     h0, w0 = image.shape[:2]
@@ -491,10 +532,18 @@ def locate_outline(image: np.ndarray) -> Location:
     small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
                        interpolation=cv2.INTER_AREA) if scale < 1 else image
     parts = _surface_parts(small)
+    barrier: np.ndarray | None = None
     best: tuple[float, np.ndarray, bool] | None = None
-    for level in (0.5, 0.38, 0.62, 0.28):
+    # every level with the plain neighbourhood test; then, only when none of them gave a
+    # clear outline (glare, a table as light as the cells), with the glare-proof barrier
+    for glare, level in itertools.product((False, True), (0.5, 0.38, 0.62, 0.28)):
+        if glare and barrier is None:
+            if best is not None and best[0] >= CLEAR_OUTLINE:
+                break
+            barrier = glare_barrier(small, parts[0])
         try:
-            found = _outline_at(small, surface_mask(small, level, parts))
+            found = _outline_at(small, surface_mask(small, level, parts,
+                                                    barrier if glare else None))
         except BoardNotFound:
             continue
         if found is not None and (best is None or found[0] > best[0]):
@@ -557,17 +606,26 @@ def refine_lattice(image_gray: np.ndarray, loc: Location, px: int = 12) -> Locat
 
 
 def frame_contrast(gray: np.ndarray, loc: Location) -> float:
-    """How dark the band just outside the lattice (the printed frame) is against the cells, on
-    its lightest side: about 0.3 on a board, near 1 where the lattice does not lie on one."""
+    """How dark the band just outside the lattice (the printed frame) is against the cells just
+    inside it, on its lightest side: about 0.4 on a board, near 1 where the lattice does not
+    lie on one.
+
+    Compared point by point along each side, as a difference: glare lifts the frame and the
+    cells beside it alike, so where it falls on the frame the difference still holds."""
     px = 8
     w = loc.warp(gray, px, border=0.5).astype(np.float32)
     n = w.shape[0]
     o0, o1 = int(0.12 * px), int(0.38 * px)
-    inner = w[px // 2 + px:n - px // 2 - px, px // 2 + px:n - px // 2 - px]
-    bands = [w[o0:o1, px // 2:n - px // 2], w[n - o1:n - o0, px // 2:n - px // 2],
-             w[px // 2:n - px // 2, o0:o1], w[px // 2:n - px // 2, n - o1:n - o0]]
+    t = o1 - o0
+    a, b = px // 2, n - px // 2  # the lattice's first and last pixel rows
+    inner = w[a + px:b - px, a + px:b - px]
+    pairs = [(w[o0:o1, a:b], w[a + 1:a + 1 + t, a:b]),  # north: (frame, cells)
+             (w[n - o1:n - o0, a:b], w[b - 1 - t:b - 1, a:b]),  # south
+             (w[a:b, o0:o1].T, w[a:b, a + 1:a + 1 + t].T),  # west
+             (w[a:b, n - o1:n - o0].T, w[a:b, b - 1 - t:b - 1].T)]  # east
     white = float(np.percentile(inner, 75)) + 1.0
-    return max(float(np.median(b)) for b in bands) / white  # every side must be framed
+    drop = [float(np.median(cells.mean(axis=0) - band.mean(axis=0))) for band, cells in pairs]
+    return 1.0 - min(drop) / white  # every side must be framed
 
 
 def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Location | None:

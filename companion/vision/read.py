@@ -30,9 +30,9 @@ import numpy as np
 
 from ..board import Board, cell_name
 from .chip import ChipReading, read_chip
-from .colours import OPTIONAL, Profile, white_of
+from .colours import CLEAR, OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, track
-from .robots import find_robots, prepare, silhouette_cells
+from .robots import find_clear, find_robots, prepare, silhouette_cells
 from .tileid import TileReading, read_tiles
 from .track import OCC_PX, occlusion
 
@@ -150,9 +150,18 @@ class Reader:
             c, r = rotate_cell(h.col, h.row, k)
             robots[colour] = grid_cell_name(c, r)
             scores[colour] = round(h.score, 3)
+        board = Board.from_tiles(reading.tiles) if reading is not None else None
+        if CLEAR in self.profile.robots and board is not None:
+            # beside another robot the print is its shadow's or its body's: not compared
+            hidden = {rotate_cell(c + dc, r + dr, k) for c, r in explained
+                      for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+            clear = find_clear(image, oriented, board, hidden)
+            if clear is not None:
+                robots[CLEAR] = grid_cell_name(clear.col, clear.row)
+                scores[CLEAR] = round(clear.score, 3)
         chip = None
-        if self.read_chip and reading is not None:
-            chip = read_chip(image, oriented, Board.from_tiles(reading.tiles), self.profile)
+        if self.read_chip and board is not None:
+            chip = read_chip(image, oriented, board, self.profile)
         notes = list(loc.notes)
         expected = {c for c in self.profile.robots if c not in OPTIONAL} | self._seen
         missing = sorted(c for c in expected if c not in robots)

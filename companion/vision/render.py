@@ -85,8 +85,8 @@ ROBOT_COLORS = {
     "blue": (150, 58, 24),
     "yellow": (30, 168, 236),
     "black": (38, 36, 36),
-    "silver": (190, 186, 182),
-    "transparent": (215, 220, 212),
+    "silver": (232, 226, 218),  # the tint of polished metal; its light is all mirrored
+    "transparent": (246, 250, 244),  # the tint of clear plastic over what lies behind
 }
 CELL_BG = (200, 206, 208)
 CELL_INNER = (236, 234, 230)
@@ -125,7 +125,7 @@ class Scene:
     jpeg: int | None = None  # JPEG quality, None for no compression
     shadows: bool = True  # robots and hands cast shadows
     jitter: float = 0.06  # how far robots stand off their cell centres, cells
-    table: str = "wood"  # wood | cloth | plain
+    table: str = "wood"  # wood | cloth | plain | pale (a white or light grey tabletop)
     chip: bool = True  # the target chip lies on the centre piece
     distortion: float = 0.0  # lens distortion k1 (negative: the barrel of a wide-angle lens)
 
@@ -650,6 +650,8 @@ def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: floa
 
 # ---------------------------------------------------------------- the table
 
+TABLES = ("wood", "cloth", "plain", "pale")
+
 
 @lru_cache(maxsize=8)
 def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
@@ -676,6 +678,10 @@ def _table(kind: str, W: int, H: int, variant: int) -> np.ndarray:
                         np.float32)
         tex = rng.normal(0, 1, (h, w)).astype(np.float32)
         img = base[None, None, :] * (1 + 0.05 * tex[..., None])
+    elif kind == "pale":  # white laminate, a light tablecloth: as light as the board's cells
+        base = np.array([(236, 236, 232), (222, 226, 228), (226, 222, 214), (244, 244, 244)][
+            variant % 4], np.float32)
+        img = base[None, None, :] * (1 + 0.015 * rng.normal(0, 1, (h, w, 1)).astype(np.float32))
     else:
         base = np.array([(200, 200, 196), (150, 160, 170), (90, 95, 100), (210, 215, 220)][
             variant % 4], np.float32)
@@ -808,31 +814,56 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     half = view + light
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     spec = np.clip(nx * half[..., 0] + ny * half[..., 1] + nz * half[..., 2], 0, 1)
-    metallic = name == "silver"
-    glassy = name == "transparent"
     color = np.array(ROBOT_COLORS[name], np.float32)
-    shine = spec ** (40 if metallic else 18) * (200 if metallic else (150 if glassy else 90))
-    shade = 0.38 + 0.75 * lam
-    if metallic:  # a polished surface mirrors the room: darker band low, brighter high
-        shade = 0.45 + 0.45 * lam + 0.15 * np.cos(hr * 9 + k * 0.15)
-    rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
-    # soft silhouette: how far inside the slice's circle the ray passes, in pixels
+    # the size of a pixel where the ray meets the surface, in cells
     tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
     cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
+    if name in ("silver", "transparent"):
+        # The direction the surface mirrors: the room above (dim, lighter towards its walls),
+        # the light board below, and the lamp itself.
+        ndv = np.clip(nx * view[..., 0] + ny * view[..., 1] + nz * view[..., 2], 0, 1)
+        rx, ry, rz = (2 * ndv * n_ - v_ for n_, v_ in ((nx, view[..., 0]), (ny, view[..., 1]),
+                                                       (nz, view[..., 2])))
+        # Straight down it sees its own shadow, further out the light board, at the horizon
+        # the room's walls and above the dim ceiling, as on the real photograph.
+        room = np.interp(rz, [-1.0, -0.75, -0.3, -0.1, 0.1, 0.4, 1.0],
+                         [0.22, 0.3, 0.8, 0.5, 0.42, 0.24, 0.18]).astype(np.float32)
+        lamp = np.clip(rx * light[0] + ry * light[1] + rz * light[2], 0, 1) ** 24 * 1.6
+    if name == "silver":  # polished metal: nothing of its own, all mirror
+        # its turned rings catch the light in bands
+        hz = _Z[k1] + (_Z[k] - _Z[k1]) * frac
+        rings = 0.8 + 0.5 * np.cos(np.pi * hz / 0.13) ** 8
+        rgb = (room * rings + lamp)[..., None].astype(np.float32) * color[None, None, :]
+    elif name == "transparent":
+        # A clear piece: the board behind it, bent by the curved surface like a lens, and
+        # more and more of the room mirrored towards its outline (Fresnel), where it is dark.
+        ncam = np.stack([nx, ny, nz], axis=-1) @ cam.R.T.astype(np.float32)
+        bend = 0.35 * ROBOT_RADIUS / np.maximum(cells_per_px, 1e-6)  # a third of its radius
+        mx_ = (xs - x0 + ncam[..., 0] * bend).astype(np.float32)
+        my_ = (ys - y0 + ncam[..., 1] * bend).astype(np.float32)
+        behind = cv2.remap(img[y0:y1, x0:x1], mx_, my_, cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+        fres = (0.04 + 0.96 * (1 - ndv) ** 5)[..., None]
+        rgb = ((1 - fres) * 0.9 * behind * color[None, None, :] / 255
+               + fres * (room + lamp)[..., None] * 215 + (lamp * 60)[..., None])
+    else:
+        shine = spec ** 18 * 90
+        shade = 0.38 + 0.75 * lam
+        rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
+    # soft silhouette: how far inside the slice's circle the ray passes, in pixels
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
-    body = alpha > 0.5  # where the piece is, however clear its plastic
-    if glassy:
-        alpha = alpha * 0.5
     roi = img[y0:y1, x0:x1].astype(np.float32)
     a3 = alpha[..., None].astype(np.float32)
     roi = roi * (1 - a3) + np.clip(rgb, 0, 255) * a3
     img[y0:y1, x0:x1] = roi.astype(np.uint8)
-    mask[y0:y1, x0:x1] |= body.astype(np.uint8) * 255
+    mask[y0:y1, x0:x1] |= (alpha > 0.5).astype(np.uint8) * 255
 
 
-def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray) -> None:
-    """A robot's shadow on the board: its slices projected along the light onto the plane."""
+def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray,
+                 strength: int = 255) -> None:
+    """A robot's shadow on the board: its slices projected along the light onto the plane
+    (``strength`` below 255: a clear piece lets most of the light through)."""
     d = -light[:2] / max(light[2], 0.2)
     z, r = _Z[::4], _R[::4]
     n = len(z)
@@ -840,8 +871,14 @@ def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.n
                     base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
                     np.zeros((n, _N_RING))], axis=-1).reshape(-1, 3)
     polys = _fx(cam.project(pts)).reshape(n, _N_RING, 1, 2)
-    for poly in polys:  # one at a time: fillPoly given them all would cut their overlaps out
-        cv2.fillPoly(shadow, [poly], 255, cv2.LINE_8, _SHIFT)
+    if strength >= 255:
+        for poly in polys:  # one at a time: fillPoly given them all would cut their overlaps out
+            cv2.fillPoly(shadow, [poly], 255, cv2.LINE_8, _SHIFT)
+        return
+    mine = np.zeros_like(shadow)
+    for poly in polys:
+        cv2.fillPoly(mine, [poly], strength, cv2.LINE_8, _SHIFT)
+    np.maximum(shadow, mine, out=shadow)
 
 
 # ---------------------------------------------------------------- hands and arms
@@ -953,10 +990,14 @@ def _noise_bank(W: int, H: int) -> np.ndarray:
 
 
 def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
-                shadow: np.ndarray | None, noise_rng: np.random.Generator) -> np.ndarray:
+                shadow: np.ndarray | None, noise_rng: np.random.Generator,
+                raised: np.ndarray | None = None) -> np.ndarray:
     """Light and sensor, in the order a camera meets them: shadows and uneven light, colour
     cast, glare, optical blur, sensor noise, JPEG. Done on 8-bit images with OpenCV's
-    saturating arithmetic, the only way to stay inside the frame budget."""
+    saturating arithmetic, the only way to stay inside the frame budget.
+
+    The glare is a lamp mirrored in the glossy print and the table top: what stands above
+    them (``raised``: robots, hands) hides it, and shows only its own highlights."""
     H, W = img.shape[:2]
     h, w = max(H // 8, 4), max(W // 8, 4)
     gain = np.full((h, w), scene.brightness, np.float32)
@@ -983,6 +1024,8 @@ def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
         glare = np.exp(-(((xx - gx) / sx) ** 2 + ((yy - gy) / sy) ** 2))
         glare = np.clip(glare * scene.glare * 255, 0, 255).astype(np.uint8)
         glare = cv2.resize(glare, (W, H), interpolation=cv2.INTER_LINEAR)
+        if raised is not None:
+            glare[raised > 0] = 0
         out = cv2.add(out, cv2.merge([glare, glare, glare]))
     if scene.blur > 0:
         out = cv2.GaussianBlur(out, (0, 0), scene.blur)
@@ -1129,6 +1172,8 @@ def shoot(
     if W < 64 or H < 48:
         raise ValueError(f"render: size {W}×{H} is too small")
     bw, bh = dims
+    if scene.table not in TABLES:
+        raise ValueError(f"render: unknown table {scene.table!r} (known: {', '.join(TABLES)})")
     rng = np.random.default_rng(seed)
     cam = _camera(scene, dims, (W, H), border)
     Hb = cam.homography()
@@ -1182,7 +1227,7 @@ def shoot(
     robot_mask = np.zeros((H, W), np.uint8)
     if shadow is not None:
         for name in order:
-            _draw_shadow(shadow, cam, bases[name], light)
+            _draw_shadow(shadow, cam, bases[name], light, 90 if name == "transparent" else 255)
     robot_pixels = {}
     for name in order:
         _draw_robot(img, robot_mask, cam, bases[name], name, light)
@@ -1216,7 +1261,7 @@ def shoot(
             robot_pixels[name] = {"base": (float(b[0]), float(b[1])),
                                   "top": (float(t[0]), float(t[1]))}
     noise_rng = rng if noise_seed is None else np.random.default_rng([seed, noise_seed])
-    image = _photometry(img, scene, rng, shadow, noise_rng)
+    image = _photometry(img, scene, rng, shadow, noise_rng, cv2.bitwise_or(robot_mask, occl))
     in_frame = bool(((corners >= 0) & (corners <= [W - 1, H - 1])).all())
     return Shot(
         image=image, corners=corners.astype(np.float64), homography=Hb,

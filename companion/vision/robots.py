@@ -18,18 +18,24 @@ Colours are soft memberships from the table's :class:`~companion.vision.colours.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
-from .colours import Profile, balanced_lab, white_of
+from ..board import DOWN, LEFT, RIGHT, UP, Board
+from .colours import Profile, balanced_lab, cell_lightness, white_of
 from .locate import GRID, Location
+from .tileid import quadrant_cells
 
 # A robot in cell units: about 1.4 cells tall, its base about 0.75 of a cell across.
 ROBOT_HEIGHT = 1.4
 ROBOT_RADIUS = 0.36
 WORK_SIZE = 640  # frames are read at most this many pixels across
 PRESENT = 0.45  # a robot is reported only above this score
+# … silver above this one: it looks more like the print than any other robot (a dark print
+# square can reach 0.55), and a robot missed is safer than a robot seen where none stands
+PRESENT_SILVER = 0.58
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class Frame:
     scale: float  # working pixels per input pixel
     white: np.ndarray  # BGR of the surface
     lab: np.ndarray | None = None  # balanced Lab of ``image`` (computed on demand)
+    lift: np.ndarray | None = None  # (16, 16) the board's usual light over the light per cell
 
     def lab_at(self, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Balanced Lab at ``(..., 2)`` input-pixel points, and which points are in the frame."""
@@ -66,14 +73,21 @@ class Frame:
 
 
 def prepare(image: np.ndarray, loc: Location) -> Frame:
-    """Shrink and smooth a frame once for every reader that samples it."""
+    """Shrink and smooth a frame once for every reader that samples it, and measure the
+    board's white and how the light falls across it."""
     h, w = image.shape[:2]
     scale = min(1.0, WORK_SIZE / max(h, w))
     small = image if scale == 1.0 else cv2.resize(
         image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     small = cv2.blur(small, (3, 3)).astype(np.float32)
-    white = white_of(loc.warp(image, 6))
-    return Frame(image=small, scale=scale, white=white)
+    rect = loc.warp(image, 6)
+    white = white_of(rect)
+    cell_l = cell_lightness(balanced_lab(cv2.blur(rect, (3, 3)), white)[..., 0])
+    # the light around each cell: a median over 5×5 cells passes over a robot, its shadow or
+    # a dark symbol, and follows a lamp's fall-off into the board's corners
+    near = cv2.medianBlur(cell_l, 5)
+    lift = np.clip(float(np.median(near)) / np.maximum(near, 1.0), 0.7, 3.0)
+    return Frame(image=small, scale=scale, white=white, lift=lift)
 
 
 def _cell_centres() -> np.ndarray:
@@ -135,13 +149,15 @@ def _on_board(loc: Location, xy: np.ndarray, margin: float = 0.25) -> np.ndarray
 
 
 def _front_cells(loc: Location) -> np.ndarray:
-    """Per cell, the index of the neighbouring cell towards the camera (-1 off the board)."""
+    """Per cell, the index of the neighbouring cell towards the camera (-1 off the board, or
+    on the centre piece, where no robot can stand to hide it)."""
     away, _ = _directions(loc, _CENTRES)
     g = np.floor(_CENTRES - away).astype(int)
     ok = (g[:, 0] >= 0) & (g[:, 0] < GRID) & (g[:, 1] >= 0) & (g[:, 1] < GRID)
     idx = g[:, 1] * GRID + g[:, 0]
     same = idx == np.arange(len(idx))
-    return np.where(ok & ~same, idx, -1)
+    block = np.isin(idx, [r * GRID + c for c, r in _BLOCK])
+    return np.where(ok & ~same & ~block, idx, -1)
 
 
 def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
@@ -151,16 +167,17 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     flab, fok = frame.lab_at(fxy)
     bok &= _on_board(loc, bxy)
     fok &= _on_board(loc, fxy, margin=0.0)
-    bm = profile.membership(blab)
-    fm = profile.membership(flab)
+    lift = frame.lift.reshape(-1, 1) if frame.lift is not None else None
+    bm = profile.membership(blab, lift)
+    fm = profile.membership(flab, lift)
     front_cell = _front_cells(loc)
     out = {}
-    for colour in profile.robots:
+    for colour in bm:
         b = np.where(bok, bm[colour], 0.0)
         nb = bok[:, :-N_RING].sum(axis=1)
         body = b[:, :-N_RING].sum(axis=1) / np.maximum(nb, 1)
         # The foot may be hidden behind another robot standing in front: that counts too.
-        others = [bm[c] for c in profile.robots if c != colour]
+        others = [bm[c] for c in bm if c != colour]
         cover = np.maximum(bm[colour], np.max(others, axis=0)) if others else bm[colour]
         rb = np.where(bok, cover, 0.0)[:, -N_RING:]
         nr = bok[:, -N_RING:].sum(axis=1)
@@ -174,6 +191,11 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
         # target of the same colour in front says nothing).
         ahead = np.where(front_cell >= 0, body[np.maximum(front_cell, 0)], 0.0)
         s = body - front * ahead
+        if colour == "silver":
+            # A colourless robot hides the print it stands on: colour seen over its body and
+            # foot says it is not there (the vortex's dark square with its coloured spiral).
+            tint = np.where(bok, np.hypot(blab[..., 1], blab[..., 2]) > 10, False)
+            s -= 2.0 * np.maximum(tint.sum(axis=1) / np.maximum(bok.sum(axis=1), 1) - 0.05, 0)
         s[nb < 4] = 0.0
         s = s.reshape(GRID, GRID)
         for c, r in _BLOCK:
@@ -198,7 +220,7 @@ def find_robots(frame: Frame, loc: Location, profile: Profile) -> dict[str, Robo
         idx = int(np.argmax(s))
         r, c = divmod(idx, GRID)
         best = float(s[r, c])
-        if best < PRESENT:
+        if best < (PRESENT_SILVER if colour == "silver" else PRESENT):
             continue
         far = s.copy()
         far[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = -1.0
@@ -240,3 +262,114 @@ def body_pixels(image: np.ndarray, loc: Location, cell: str) -> np.ndarray:
     xy = xy[ok]
     blurred = cv2.blur(image, (3, 3))
     return blurred[xy[:, 1], xy[:, 0]].astype(np.float32)
+
+
+# ---------------------------------------------------------------- the transparent robot
+
+CLEAR_PX = 20  # rectified pixels per cell for the transparent robot
+CLEAR_SEEN = 0.5  # a cell this unlike the plain print (correlation) may hold the clear robot,
+CLEAR_LEAD = 0.12  # … when no cell away from it comes within this of it
+SHIFT = 2  # rectified pixels a cell's print may lie off the lattice found
+
+
+@lru_cache(maxsize=8)
+def _print_masks(board: Board) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Where each grid cell's print (row, col, from the north-west) is a plain cell's: its
+    kind ``(16, 16)`` (-1: nothing to compare, on a diagonal or the centre piece), whether it
+    is plain all over, and per kind a ``(CLEAR_PX, CLEAR_PX)`` mask (wall bands and the symbol
+    left out) with the operators that fit a plane to the masked pixels (design matrix and its
+    pseudo-inverse), to take out the light's slope. Cells of one kind are compared at once."""
+    P = CLEAR_PX
+    band = round(0.2 * P)
+    sides = {UP: (slice(0, band), slice(None)), DOWN: (slice(P - band, P), slice(None)),
+             LEFT: (slice(None), slice(0, band)), RIGHT: (slice(None), slice(P - band, P))}
+    kinds = np.full((GRID, GRID), -1)
+    plain = np.zeros((GRID, GRID), bool)
+    keys: dict[tuple, int] = {}
+    for cell in board.cells():
+        file, rank = board.xy(cell)
+        r, c = GRID - 1 - rank, file
+        if cell in board.blocked or board.diagonal_at(cell) is not None:
+            continue
+        key = (tuple(board.has_wall(cell, d) for d in sides), board.target_at(cell) is not None)
+        kinds[r, c] = keys.setdefault(key, len(keys))
+        plain[r, c] = not any(key[0]) and not key[1]
+    yy, xx = np.mgrid[0:P, 0:P].astype(np.float32) / P
+    ops = []
+    for walls, target in keys:  # in the order of their numbers
+        m = np.ones((P, P), bool)
+        for wall, (ys, xs) in zip(walls, sides.values(), strict=True):
+            if wall:
+                m[ys, xs] = False
+        if target:
+            m[band:P - band, band:P - band] = False
+        A = np.column_stack([np.ones(int(m.sum()), np.float32), xx[m], yy[m]])
+        ops.append((m, A, np.linalg.pinv(A)))
+    kinds.flags.writeable = False
+    plain.flags.writeable = False
+    return kinds, plain, tuple(ops)
+
+
+def find_clear(image: np.ndarray, loc: Location, board: Board,
+               hidden: set[tuple[int, int]]) -> RobotHit | None:
+    """The transparent robot, where it can be seen; ``loc`` oriented (north-west first),
+    ``hidden`` the grid cells ``(col, row)`` other robots and their shadows may change.
+
+    A clear piece has no colour of its own: it shows the board behind it, bent by its curved
+    surface, inside an outline darkened by the room it mirrors at grazing angles. So it is
+    found by what it does to the print: every plain cell of a tile is printed alike, and the
+    cell whose print matches that (seen from above, by correlation, so light and glare do not
+    matter) far worse than any other is where it stands. On a cell whose print cannot be
+    compared — a diagonal, or hidden by another robot — or where nothing stands out clearly,
+    it is not seen, and the caller says so."""
+    P = CLEAR_PX
+    gray = cv2.cvtColor(loc.warp(image, P), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    washed = (gray >= 250).reshape(GRID, P, GRID, P).mean(axis=(1, 3)) > 0.1
+    cells = gray.reshape(GRID, P, GRID, P).transpose(0, 2, 1, 3)
+    kinds, plain, ops = _print_masks(board)
+    free = ~washed  # glare the camera clipped shows nothing of the print
+    for c, r in hidden:
+        if 0 <= c < GRID and 0 <= r < GRID:
+            free[r, c] = False
+    alike = np.full((GRID, GRID), np.inf)  # how like its tile's plain print, per cell
+    for rows, cols in map(quadrant_cells, range(4)):
+        pick = plain[rows, cols] & free[rows, cols]
+        if pick.sum() < 6:
+            continue
+        template = np.median(cells[rows, cols][pick], axis=0)  # a tile's plain cell
+        # … and the same moved by up to a tenth of a cell: the lattice found in the picture
+        # may be that far off a cell's print, most of all near the board's edge
+        pad = np.pad(template, SHIFT, mode="edge")
+        moved = np.stack([pad[SHIFT + dy:SHIFT + dy + P, SHIFT + dx:SHIFT + dx + P]
+                          for dy in range(-SHIFT, SHIFT + 1) for dx in range(-SHIFT, SHIFT + 1)])
+        quarter = np.zeros((GRID, GRID), bool)
+        quarter[rows, cols] = True
+        for k, (m, A, pinv) in enumerate(ops):
+            where = np.nonzero(quarter & free & (kinds == k))
+            if not len(where[0]) or m.mean() < 0.4:
+                continue
+            # the print's own detail only: glare and a lamp's fall-off slope across a cell,
+            # so a plane fitted to each is taken out first
+            x = cells[where][:, m]
+            t = moved[:, m]
+            x = x - (x @ pinv.T) @ A.T
+            t = t - (t @ pinv.T) @ A.T
+            nx, nt = np.linalg.norm(x, axis=1), np.linalg.norm(t, axis=1)
+            corr = ((x @ t.T) / (nx[:, None] * nt[None, :] + 1e-6)).max(axis=1)
+            # washed out by glare: nothing to compare
+            alike[where] = np.where(nx < 0.3 * float(nt.min()), np.inf, corr)
+    r, c = divmod(int(np.argmin(alike)), GRID)
+    others = alike.copy()
+    others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+    # Seen at an angle the piece's upper half lies over the cell behind it, which can look the
+    # less like its print: it stands on the one in front, when that one is unlike it too.
+    away, _ = _directions(loc, np.array([[c + 0.5, r + 0.5]]))
+    fc, fr = (int(v) for v in np.floor(np.array([c + 0.5, r + 0.5]) - away[0]))
+    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r) and alike[fr, fc] < CLEAR_SEEN:
+        r, c = fr, fc
+        others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+    best = float(alike[r, c])
+    lead = float(others.min()) - best
+    if not np.isfinite(best) or best > CLEAR_SEEN or lead < CLEAR_LEAD:
+        return None
+    return RobotHit("transparent", c, r, 1.0 - best, lead)

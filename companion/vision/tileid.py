@@ -51,7 +51,9 @@ class TileReading:
     score: float
 
 
-def _quadrant_cells(q: int) -> tuple[slice, slice]:
+def quadrant_cells(q: int) -> tuple[slice, slice]:
+    """Grid rows and columns of quadrant ``q`` (0 north-west, 1 north-east, 2 south-east,
+    3 south-west: the order of a board's tiles)."""
     rows = slice(0, 8) if q in (0, 1) else slice(8, 16)
     cols = slice(0, 8) if q in (0, 3) else slice(8, 16)
     return rows, cols
@@ -74,7 +76,7 @@ def _expectations() -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray
     exp = np.zeros((len(names), 4, GRID, GRID, 4), dtype=np.float32)
     w_no = np.zeros((4, GRID, GRID, 4), dtype=np.float32)
     for q in range(4):
-        rows, cols = _quadrant_cells(q)
+        rows, cols = quadrant_cells(q)
         inside = np.zeros((GRID, GRID), dtype=bool)
         inside[rows, cols] = True
         for r in range(GRID):
@@ -124,7 +126,13 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np
     g = rectified_gray.astype(np.float32)
     inner = g.reshape(n, px, n, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
     white = float(np.percentile(inner, 75))
-    dark = (g < 0.6 * white).astype(np.float32)
+    # Dark against the light around it: glare adds the same light to a wall and the cells
+    # beside it, so their difference holds where their ratio does not; a dim corner scales
+    # both, so there the ratio holds.
+    cells = np.percentile(inner.transpose(0, 2, 1, 3).reshape(n, n, -1), 75, axis=2)
+    local = cv2.medianBlur(np.clip(cells, 0, 255).astype(np.uint8), 3).astype(np.float32)
+    local = cv2.resize(local, (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
+    dark = ((local - g) > 0.4 * np.minimum(local, white)).astype(np.float32)
     ii = cv2.integral(dark).astype(np.float64)
     Hh, Ww = g.shape
     bw = max(2, int(round(0.2 * px)))

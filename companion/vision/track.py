@@ -3,7 +3,9 @@
 A frame is **occluded** when something that is neither board nor robot lies over the board: a
 hand moving a robot, an arm reaching across. It is found cell by cell on the board seen from
 above: a cell is *foreign* when most of it is neither the light printed surface nor explained
-by what is known to be there (the centre piece, a robot and the floor it hides). Foreign cells
+by what is known to be there (the centre piece, a robot and the floor it hides). "Light" is
+judged against the light that falls there (a smooth field fitted over the board, so a lamp's
+fall-off is not a hand), and glare that washes the print out is surface too. Foreign cells
 come in a connected clump under a hand; a clump of a few cells, or several foreign cells in
 all, mark the frame occluded, and such a frame is never read as a position.
 
@@ -20,13 +22,39 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .colours import balanced_lab
+from .colours import balanced_lab, cell_lightness
 from .locate import GRID
 
 OCC_PX = 8  # rectified pixels per cell for the occlusion test
 FOREIGN = 0.6  # fraction of a cell that is not surface for it to count as foreign
+PARTLY = 0.45  # … as partly covered, beside a cell that is surely covered
+SURE = 0.85
 CLUMP = 3  # connected foreign cells that make a frame occluded
 TOTAL = 5  # foreign cells in all that make a frame occluded
+
+
+def light_field(cell_l: np.ndarray) -> np.ndarray:
+    """``(16, 16)`` the board's lightness as the room's light lays it out: a smooth surface
+    (quadratic in the cell coordinates, in log lightness) fitted to the cells' lightness
+    while leaving out the cells that do not follow it — a hand or a robot darker, a glare
+    spot lighter. Light falling off across the board follows it; a hand does not."""
+    v, u = (np.mgrid[0:GRID, 0:GRID].astype(np.float64) - (GRID - 1) / 2) / (GRID / 2)
+    A = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=-1).reshape(-1, 6)
+    y = np.log(np.maximum(cell_l.astype(np.float64), 1.0)).ravel()
+    centre = np.zeros((GRID, GRID), bool)
+    centre[7:9, 7:9] = True
+    lo, hi = np.percentile(y, [20, 90])
+    use = (y >= lo) & (y <= hi) & ~centre.ravel()
+    fit = np.full_like(y, np.median(y))
+    for _ in range(4):
+        if use.sum() < 12:
+            break
+        coef, *_ = np.linalg.lstsq(A[use], y[use], rcond=None)
+        fit = A @ coef
+        res = y - fit
+        spread = 1.4826 * float(np.median(np.abs(res[use] - np.median(res[use]))))
+        use = (np.abs(res) < max(0.08, 2.5 * spread)) & ~centre.ravel()
+    return np.exp(fit).reshape(GRID, GRID).astype(np.float32)
 
 
 def foreign_fraction(rect_bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
@@ -35,15 +63,14 @@ def foreign_fraction(rect_bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
     lab = balanced_lab(img, white)
     L = lab[..., 0]
     px = rect_bgr.shape[0] // GRID
-    # Light falls off across a board: judge lightness against the board's lightness nearby
-    # (a few cells around), never below most of its overall lightness.
-    cell_l = np.percentile(L.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
-                           .reshape(GRID, GRID, -1), 75, axis=2).astype(np.float32)
-    near = cv2.medianBlur(cell_l, 5)  # a median: a glare spot nearby must not set the bar
-    near = np.maximum(near, 0.8 * float(np.percentile(cell_l, 75)))
-    ref = cv2.resize(near, (L.shape[1], L.shape[0]), interpolation=cv2.INTER_NEAREST)
+    # Light falls off across a board: judge lightness against the light there.
+    cell_l = cell_lightness(L)
+    ref = cv2.resize(light_field(cell_l), (L.shape[1], L.shape[0]),
+                     interpolation=cv2.INTER_LINEAR)
     surf = (L > 0.62 * ref) & (np.hypot(lab[..., 1], lab[..., 2]) < 12)
-    surf |= L > 1.15 * ref  # glare: washed out, whatever tint its clipping leaves
+    # glare: lighter than the light there, or washed out by the camera, whatever tint its
+    # clipping leaves
+    surf |= (L > 1.15 * ref) | (img.min(axis=-1) >= 230)
     return 1.0 - surf.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
 
 
@@ -57,13 +84,24 @@ class Occlusion:
 def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
               explained: Iterable[tuple[int, int]]) -> Occlusion:
     """Is anything foreign over the board? ``explained`` cells (col, row) are expected to look
-    foreign: the centre piece, robots and the floor they hide."""
+    foreign: the centre piece, robots and the floor they hide.
+
+    A hand covers some cells wholly and the cells round its edge in part: a clump of cells
+    each at least :data:`PARTLY` foreign counts too when one of them is :data:`SURE` to be
+    covered (a pale hand in bright light is only just told from the print)."""
     frac = foreign_fraction(rect_bgr, white)
-    mask = frac >= FOREIGN
+    free = np.ones((GRID, GRID), bool)
     for c, r in explained:
-        mask[r, c] = False
-    for c, r in ((7, 7), (8, 7), (7, 8), (8, 8)):
-        mask[r, c] = False
+        free[r, c] = False
+    free[7:9, 7:9] = False  # the centre piece
+    mask = (frac >= FOREIGN) & free
+    weak = (frac >= PARTLY) & free
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(weak.astype(np.uint8),
+                                                           connectivity=8)
+    for i in range(1, n):
+        part = labels == i
+        if stats[i, cv2.CC_STAT_AREA] >= CLUMP and (frac[part] >= SURE).any():
+            mask |= part
     cells = tuple((int(c), int(r)) for r, c in zip(*np.nonzero(mask), strict=True))
     if not cells:
         return Occlusion(False, (), 0)
