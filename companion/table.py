@@ -637,8 +637,8 @@ class Table:
             seen = f"a {color} chip" if color and color != "any" else "a chip"
             self._chip_seen = {"chip": None, "color": color, "reason": reason,
                                "status": "unread", "source": source}
-            self._message = (f"The {source} sees {seen} but cannot read it ({reason}): "
-                             "pick the chip by hand")
+            self._message = (f"The {source} sees {seen} but cannot read it: {reason}. "
+                             "Pick the chip by hand.")
         elif chip == self._chip_stale:
             self._chip_seen = {"chip": chip, "color": color, "reason": None,
                                "status": "previous", "source": source}

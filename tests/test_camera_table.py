@@ -252,7 +252,7 @@ def test_an_unread_chip_is_shown_for_the_players_to_pick_by_hand(table, tmp_path
     state = w.until(lambda s: s["chip_seen"] is not None)
     assert state["phase"] == "idle"  # nothing was guessed
     assert state["chip_seen"]["status"] == "unread" and state["chip_seen"]["color"] == "green"
-    assert "cannot read it" in state["message"] and "pick the chip by hand" in state["message"]
+    assert "cannot read it" in state["message"] and "Pick the chip by hand" in state["message"]
     assert "green hexagon" in state["deck"]  # the page's picker offers it
     out = table.submit({"type": "reveal", "chip": "green hexagon"})
     assert out.ok and table.view()["target"]["chip"] == "green hexagon"

@@ -78,11 +78,10 @@
   let deckKey = null;
   function renderChip(s) {
     const seen = s.chip_seen;
-    const label = (c) => c === "vortex" ? "the vortex" : `the ${c}`;
-    $("chip-seen").textContent = !seen ? ""
-      : seen.status === "unread" ? `The camera sees ${seen.color && seen.color !== "any" ? `a ${seen.color} chip` : "a chip"} but cannot read it: pick it below.`
-      : seen.status === "previous" ? `The camera sees last round's chip (${seen.chip}) on the centre piece: lay the next one there, or pick it below.`
-      : seen.status === "refused" ? `The camera read ${label(seen.chip)}, which cannot be revealed: pick the chip below.`
+    const label = (c) => c === "vortex" ? "the vortex" : c;
+    // (an unread or refused chip is explained in the message above)
+    $("chip-seen").textContent = seen && seen.status === "previous"
+      ? `The camera sees last round's chip (${label(seen.chip)}) on the centre piece: lay the next one there, or pick it below.`
       : "";
     $("chip-seen").dataset.status = seen ? seen.status : "";
     const waiting = s.phase === "idle" || s.phase === "round_over";
