@@ -1782,7 +1782,8 @@ class CameraFeed:
         eyes = self._eyes
         if sight.layout is None:
             eyes.clear()
-            self._set_view("unseen", "enter the Micro Robots board under Layouts first")
+            self._set_view("unseen", "no Micro Robots game yet: the robot is followed once "
+                                     "one is set up on a board saved under Layouts")
             return
         key = ("micro", sight.epoch, sight.layout, tuple(map(tuple, self.corners or ())))
         if eyes.get("key") != key:
@@ -1955,13 +1956,13 @@ class CameraFeed:
         if self.table.micro:
             raise ValueError("colours are learned from the classic game's robots: set up a "
                              "Ricochet Robots game first")
-        image, _ = self._image()
-        if image is None:
-            raise ValueError("no camera picture yet")
         robots = self.table.view().get("robots") or {}
         if not robots:
             raise ValueError("set up a game first: colours are learned from the robots where "
                              "the game says they stand")
+        image, _ = self._image()
+        if image is None:
+            raise ValueError("no camera picture yet")
         import numpy as np
 
         corners = np.float32(self.corners) if self.corners else None

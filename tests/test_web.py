@@ -737,6 +737,20 @@ def test_the_page_offers_the_chips_still_in_the_deck(app, screen, table):
     assert "yellow square" not in r.json["state"]["deck"]
 
 
+def test_colours_are_learned_from_the_camera_for_the_classic_game_only(app, screen, table):
+    assert_refused(screen.post("/api/calibrate/colors", {}), 409, "set up a game first")
+    assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
+    r = screen.post("/api/calibrate/colors", {})
+    assert r.status_code == 200, r.json
+    assert {"red", "green", "blue", "yellow"} <= set(r.json["result"]["robots"])
+    assert table.camera.profile is not None  # the camera reads with them from now on
+    assert screen.post("/api/layouts", {"name": "Kitchen table", "rows": EXAMPLE_ROWS}
+                       ).status_code == 200
+    assert screen.post("/api/setup", {"game": "micro-robots", "players": ["Ann", "Ben"],
+                                      "layout": "Kitchen table"}).status_code == 200
+    assert_refused(screen.post("/api/calibrate/colors", {}), 409, "classic game")
+
+
 def test_the_simulated_hand_puts_the_micro_robot_down(app, micro, screen):
     from test_table import wait_state
 
