@@ -582,12 +582,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     camera = args.camera
     if camera is not None and camera not in ("pi", "sim") and not camera.startswith("usb:") \
             and "://" not in camera and not Path(camera).exists():
-        raise UsageError(f"--camera: pi, usb:N, sim, a video file or a stream URL; {camera!r} "
-                         "is none of them")
+        raise UsageError(f"--camera: pi, usb:N, sim, a video file, a folder of frames or a "
+                         f"stream URL; {camera!r} is none of them")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise UsageError("--pin: 4 to 12 digits")
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
-                      preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet)
+                      preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet,
+                      colours=args.colours)
     try:
         return run(opts)
     except JournalError as e:
@@ -602,8 +603,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _run_parser(sub) -> None:
     p = sub.add_parser("run", help="the companion: camera, buttons and the live page")
-    p.add_argument("--camera", help="pi, usb:N, a video file, a stream URL, or sim "
-                                    "(default: pi on a Raspberry Pi, sim elsewhere)")
+    p.add_argument("--camera", help="pi, usb:N, a video file, a folder of frames, a stream "
+                                    "URL, or sim (default: pi on a Raspberry Pi, sim elsewhere)")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000)")
     p.add_argument("--db", help="the journal database (default: in the user's data directory)")
@@ -611,6 +612,9 @@ def _run_parser(sub) -> None:
                    help="edition for new games; micro-robots: setup offers Micro Robots")
     p.add_argument("--pin", help="the table PIN (default: a new random one each start)")
     p.add_argument("--pins", help="pin map (default: hardware/pins.toml)")
+    p.add_argument("--colours", help="this table's colour profile, from `companion calibration "
+                                     "colours` (default: colours.json beside the journal, "
+                                     "where the page's calibration keeps it)")
     p.add_argument("--quiet", action="store_true", help="no QR code, warnings only")
     p.set_defaults(handler=_cmd_run)
 

@@ -22,6 +22,12 @@ uses): :meth:`Table.observe_micro` with the space the robot rests on (``None`` w
 hidden or in a hand), each coming to rest on a new space being a landing of the demonstration;
 and :meth:`Table.propose_layout` with the board as the camera read it, which the page shows
 for the user to confirm or correct before it is saved and used.
+
+With a real camera the table tells :class:`CameraFeed` what to look for (a :class:`Sight`,
+whenever the game changes it): the classic game's tiles and robots, and whether a chip may be
+revealed now; or the Micro Robots layout. A chip the camera reads on the centre piece while the
+game waits for one comes back through :meth:`Table.observe_chip` and is revealed, unless it is
+the chip of the round just played, still lying there.
 """
 
 from __future__ import annotations
@@ -61,6 +67,8 @@ OPTION_LABELS = {
 }
 # The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
 STALL_CHOICES = (120.0, 150.0, 180.0)
+# The phases in which a chip may be revealed: the camera reads the centre piece only then.
+CHIP_PHASES = ("idle", "round_over")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -179,6 +187,16 @@ class Table:
         self._verifier: Any = None
         self._pending_demo: tuple[int, int] | None = None
         self._seen: dict[str, str] | None = None
+        # The chip on the centre piece as the camera last saw it settle, the chip revealed
+        # last (it may still lie there), and a chip the camera must not reveal again until the
+        # piece has been seen bare or with another chip on it.
+        self._chip_seen: dict[str, Any] | None = None
+        self._chip_last: str | None = None
+        self._chip_stale: str | None = None
+        self._revealing = ""  # what the page says of a chip being revealed (who read it)
+        self._waiting = False  # is the classic game waiting for a chip?
+        self._waits = 0  # how many times it has begun to wait: the camera reads afresh each time
+        self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
         self._refresh()
@@ -236,7 +254,12 @@ class Table:
         if self.micro:
             self._micro_sync_sim()
             self._refresh()
+            self._tell_camera()
             return
+        r = self.game.s.round
+        self._chip_last = r.chip if r is not None else None
+        self._waiting = self.game.phase in CHIP_PHASES
+        self._chip_stale = self._chip_last if self._waiting else None
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
@@ -246,6 +269,7 @@ class Table:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
         self._refresh()
+        self._tell_camera()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Finish every queued command, then stop: nothing submitted before is lost."""
@@ -268,7 +292,12 @@ class Table:
         self._show_hardware()
 
     def attach_camera(self, camera: Any) -> None:
+        """Use ``camera`` (a :class:`CameraFeed`) from now on; it is told what to look for
+        at once. Started by :meth:`start`, or by the caller when the table already runs."""
         self.camera = camera
+        self._sight = None
+        if self._thread is not None:
+            self.call_soon(lambda: None)  # republishing tells the new camera the game
 
     # ------------------------------------------------------------ input
 
@@ -298,6 +327,15 @@ class Table:
         shows where the camera sees the robot. A bad space is reported on the page, never
         played."""
         self._put(_Item("observe_micro", space, source))
+
+    def observe_chip(self, chip: str | None, *, reason: str | None = None,
+                     color: str | None = None, source: str = "camera") -> None:
+        """What the camera saw settle on the centre piece: a chip it read (``"blue triangle"``,
+        ``"vortex"``), a chip it could not read (``chip`` None, with the ``reason`` and the
+        ``color`` if that much was seen), or the bare piece (neither). While the game waits
+        for a chip, a chip read is revealed; one unread is shown on the page for the players
+        to pick by hand."""
+        self._put(_Item("chip", (chip, reason, color), source))
 
     def propose_layout(self, rows: Any, confidence: Any = None, source: str = "camera") -> None:
         """Micro Robots: the board as the camera read it: six rows of six space names from the
@@ -367,10 +405,11 @@ class Table:
     def _handle(self, item: _Item) -> None:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
-        elif item.kind in ("observe", "observe_micro", "proposal"):
+        elif item.kind in ("observe", "observe_micro", "proposal", "chip"):
             handler = {"observe": self._on_observation,
                        "observe_micro": self._on_micro_observation,
-                       "proposal": self._on_proposal}[item.kind]
+                       "proposal": self._on_proposal,
+                       "chip": self._on_chip}[item.kind]
             try:
                 out = handler(item.payload, item.source)
             except (ValueError, KeyError, TypeError) as e:  # never stops play
@@ -421,8 +460,10 @@ class Table:
             t = e.get("type")
             if t in ("chip_revealed", "game_set_up", "new_game"):
                 self._verdict = None
-                self._message = ""
+                self._message = self._revealing if t == "chip_revealed" else ""
+                self._chip_seen = None
             if t == "chip_revealed":
+                self._chip_last = e["chip"]
                 self._start_round_helpers()
                 if self.sim is not None:
                     pos = self._position()
@@ -460,6 +501,12 @@ class Table:
                                     if self._verdict else _public(e))
             elif t == "round_over":
                 self.broker.publish("round", _public(e))
+        waiting = self.game.phase in CHIP_PHASES
+        if waiting and not self._waiting:
+            # whatever chip was revealed last may still lie on the piece: not a new one
+            self._waits += 1
+            self._chip_stale = self._chip_last
+        self._waiting = waiting
         self._publish()
 
     def _round(self) -> int | None:
@@ -555,6 +602,8 @@ class Table:
             return Outcome(True)
         known = g.view()["robots"]
         wanted = {r: c for r, c in robots.items() if self._robot_allowed(r)}
+        # a robot the camera does not see (lifted off, lost under glare) stays where it stood
+        wanted = {**known, **wanted} if known else wanted
         if wanted and wanted != known:
             out = self._apply({"type": "robots", "robots": wanted}, "camera")
             if not out.ok:
@@ -562,6 +611,50 @@ class Table:
                 self._publish()
             return out
         return Outcome(True)
+
+    def _on_chip(self, payload: tuple[str | None, str | None, str | None],
+                 source: str = "camera") -> Outcome:
+        """A chip settled on the centre piece (see :meth:`observe_chip`). Only a change
+        reaches the table, so a chip the game refuses is refused once, not again and again."""
+        if self.micro:
+            return Outcome(False, "a Micro Robots game is on the table")
+        chip, reason, color = payload
+        if chip is not None:
+            if not isinstance(chip, str):
+                raise ValueError(f"a chip is named like 'blue triangle', not {chip!r}")
+            chip = " ".join(chip.lower().split())
+        if chip is not None or reason is None:
+            # the piece was seen bare, or with a chip read on it: the old chip has gone
+            # (a chip left unread might still be the old one)
+            if chip != self._chip_stale:
+                self._chip_stale = None
+        if self.game.phase not in CHIP_PHASES:
+            return Outcome(True)  # the round is on: the chip on the piece is the round's
+        out = Outcome(True)
+        if chip is None and reason is None:
+            self._chip_seen = None
+        elif chip is None:
+            seen = f"a {color} chip" if color and color != "any" else "a chip"
+            self._chip_seen = {"chip": None, "color": color, "reason": reason,
+                               "status": "unread", "source": source}
+            self._message = (f"The {source} sees {seen} but cannot read it: {reason}. "
+                             "Pick the chip by hand.")
+        elif chip == self._chip_stale:
+            self._chip_seen = {"chip": chip, "color": color, "reason": None,
+                               "status": "previous", "source": source}
+        else:
+            self._revealing = f"The {source} read the chip: {chip}"
+            try:
+                out = self._apply({"type": "reveal", "chip": chip}, source)
+            finally:
+                self._revealing = ""
+            if out.ok:
+                return out  # published with the round, saying who read the chip
+            self._chip_seen = {"chip": chip, "color": color, "reason": out.reason,
+                               "status": "refused", "source": source}
+            self._message = f"The {source} read the {chip} chip: {out.reason}"
+        self._publish()
+        return out
 
     def _robot_allowed(self, robot: str) -> bool:
         rules = self.game.s.rules
@@ -704,6 +797,10 @@ class Table:
             "camera": self.camera.status() if self.camera is not None else None,
             "game": CLASSIC,
             "proposal": self._proposal is not None,
+            # what the camera sees on the centre piece while the game waits for a chip, and
+            # the chips a player may pick by hand
+            "chip_seen": self._chip_seen if phase in CHIP_PHASES else None,
+            "deck": gv["deck"],
         }
         return self._store_state(state)
 
@@ -723,6 +820,30 @@ class Table:
         state = self._refresh()
         self.broker.publish("state", state)
         self._show_hardware()
+        self._tell_camera()
+
+    def _tell_camera(self) -> None:
+        """Tell a real camera what to look for when the game has changed it (the simulated
+        table's camera is the world's truth and needs no telling)."""
+        if self.camera is None or not getattr(self.camera, "reads_frames", False):
+            return
+        sight = self._sight_now()
+        if sight != self._sight:
+            self._sight = sight
+            self.camera.look_for(sight)
+
+    def _sight_now(self) -> Sight:
+        if self.micro:
+            return Sight(game=MICRO, layout=self.game.s.layout, epoch=self.epoch)
+        s = self.game.s
+        if s.board is None:  # no game yet: the camera may read the tiles for setup
+            return Sight(game=MICRO if self.preset == "micro-robots" else None)
+        looked = [*_game_robots(s.rules)]
+        if s.rules.fifth_robot == "none":
+            looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
+        return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
+                     robots=tuple(looked), chip=self._waiting, wait=self._waits,
+                     epoch=self.epoch)
 
     def _show_hardware(self) -> None:
         if self.hardware is None:
@@ -829,17 +950,17 @@ class Table:
         return list(DEFAULT_TILES)
 
     def _starting_robots(self, board: Board, rules: Rules) -> dict[str, str]:
-        """Where the robots stand: as the camera sees them, else the sim table's, else spread
-        on free cells (the sim table then places them there)."""
-        names = ["red", "green", "blue", "yellow"]
-        if rules.fifth_robot != "none":
-            names.append(rules.fifth_robot)
-        if rules.transparent_robot:
-            names.append("transparent")
-        seen = self._seen or {}
-        if all(n in seen for n in names):
+        """Where the robots stand: as the camera sees them (the sim table's camera included);
+        a robot it does not see (none yet, or the fifth robot kept in the box) is spread on a
+        free cell (the sim table then places it there, the referee moves it on a real one)."""
+        names = _game_robots(rules)
+        seen = {n: c for n, c in (self._seen or {}).items() if n in names}
+        rest = [n for n in names if n not in seen]
+        if not rest:
             return {n: seen[n] for n in names}
-        return _spread(board, names, self.game.s.seed or 7)
+        spread = _spread(board, rest, self.game.s.seed or 7,
+                         taken={board.cell(c) for c in seen.values()})
+        return {n: seen[n] if n in seen else spread[n] for n in names}
 
     def setup_info(self) -> dict[str, Any]:
         s = self.game.s
@@ -1104,6 +1225,27 @@ class Table:
         """The user confirmed (and saved) or discarded the camera's proposal."""
         self._proposal = None
 
+    def read_layout(self) -> dict[str, Any]:
+        """Micro Robots: read the board in the camera's latest picture and propose it, as
+        :meth:`propose_layout` does; returns the proposal. The reading runs on the caller's
+        thread (it takes a moment), never on the loop's. :class:`ValueError` says why nothing
+        could be read (no camera, no picture yet, no Micro Robots board in view)."""
+        if self.camera is None:
+            raise ValueError("there is no camera to read the board with")
+        reading = self.camera.read_layout()
+
+        def propose() -> dict[str, Any]:
+            self._on_proposal((reading.rows, reading.confidence), "camera")
+            assert self._proposal is not None
+            # the reader knows more than the rows show: a hand over the board, a face two
+            # faces claim
+            problems = self._proposal["problems"]
+            problems += [x for x in reading.problems if x not in problems]
+            self._proposal.update(robot=reading.robot, notes=list(reading.notes))
+            return self._proposal
+
+        return self.call(propose)
+
     def sim_micro_put(self, space: str | None) -> str | None:
         """The simulated hand puts the micro robot on a space (any space: the game judges
         it), or lifts it (``None``); the simulated camera sees it come to rest."""
@@ -1216,12 +1358,23 @@ def _solution_moves(result: Any) -> list[Move] | None:
     return out
 
 
-def _spread(board: Board, names: list[str], seed: int) -> dict[str, str]:
+def _game_robots(rules: Rules) -> list[str]:
+    """The robots a game under these rules has on the table."""
+    names = ["red", "green", "blue", "yellow"]
+    if rules.fifth_robot != "none":
+        names.append(rules.fifth_robot)
+    if rules.transparent_robot:
+        names.append("transparent")
+    return names
+
+
+def _spread(board: Board, names: list[str], seed: int,
+            taken: set[int] | frozenset[int] = frozenset()) -> dict[str, str]:
     import random
 
     rng = random.Random(seed)
     free = [c for c in board.cells() if c not in board.blocked and board.target_at(c) is None
-            and board.diagonal_at(c) is None]
+            and board.diagonal_at(c) is None and c not in taken]
     cells = rng.sample(free, len(names))
     return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
 
@@ -1356,6 +1509,11 @@ class MicroSimWorld:
             self._changed()
             return self.robot
 
+    def seen(self) -> tuple[micro.Layout | None, str | None]:
+        """The board on the table and the space the robot stands on (what a camera sees)."""
+        with self._lock:
+            return self.layout, self.robot
+
     def observations(self) -> list[str | None]:
         """Every resting place since the last call, oldest first (``None``: lifted)."""
         with self._lock:
@@ -1365,6 +1523,27 @@ class MicroSimWorld:
 
 
 # ---------------------------------------------------------------- the camera
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What the camera is to look for, as the game on the table has it.
+
+    ``game``: :data:`~companion.store.CLASSIC`, :data:`~companion.store.MICRO`, or ``None``
+    before any game (then the camera may still read the board and its tiles for setup).
+    Classic: the board's ``tiles``, the ``robots`` to look for, and ``chip``: the game waits
+    for a chip, so the centre piece is read (``wait`` counts the waits: each is read afresh).
+    Micro Robots: the ``layout`` the robot is followed on (``None``: none entered yet).
+    ``epoch`` names the game: a new one is looked at afresh, and what the camera sees is
+    told again even where it has not changed."""
+
+    game: str | None = None
+    tiles: tuple[str, ...] | None = None
+    robots: tuple[str, ...] = ()
+    chip: bool = False
+    wait: int = 0
+    layout: micro.Layout | None = None
+    epoch: str = ""
 
 
 def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
@@ -1382,21 +1561,37 @@ def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
 class CameraFeed:
     """The camera on its own thread: frames in, stable observations to the table out.
 
-    On the simulated table the camera is the renderer drawing the :class:`SimWorld`; what the
-    world holds is handed to the table the moment it changes (the renderer says exactly what it
-    drew), and a frame is rendered only when someone asks for a picture. With a real camera
-    (``pi``, ``usb:N`` or a file) frames come from :func:`companion.vision.sources.open_source`
-    and are read by the vision pipeline when it is installed; until then the feed reports that
-    the board cannot be read and the referee places robots from the page.
+    On the simulated table the camera is the renderer drawing the :class:`SimWorld` (or the
+    :class:`MicroSimWorld`); what the world holds is handed to the table the moment it changes
+    (the renderer says exactly what it drew), and a frame is rendered only when someone asks
+    for a picture.
+
+    With a real camera (``pi``, ``usb:N``, a video file or a folder of frames) frames come
+    from :func:`companion.vision.sources.open_source` and are read for the game the table
+    says is on (:meth:`look_for`): the classic board by a :class:`~companion.vision.read.Reader`
+    built for its tiles, its robots and this table's colour ``profile``, the centre piece's
+    chip only while the game waits for one; a Micro Robots board by a
+    :class:`~companion.vision.micro.MicroReader` for its layout. A state reaches the table
+    only once it is stable over ``stable`` frames, and a hand over the board is reported as
+    hidden, never as a position. A camera that fails is reopened every few seconds; the game
+    goes on by hand meanwhile and the page says why.
+
+    ``profile`` (:class:`~companion.vision.colours.Profile`) is the table's learned colours;
+    ``profile_path`` is where a calibration from the page is kept (``None``: not kept).
     """
 
     def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
-                 micro_sim: MicroSimWorld | None = None, interval: float = 0.2) -> None:
+                 micro_sim: MicroSimWorld | None = None, interval: float = 0.2,
+                 profile: Any = None, profile_path: str | Path | None = None,
+                 stable: int = 3) -> None:
         self.table = table
         self.spec = spec
         self.sim = sim
         self.micro_sim = micro_sim
         self.interval = interval
+        self.profile = profile
+        self.profile_path = Path(profile_path) if profile_path is not None else None
+        self.stable = stable
         self.corners: list[tuple[float, float]] | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -1408,10 +1603,33 @@ class CameraFeed:
         self._error: str | None = None
         self._frames = 0
         self._source: Any = None
+        # a real camera's reading: what to look for, the readers built for it, what was seen
+        self._sight = Sight()
+        self._profile_version = 0
+        self._eyes: dict[str, Any] = {}
+        self._view: str | None = None  # "board", "hidden" or "unseen"
+        self._note: str | None = None  # what else the page should know about that view
+        self._tiles: list[str] | None = None
+        self._chip: str | None = None
+        self._drawn: tuple[list[list[float]], int, list[tuple[str, tuple[float, float]]]] | None \
+            = None
+        self._read_ms: deque[float] = deque(maxlen=50)
+        self._skipped = 0
         if sim is not None:
             sim.on_change = self._wake.set
         if micro_sim is not None:
             micro_sim.on_change = self._wake.set
+
+    @property
+    def reads_frames(self) -> bool:
+        """A real camera, whose frames the vision pipeline reads (not the simulated table)."""
+        return self.sim is None and self.micro_sim is None
+
+    def look_for(self, sight: Sight) -> None:
+        """What the game on the table needs read from now on (the table calls this whenever
+        it changes): the readers are rebuilt for it on the next frame."""
+        with self._lock:
+            self._sight = sight
 
     # -- thread
     def start(self) -> None:
@@ -1429,7 +1647,7 @@ class CameraFeed:
             self._source.close()
 
     def _run(self) -> None:
-        if self.sim is None and self.micro_sim is None:
+        if self.reads_frames:
             self._run_source()
             return
         while not self._stop.is_set():
@@ -1444,35 +1662,31 @@ class CameraFeed:
                 self.table.observe_micro(space, "camera")
 
     def _run_source(self) -> None:
-        """Frames from a real camera, read by the vision pipeline; only layouts stable over a
-        few frames reach the table, and a hand over the board is reported as hidden. A camera
-        that fails (cable pulled, stream gone) is reopened every few seconds; the game goes on
-        by hand meanwhile and the page says why."""
+        """Frames from a real camera, each read for the game on the table (see the class
+        docstring). One picture that cannot be decoded is skipped; a source that fails is
+        reopened; the end of a recording ends the feed. Each says so on the page."""
         from .vision.locate import VisionError
-        from .vision.read import Reader
         from .vision.sources import EndOfFrames, FrameSourceError, open_source
-        from .vision.track import Tracker
 
-        reader = Reader(tiles=self.tiles())
-        tracker = Tracker(stable=3)
-        hidden = False
         while not self._stop.is_set():
             if self._source is None:
                 try:
                     self._source = open_source(self.spec)
                 except (FrameSourceError, ValueError, OSError) as e:
-                    self._error = f"camera {self.spec}: {e}"
-                    log.warning(self._error)
+                    self._trouble(f"camera {self.spec}: {e}; trying again")
                     self._stop.wait(3.0)
                     continue
             try:
                 frame = self._source.read()
             except EndOfFrames:
-                self._error = f"camera {self.spec}: the recording has ended"
+                self._trouble(f"camera {self.spec}: the recording has ended")
                 return
             except FrameSourceError as e:
-                self._error = f"camera {self.spec}: {e}; trying again"
-                log.warning(self._error)
+                if self._source.is_open:  # one picture that cannot be used: read on
+                    self._skipped += 1
+                    self._trouble(f"camera: a picture was skipped: {e}")
+                    continue
+                self._trouble(f"camera {self.spec}: {e}; trying again")
                 self._source.close()
                 self._source = None
                 self._stop.wait(2.0)
@@ -1481,46 +1695,190 @@ class CameraFeed:
             with self._lock:
                 self._frame = image
                 self._frames += 1
+                sight = self._sight
+            t0 = time.perf_counter()
             try:
-                event = tracker.observe(reader.read(image, corners=self.corners))
+                if sight.game == MICRO:
+                    self._see_micro(image, sight)
+                else:
+                    self._see_classic(image, sight)
             except VisionError as e:
-                event = tracker.update(None, error=str(e))
-            if event.kind == "accepted":
-                hidden = False
-                self._error = None
-                self.table.observe(event.state, "camera")
-            elif event.kind == "occluded" and not hidden:
-                hidden = True
-                self.table.observe(None, "camera")
-            elif event.kind == "unseen":
-                self._error = f"camera {self.spec}: {event.reason}"
+                self._unseen(str(e))
+            except Exception as e:  # noqa: BLE001 - a frame the readers choke on is no fault
+                log.exception("camera: reading a frame")
+                self._unseen(f"a picture could not be read ({e})")
+            self._read_ms.append((time.perf_counter() - t0) * 1000)
             self._stop.wait(self.interval)
+
+    # -- reading the classic board
+    def _see_classic(self, image: Any, sight: Sight) -> None:
+        from .vision.colours import Profile
+        from .vision.read import Reader
+        from .vision.track import Tracker
+
+        eyes = self._eyes
+        key = (sight.game, sight.epoch, sight.tiles, sight.robots, self._profile_version)
+        if eyes.get("key") != key:
+            profile = self.profile or Profile()
+            if sight.robots:
+                profile = profile.for_robots(list(sight.robots))
+            eyes.clear()
+            eyes.update(key=key, reader=Reader(tiles=list(sight.tiles) if sight.tiles else None,
+                                               profile=profile),
+                        tracker=Tracker(stable=self.stable))
+        if eyes.get("chip_key") != (sight.chip, sight.wait):
+            # each wait for a chip reads the piece afresh: its first settled chip is news
+            eyes.update(chip_key=(sight.chip, sight.wait), chips=Tracker(stable=self.stable))
+        reader = eyes["reader"]
+        reader.read_chip = sight.chip
+        obs = reader.read(image, corners=self.corners)
+        if obs.tiles and (obs.tiles_confidence or 0.0) >= 0.9:
+            self._tiles = list(obs.tiles)
+        event = eyes["tracker"].observe(obs)
+        if event.kind == "occluded":
+            self._drawn = (obs.corners, 16, [])
+            if self._view != "hidden":
+                self._set_view("hidden")
+                self.table.observe(None, "camera")
+        elif event.state is not None:
+            state = event.state
+            self._drawn = (obs.corners, 16, [(f"{r} {c}", _cell_uv(c)) for r, c in
+                                             (obs.robots if event.kind == "pending"
+                                              else state).items()])
+            if event.kind == "accepted" or (event.kind == "steady" and self._view != "board"):
+                # a new layout, or the board in view again after a hand: the table decides
+                self._last = dict(state)
+                self._set_view("board")
+                self.table.observe(dict(state), "camera")
+        if sight.chip:
+            self._see_chip(obs, eyes["chips"])
+
+    def _see_chip(self, obs: Any, chips: Any) -> None:
+        """The chip on the centre piece, once it has settled over a few frames."""
+        if obs.occluded:
+            chips.update(None, occluded=True)
+            return
+        reading = obs.chip
+        if reading is None:
+            key = ""
+        elif reading.read:
+            key = reading.label()
+        else:
+            key = f"?{reading.color}"  # unread: its reasons may differ frame to frame
+        if chips.update({"chip": key}).kind != "accepted":
+            return
+        self._chip = reading.label() if reading is not None else None
+        if reading is None:
+            self.table.observe_chip(None)
+        elif reading.read:
+            self.table.observe_chip(reading.label(), color=reading.color)
+        else:
+            self.table.observe_chip(None, reason=reading.reason, color=reading.color)
+
+    # -- reading the Micro Robots board
+    def _see_micro(self, image: Any, sight: Sight) -> None:
+        from .vision.micro import MicroReader, MicroTracker
+
+        eyes = self._eyes
+        if sight.layout is None:
+            eyes.clear()
+            self._set_view("unseen", "no Micro Robots game yet: the robot is followed once "
+                                     "one is set up on a board saved under Layouts")
+            return
+        key = ("micro", sight.epoch, sight.layout, tuple(map(tuple, self.corners or ())))
+        if eyes.get("key") != key:
+            eyes.clear()
+            eyes.update(key=key, reader=MicroReader(sight.layout, corners=self.corners),
+                        tracker=MicroTracker(stable=self.stable), told="nothing yet")
+        obs = eyes["reader"].read(image)
+        event = eyes["tracker"].update(obs)
+        resting = eyes["tracker"].resting
+        labels = []
+        if obs.space is not None:
+            r, c = sight.layout.where(Space.parse(obs.space))
+            labels.append((obs.space, (c + 0.5, r + 0.5)))
+        self._drawn = (obs.corners, micro.SIZE, labels)
+        if event.kind == "occluded":
+            told: str | None = None
+            self._set_view("hidden")
+        elif event.kind == "unseen":
+            told = None
+            self._set_view("board", "no robot on the board")
+        elif event.kind in ("placed", "landed", "steady"):
+            told = resting
+            self._set_view("board")
+        else:
+            return  # a new space, not yet for long enough
+        if told != eyes["told"]:
+            # where the robot rests (the table knows a landing from a return), or hidden
+            eyes["told"] = told
+            self.table.observe_micro(told, "camera")
+
+    # -- what the camera says about itself
+    def _set_view(self, view: str, note: str | None = None) -> None:
+        changed = (view, note) != (self._view, self._note) or self._error is not None
+        self._view, self._note, self._error = view, note, None
+        if changed:
+            self._changed()
+
+    def _unseen(self, reason: str) -> None:
+        """The board could not be read in this frame (no board in view, a black frame)."""
+        self._drawn = None
+        if self._view != "unseen" or self._error != f"camera: {reason}":
+            self._view = "unseen"
+            self._error = f"camera: {reason}"
+            self._changed()
+
+    def _trouble(self, message: str) -> None:
+        if message != self._error:
+            log.warning(message)
+            self._error = message
+            self._changed()
+
+    def _changed(self) -> None:
+        """Republish, so the page shows what the camera now sees or why it cannot."""
+        self.table.call_soon(lambda: None)
 
     # -- what the page asks
     def status(self) -> dict[str, Any]:
+        times = sorted(self._read_ms)
         return {"source": self.spec, "ok": self._error is None, "error": self._error,
-                "frames": self._frames}
+                "frames": self._frames, "view": self._view, "note": self._note,
+                "skipped": self._skipped,
+                "read_ms": round(times[len(times) // 2], 1) if times else None}
+
+    def read_times(self) -> list[float]:
+        """Milliseconds each recent frame took to read (for the benchmark)."""
+        return list(self._read_ms)
 
     def tiles(self) -> list[str] | None:
+        """The tile sides in view: the simulated board's, or those a real camera identified."""
         if self.sim is not None and self.sim.board is not None and self.sim.board.tiles:
             return list(self.sim.board.tiles)
-        return None
+        return list(self._tiles) if self._tiles else None
 
     def _image(self) -> tuple[Any, Any]:
         """The latest picture and what is known about it (the rendered truth on the sim)."""
-        if self.sim is None:
+        if self.reads_frames:
             with self._lock:
                 return self._frame, None
+        if self.micro_sim is not None:
+            layout, robot = self.micro_sim.seen()
+            if layout is not None:
+                return self._render(("micro", self.micro_sim.version),
+                                    lambda: _render_micro(layout, robot))
+        if self.sim is None:
+            return None, None
         pos = self.sim.position()
         if pos is None:
             return None, None
-        key = (self.sim.version,)
+        return self._render(("classic", self.sim.version), lambda: _render_classic(pos))
+
+    def _render(self, key: Any, draw: Callable[[], Any]) -> tuple[Any, Any]:
         with self._lock:
             if self._frame_key == key:
                 return self._frame
-        from .vision.render import render
-
-        shot = render(pos, size=(960, 720), tilt=14, azimuth=20, rotation=3, noise=2)
+        shot = draw()
         with self._lock:
             self._frame_key = key
             self._frame = (shot.image, shot)
@@ -1529,25 +1887,37 @@ class CameraFeed:
 
     def jpeg(self, overlay: bool = True) -> bytes | None:
         import cv2
+        import numpy as np
 
         image, shot = self._image()
         if image is None:
             return None
         img = image.copy()
         if overlay and shot is not None:
-            import numpy as np
-
             quad = np.asarray(shot.corners, dtype=np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
-            for name, cell in shot.robots.items():
-                x, y = shot.robot_pixels[name]["base"]
-                cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
-                cv2.putText(img, f"{name} {shot.board.name(cell)}", (int(x) + 16, int(y) - 8),
-                            cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-            if shot.tiles:
+            if hasattr(shot, "layout"):  # a Micro Robots table: one robot
+                where = shot.robot_pixels["base"] if shot.robot_pixels else None
+                marks = [(shot.robot.name, where)] if shot.robot and where else []
+            else:
+                marks = [(f"{name} {shot.board.name(cell)}", shot.robot_pixels[name]["base"])
+                         for name, cell in shot.robots.items()]
+            for text, (x, y) in marks:
+                _mark(img, text, x, y)
+            if getattr(shot, "tiles", None):
                 for label, (x, y) in zip(shot.tiles, shot.corners, strict=False):
                     cv2.putText(img, label, (int(x) + 6, int(y) + 20),
                                 cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 220, 255), 2, cv2.LINE_AA)
+        elif overlay and self._drawn is not None:
+            # what the camera read in its last frame: the board's outline, the robots' cells
+            corners, grid, labels = self._drawn
+            src = np.float32([[0, 0], [grid, 0], [grid, grid], [0, grid]])
+            H = cv2.getPerspectiveTransform(src, np.float32(corners))
+            quad = np.asarray(corners, dtype=np.int32).reshape(-1, 1, 2)
+            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
+            for text, uv in labels:
+                x, y = cv2.perspectiveTransform(np.float32([[uv]]), H)[0, 0]
+                _mark(img, text, x, y)
         if self.corners:
             for i, (x, y) in enumerate(self.corners):
                 cv2.circle(img, (int(x), int(y)), 8, (255, 0, 255), 2, cv2.LINE_AA)
@@ -1557,9 +1927,13 @@ class CameraFeed:
         return buf.tobytes() if ok else None
 
     def detected(self) -> dict[str, Any]:
-        _, shot = self._image() if self.sim is not None else (None, None)
+        _, shot = self._image() if not self.reads_frames else (None, None)
         out: dict[str, Any] = {"source": self.spec, "robots": self._last, "tiles": self.tiles(),
-                               "corners": self.corners, "error": self._error}
+                               "corners": self.corners, "error": self._error,
+                               "view": self._view, "chip": self._chip}
+        if self.reads_frames and self._drawn is not None and self.corners is None:
+            out["corners"] = [[round(float(x), 1), round(float(y), 1)]
+                              for x, y in self._drawn[0]]
         if shot is not None:
             out["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in shot.corners]
         return out
@@ -1573,15 +1947,85 @@ class CameraFeed:
         return {"corners": self.corners}
 
     def calibrate_colors(self) -> dict[str, Any]:
-        image, shot = self._image()
-        if image is None:
-            raise ValueError("no camera picture yet")
+        """Learn this table's colours from the latest picture, the robots standing where the
+        game says they do; the readers use them from the next frame on, and they are kept
+        (``profile_path``) for the next start."""
+        from .vision.colours import ProfileError, learn
+        from .vision.locate import VisionError
+
+        if self.table.micro:
+            raise ValueError("colours are learned from the classic game's robots: set up a "
+                             "Ricochet Robots game first")
         robots = self.table.view().get("robots") or {}
         if not robots:
             raise ValueError("set up a game first: colours are learned from the robots where "
                              "the game says they stand")
-        from .vision.colours import learn
+        image, _ = self._image()
+        if image is None:
+            raise ValueError("no camera picture yet")
+        import numpy as np
 
-        profile = learn(image, dict(robots), tiles=self.tiles())
-        to_json = getattr(profile, "to_dict", None)
-        return to_json() if callable(to_json) else {"learned": sorted(robots)}
+        corners = np.float32(self.corners) if self.corners else None
+        try:
+            profile = learn(image, dict(robots), tiles=self.tiles(), corners=corners,
+                            base=self.profile)
+        except (ProfileError, VisionError) as e:
+            raise ValueError(f"colours: {e}") from None
+        out = profile.to_dict()
+        if self.profile_path is not None:
+            try:
+                self.profile_path.parent.mkdir(parents=True, exist_ok=True)
+                profile.save(self.profile_path)
+                out["saved"] = str(self.profile_path)
+            except OSError as e:
+                raise ValueError(f"colours: cannot keep the profile in {self.profile_path} "
+                                 f"({e.strerror or e})") from None
+        with self._lock:
+            self.profile = profile
+            self._profile_version += 1
+        return out
+
+    def read_layout(self) -> Any:
+        """Micro Robots: the board in the latest picture, read space by space
+        (:func:`companion.vision.micro.read_micro_layout`); :class:`ValueError` says why not."""
+        from .vision.locate import VisionError
+        from .vision.micro import read_micro_layout
+
+        image, _ = self._image()
+        if image is None:
+            raise ValueError("no camera picture yet")
+        try:
+            return read_micro_layout(image, corners=self.corners)
+        except VisionError as e:
+            raise ValueError(f"the camera cannot read a Micro Robots board: {e}") from None
+
+
+def _cell_uv(name: str) -> tuple[float, float]:
+    """A cell's centre on the grid seen from above, north-west corner (0, 0), in cells."""
+    from .board import parse_cell
+
+    index = parse_cell(name)
+    return index % 16 + 0.5, 15 - index // 16 + 0.5
+
+
+def _mark(img: Any, text: str, x: float, y: float) -> None:
+    import cv2
+
+    cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
+    cv2.putText(img, text, (int(x) + 16, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                (255, 255, 255), 1, cv2.LINE_AA)
+
+
+def _render_classic(pos: Position) -> Any:
+    """The simulated table's camera: a slightly tilted view of the classic board."""
+    from .vision.render import render
+
+    return render(pos, size=(960, 720), tilt=14, azimuth=20, rotation=3, noise=2)
+
+
+def _render_micro(layout: micro.Layout, robot: str | None) -> Any:
+    """… and of a Micro Robots board, the same camera over the same table."""
+    from .vision.micro_render import render_micro
+
+    return render_micro(layout, robot, size=(960, 720), tilt=14, azimuth=20, rotation=3,
+                        noise=2)

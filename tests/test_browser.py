@@ -43,8 +43,9 @@ def free_port() -> int:
 class Companion:
     """``companion run`` in its own process, on a free port, with its own journal."""
 
-    def __init__(self, db: Path, port: int | None = None) -> None:
+    def __init__(self, db: Path, port: int | None = None, *extra: str) -> None:
         self.db = db
+        self.extra = list(extra)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -52,7 +53,7 @@ class Companion:
     def start(self) -> Companion:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion.cli", "run", "--host", "127.0.0.1", "--port",
-             str(self.port), "--db", str(self.db), "--pin", PIN, "--quiet"],
+             str(self.port), "--db", str(self.db), "--pin", PIN, "--quiet", *self.extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         lines = []
         for line in self.proc.stdout:
@@ -493,3 +494,83 @@ def test_a_micro_game_killed_mid_round_comes_back_with_nothing_lost(browser, tmp
     finally:
         code, out = again.stop()
     assert code == 0 and "stopped" in out
+
+
+# ---------------------------------------------------------------- a real camera
+
+
+def test_a_chip_laid_before_the_camera_starts_the_round_and_the_page_says_so(browser, tmp_path):
+    import cv2
+
+    from companion.store import Store
+    from companion.table import Table
+    from companion.vision.render import render
+
+    tiles, robots = ["4B", "3B", "2B", "1A"], {"red": "c2", "green": "a13", "blue": "l14",
+                                               "yellow": "c15"}
+    db = tmp_path / "journal.db"
+    table = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db))
+    table.start()
+    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "none"}, tiles)
+    assert table.submit({**spec, "robots": robots}).ok
+    table.stop()
+    frames = tmp_path / "frames"  # the camera's recording: the chip lies on the centre piece
+    frames.mkdir()
+    shown = {"board": {"tiles": tiles}, "robots": robots,
+             "target": {"color": "blue", "shape": "triangle"}}
+    for i in range(4):
+        cv2.imwrite(str(frames / f"{i}.png"), render(shown, seed=3, noise_seed=i, noise=2).image)
+    companion = Companion(db, None, "--camera", str(frames)).start()
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(companion.url + "/")
+        page.wait_for_selector('#phase[data-phase="bidding"]', timeout=WAIT)
+        page.wait_for_selector("#message:has-text('The camera read the chip: blue triangle')")
+        assert "blue" in page.locator("#target").inner_text().lower()
+        # the recording is over: the page says so, and the game goes on by hand
+        page.wait_for_selector("#camera-status:has-text('the recording has ended')",
+                               timeout=WAIT)
+        assert errors == []
+    finally:
+        companion.stop()
+
+
+def test_a_chip_picked_on_the_page_is_revealed(browser, companion):
+    api = Api(companion.url)
+    api.post("/api/unlock", {"pin": PIN})
+    api.post("/api/setup", {"players": ["Ann", "Ben"]})
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(companion.url + "/")
+    unlock(page)
+    page.wait_for_selector("#pick:not(.hidden)", timeout=WAIT)
+    assert page.locator("#pick-chip option").count() == 17
+    page.select_option("#pick-chip", "yellow hexagon")
+    page.click("#pick button[type=submit]")
+    page.wait_for_selector('#phase[data-phase="bidding"]', timeout=WAIT)
+    assert api.get("/api/state")["target"]["chip"] == "yellow hexagon"
+    assert page.locator("#pick").is_hidden()  # a round is on: no chip is picked now
+
+
+def test_the_layouts_page_reads_the_board_from_the_camera(browser, companion):
+    api = Api(companion.url)
+    api.post("/api/unlock", {"pin": PIN})
+    api.post("/api/layouts", {"name": "Kitchen table", "rows": micro_rows()})
+    api.post("/api/setup", {"game": "micro-robots", "players": ["Ann", "Ben"],
+                            "layout": "Kitchen table"})
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(companion.url + "/")
+    unlock(page)
+    page.click("nav >> text=Layouts")
+    page.click("#read-camera")
+    page.wait_for_selector('#problems[data-complete="1"]', timeout=WAIT)
+    page.wait_for_selector("#layout-ok:has-text('The camera read the whole board')")
+    rows = micro_rows()
+    for r, c in ((0, 0), (2, 3), (5, 5)):
+        cell = page.locator(f'#whole .space[data-row="{r}"][data-col="{c}"]')
+        assert cell.get_attribute("data-space") == rows[r][c]
+    page.fill("#layout-name", "Read by the camera")
+    page.click("#save")
+    page.wait_for_selector("#layout-ok:has-text('Saved as Read by the camera')", timeout=WAIT)
+    assert api.get("/api/layouts")["proposal"] is False  # saved: the proposal is settled

@@ -379,6 +379,85 @@ def test_a_malformed_observation_is_refused_and_the_loop_goes_on(table):
     assert table.view()["robots"] == before
 
 
+def test_a_robot_the_camera_does_not_see_stays_where_it_stood(tmp_path):
+    table = make_table(tmp_path, sim=False)
+    table.start()
+    try:
+        _unseen_robot_stays(table)
+    finally:
+        table.stop()
+
+
+def _unseen_robot_stays(table: Table) -> None:
+    set_up(table)
+    robots = wait_state(table, lambda s: s["phase"] == "idle")["robots"]
+    board = table.game.s.board
+    taken = {board.cell(c) for c in robots.values()}
+    free = next(board.name(c) for c in board.cells() if c not in taken
+                and c not in board.blocked and board.target_at(c) is None
+                and board.diagonal_at(c) is None)
+    seen = {r: c for r, c in robots.items() if r != "yellow"}  # lifted off, or under glare
+    table.observe({**seen, "red": free}, "camera")
+    wait_state(table, lambda s: s["robots"]["red"] == free)
+    assert table.game.view()["robots"] == {**robots, "red": free}, table.view()["message"]
+
+
+# ---------------------------------------------------------------- the chip from the camera
+
+
+def test_a_chip_the_camera_reads_while_the_game_waits_starts_the_round(table):
+    set_up(table, timer=0.3)
+    table.observe_chip("Blue  Triangle", color="blue")
+    state = wait_state(table, lambda s: s["phase"] == "bidding")
+    assert state["target"]["chip"] == "blue triangle"
+    assert state["message"] == "The camera read the chip: blue triangle"
+    # while the round is on, the chip on the piece is the round's: nothing else is revealed
+    table.observe_chip("red circle")
+    table.observe_chip(None)
+    assert table.submit({"type": "bid", "seat": 0, "value": 9}).ok
+    assert table.view()["target"]["chip"] == "blue triangle" and table.view()["round"] == 1
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    assert table.submit({"type": "verdict", "success": True, "by": "referee"}).ok
+    wait_state(table, lambda s: s["phase"] == "round_over")
+    table.observe_chip("blue triangle")  # Ann's chip still lies on the piece
+    state = wait_state(table, lambda s: s["chip_seen"] is not None)
+    assert state["chip_seen"]["status"] == "previous" and state["phase"] == "round_over"
+    table.observe_chip(None)  # taken off ...
+    wait_state(table, lambda s: s["chip_seen"] is None)
+    table.observe_chip("blue triangle")  # ... and laid down again: the game refuses it
+    state = wait_state(table, lambda s: "Ann has it" in s["message"])
+    assert state["chip_seen"]["status"] == "refused" and state["phase"] == "round_over"
+    assert "blue triangle" not in state["deck"] and "red circle" in state["deck"]
+
+
+def test_a_chip_revealed_by_the_camera_and_undone_is_not_revealed_again(table):
+    set_up(table)
+    table.observe_chip("green square")  # misread, say: the referee undoes it
+    wait_state(table, lambda s: s["phase"] == "bidding")
+    assert table.submit({"type": "undo"}).ok
+    table.observe_chip("green square")  # the camera looks afresh and sees the same chip
+    state = wait_state(table, lambda s: s["chip_seen"] is not None)
+    assert state["phase"] == "idle" and state["chip_seen"]["status"] == "previous"
+    table.observe_chip("yellow hexagon")
+    state = wait_state(table, lambda s: s["phase"] == "bidding")
+    assert state["target"]["chip"] == "yellow hexagon"
+
+
+def test_a_chip_the_camera_cannot_read_is_left_to_the_players(table):
+    set_up(table)
+    table.observe_chip(None, reason="the picture is too blurred", color="green")
+    state = wait_state(table, lambda s: s["chip_seen"] is not None)
+    assert state["phase"] == "idle" and state["chip_seen"]["status"] == "unread"
+    assert "a green chip" in state["message"] and "too blurred" in state["message"]
+    assert len(state["deck"]) == 17  # the page offers every chip still in the deck
+    table.observe_chip("purple star")
+    state = wait_state(table, lambda s: "purple star" in s["message"])
+    assert "not a target chip" in state["message"] and state["phase"] == "idle"
+    table.observe_chip(7)  # nonsense from a camera is reported, never played
+    wait_state(table, lambda s: "not 7" in s["message"])
+    assert table.submit({"type": "reveal", "chip": "green circle"}).ok
+
+
 def test_a_real_camera_feed_reads_frames_and_hands_stable_layouts_to_the_table(tmp_path):
     import cv2
 
@@ -520,6 +599,31 @@ def test_a_layout_proposed_by_the_camera_waits_for_the_user(table):
     table.propose_layout(rows, [[2.0] * 6] * 6)
     wait_state(table, lambda s: "confidence" in s["message"])
     assert table.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
+
+
+def test_the_simulated_camera_shows_the_micro_table(table):
+    import cv2
+    import numpy as np
+
+    from companion.vision.micro import read_micro_layout
+
+    micro_set_up(table)
+    place(table)
+    image = cv2.imdecode(np.frombuffer(table.camera_jpeg(overlay=False), np.uint8),
+                         cv2.IMREAD_COLOR)
+    reading = read_micro_layout(image)
+    assert reading.rows == [[s.name for s in row] for row in example_layout().rows]
+    assert reading.robot == "pink1"
+    assert table.camera_jpeg(overlay=True) != table.camera_jpeg(overlay=False)
+    assert len(table.detected()["corners"]) == 4
+
+
+def test_the_micro_layout_is_read_from_the_simulated_camera(table):
+    micro_set_up(table)
+    proposal = table.read_layout()
+    assert proposal["rows"] == [[s.name for s in row] for row in example_layout().rows]
+    assert proposal["source"] == "camera" and proposal["problems"] == []
+    assert wait_state(table, lambda s: s["proposal"])["message"].endswith("under Layouts")
 
 
 def test_a_micro_game_comes_back_mid_round_after_a_restart(tmp_path):

@@ -695,7 +695,8 @@ def test_layouts_need_the_pin(app):
     for path in ("/api/layouts", "/api/layouts/x", "/api/layouts/proposal"):
         assert_refused(phone.get(path), 403, "PIN")
     for path in ("/api/layouts", "/api/layouts/check", "/api/layouts/x/rename",
-                 "/api/layouts/x/delete", "/api/layouts/proposal/dismiss", "/api/sim/micro"):
+                 "/api/layouts/x/delete", "/api/layouts/proposal/dismiss", "/api/sim/micro",
+                 "/api/layouts/read"):
         assert_refused(phone.post(path, {"rows": EXAMPLE_ROWS, "name": "x"}), 403, "PIN")
 
 
@@ -712,6 +713,42 @@ def test_the_cameras_proposed_layout_is_confirmed_on_the_page(app, screen, table
     assert screen.get("/api/layouts").json["proposal"] is True
     assert screen.post("/api/layouts/proposal/dismiss", {}).status_code == 200
     assert screen.get("/api/layouts").json["proposal"] is False
+
+
+def test_the_board_is_read_from_the_camera_for_the_user_to_confirm(app, micro, screen):
+    r = screen.post("/api/layouts/read", {})
+    assert r.status_code == 200, r.json
+    assert r.json["rows"] == EXAMPLE_ROWS and r.json["problems"] == []
+    assert r.json["robot"] == "pink1"  # the face under the robot follows from the others
+    assert screen.get("/api/layouts/proposal").json["rows"] == EXAMPLE_ROWS
+    assert screen.get("/api/layouts").json["proposal"] is True
+
+
+def test_reading_a_micro_board_off_a_classic_table_says_why_not(app, screen, game):
+    assert_refused(screen.post("/api/layouts/read", {}), 409, "cannot read a Micro Robots")
+    assert screen.get("/api/layouts").json["proposal"] is False
+
+
+def test_the_page_offers_the_chips_still_in_the_deck(app, screen, table):
+    r = screen.post("/api/setup", {"players": ["Ann", "Ben"]})
+    assert r.status_code == 200 and len(r.json["state"]["deck"]) == 17
+    r = screen.post("/api/command", {"type": "reveal", "chip": "yellow square"})
+    assert r.status_code == 200 and r.json["state"]["target"]["chip"] == "yellow square"
+    assert "yellow square" not in r.json["state"]["deck"]
+
+
+def test_colours_are_learned_from_the_camera_for_the_classic_game_only(app, screen, table):
+    assert_refused(screen.post("/api/calibrate/colors", {}), 409, "set up a game first")
+    assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
+    r = screen.post("/api/calibrate/colors", {})
+    assert r.status_code == 200, r.json
+    assert {"red", "green", "blue", "yellow"} <= set(r.json["result"]["robots"])
+    assert table.camera.profile is not None  # the camera reads with them from now on
+    assert screen.post("/api/layouts", {"name": "Kitchen table", "rows": EXAMPLE_ROWS}
+                       ).status_code == 200
+    assert screen.post("/api/setup", {"game": "micro-robots", "players": ["Ann", "Ben"],
+                                      "layout": "Kitchen table"}).status_code == 200
+    assert_refused(screen.post("/api/calibrate/colors", {}), 409, "classic game")
 
 
 def test_the_simulated_hand_puts_the_micro_robot_down(app, micro, screen):
@@ -737,7 +774,7 @@ def test_the_micro_pages_render(app):
 
 MICRO_POSTS = ["/api/call", "/api/player/land", "/api/layouts", "/api/layouts/check",
                "/api/layouts/x/rename", "/api/layouts/x/delete", "/api/sim/micro",
-               "/api/layouts/proposal/dismiss"]
+               "/api/layouts/proposal/dismiss", "/api/layouts/read"]
 MICRO_HOSTILE = HOSTILE + [{"space": {"$ne": 1}}, {"rows": [[None] * 6] * 5},
                            {"rows": [[{"a": 1}] * 6] * 6}, {"sections": "x", "rotations": 3},
                            {"sections": [[[None] * 3] * 3] * 4, "rotations": [True] * 4},

@@ -476,6 +476,18 @@ def layout_proposal() -> Response:
     return jsonify(p)
 
 
+@bp.post("/layouts/read")
+@guard.admin_required
+def layout_read() -> Response:
+    """Read the Micro Robots board in the camera's latest picture and propose it (as the
+    camera proposes a layout on its own); the answer is the proposal to confirm or correct."""
+    body()
+    try:
+        return jsonify(_table().read_layout())
+    except ValueError as e:
+        abort(409, description=str(e))
+
+
 @bp.post("/layouts/proposal/dismiss")
 @guard.admin_required
 def layout_proposal_dismiss() -> Response:

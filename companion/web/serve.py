@@ -26,6 +26,8 @@ log = logging.getLogger("companion.run")
 # the tab: their streams hold a thread until the next heartbeat finds them gone.
 STREAM_CLIENTS = 16
 REQUEST_THREADS = 8
+# The colour profile the page's calibration keeps, beside the journal.
+COLOURS_FILE = "colours.json"
 
 
 @dataclass
@@ -38,6 +40,7 @@ class RunOptions:
     pin: str | None = None
     pins: str | None = None  # pins.toml
     quiet: bool = False
+    colours: str | None = None  # the table's colour profile; None: colours.json beside the db
 
 
 def model() -> str | None:
@@ -65,6 +68,24 @@ def lan_address() -> str:
         return "127.0.0.1"
     finally:
         s.close()
+
+
+def load_colours(path: Path, *, given: bool) -> Any:
+    """The table's colour profile (``companion calibration colours``, or the page's
+    calibration kept beside the journal); ``None`` when there is none yet. A profile named
+    on the command line must exist; one that cannot be used is a :class:`ValueError` naming
+    it, before anything starts."""
+    from ..vision.colours import Profile, ProfileError
+
+    if not path.exists():
+        if given:
+            raise ValueError(f"--colours: {path}: no such file (make one with `companion "
+                             "calibration colours`)")
+        return None
+    try:
+        return Profile.load(path)
+    except ProfileError as e:
+        raise ValueError(f"--colours: {e}") from None
 
 
 def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
@@ -95,7 +116,10 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     if camera == "sim":
         table.sim = SimWorld()
         table.micro_sim = MicroSimWorld()
-    table.attach_camera(CameraFeed(table, camera, sim=table.sim, micro_sim=table.micro_sim))
+    colours = Path(opts.colours) if opts.colours else db.parent / COLOURS_FILE
+    table.attach_camera(CameraFeed(table, camera, sim=table.sim, micro_sim=table.micro_sim,
+                                   profile=load_colours(colours, given=bool(opts.colours)),
+                                   profile_path=colours))
 
     def from_buttons(cmd: dict[str, Any]) -> None:
         if cmd.get("type") == "dial":

@@ -167,14 +167,29 @@
       await refresh();
       $("layout-ok").textContent = `Deleted ${name}.`;
     }));
-    $("load-proposal").addEventListener("click", () => act(async () => {
-      const p = await api("/api/layouts/proposal");
+    function showProposal(p) {
       rows = p.rows; flagged = {}; fromProposal = true;
       (p.confidence || []).forEach((row, r) => row.forEach((conf, c) => {
         if (conf < 0.6 && rows[r][c]) flagged[rows[r][c]] = `the camera is unsure (${Math.round(conf * 100)}%)`;
       }));
       setMode("rows");
-      $("entry-hint").textContent = "The camera's reading: spaces it was unsure of are marked. Correct any that are wrong, then save.";
+      const read = rows.flat().filter((x) => x).length;
+      $("entry-hint").textContent = read
+        ? "The camera's reading: spaces it was unsure of are marked, spaces it could not read are empty. Correct any that are wrong, then save."
+        : "The camera could not read any space: enter the board by hand, or try again with the whole board in view.";
+    }
+    $("load-proposal").addEventListener("click", () => act(async () => {
+      showProposal(await api("/api/layouts/proposal"));
+    }));
+    $("read-camera").addEventListener("click", () => act(async () => {
+      const button = $("read-camera");
+      button.disabled = true;
+      try {
+        const p = await api("/api/layouts/read", {});
+        showProposal(p);
+        await refresh();
+        $("layout-ok").textContent = p.problems.length ? "" : "The camera read the whole board: check it, name it and save.";
+      } finally { button.disabled = false; }
     }));
     $("dismiss-proposal").addEventListener("click", () => act(async () => {
       await api("/api/layouts/proposal/dismiss", {});

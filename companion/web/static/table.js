@@ -41,6 +41,7 @@
       renderClassic(s);
     }
     $("message").textContent = s.message || "";
+    renderCamera(s.camera);
     renderJoin(s);
     renderButtons(s);
     document.body.dataset.seq = s.seq;
@@ -57,6 +58,42 @@
     renderDemo(s);
     renderOptimal(s);
     renderScores(s);
+    renderChip(s);
+  }
+
+  // What a real camera sees, or why it cannot (the simulated table's camera never fails).
+  const VIEWS = {hidden: "a hand is over the board", unseen: "cannot see the board"};
+  function renderCamera(c) {
+    const box = $("camera-status");
+    const real = c && c.source !== "sim";
+    const text = !real ? "" : c.error ? c.error
+      : c.view && VIEWS[c.view] ? `Camera: ${VIEWS[c.view]}` : c.note ? `Camera: ${c.note}` : "";
+    box.textContent = text;
+    box.dataset.view = real ? (c.view || "") : "";
+    box.dataset.ok = real && !c.error ? "1" : "0";
+  }
+
+  // The chip on the centre piece as the camera sees it while a chip is awaited, and the
+  // chips still in the deck, to pick one by hand.
+  let deckKey = null;
+  function renderChip(s) {
+    const seen = s.chip_seen;
+    const label = (c) => c === "vortex" ? "the vortex" : c;
+    // (an unread or refused chip is explained in the message above)
+    $("chip-seen").textContent = seen && seen.status === "previous"
+      ? `The camera sees last round's chip (${label(seen.chip)}) on the centre piece: lay the next one there, or pick it below.`
+      : "";
+    $("chip-seen").dataset.status = seen ? seen.status : "";
+    const waiting = s.phase === "idle" || s.phase === "round_over";
+    $("pick").classList.toggle("hidden", !waiting || !(s.deck || []).length);
+    const key = JSON.stringify(s.deck || []) + (seen && seen.color ? seen.color : "");
+    if (key === deckKey) return;
+    deckKey = key;
+    // chips of the colour the camera saw first
+    const first = seen && seen.status === "unread" && seen.color ? seen.color : null;
+    const deck = (s.deck || []).slice().sort((a, b) =>
+      (first && b.startsWith(first) ? 1 : 0) - (first && a.startsWith(first) ? 1 : 0));
+    $("pick-chip").replaceChildren(...deck.map((c) => el("option", {value: c, text: c})));
   }
 
   // ---------------------------------------------------------------- Micro Robots
@@ -308,6 +345,11 @@
       });
     }
     $("replay").addEventListener("click", () => state && state.optimal && replay(state.optimal));
+    $("pick").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      try { await api("/api/command", {type: "reveal", chip: $("pick-chip").value}); $("message").textContent = ""; }
+      catch (e) { $("message").textContent = e.message; }
+    });
     $("place").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       const cmd = {type: "place"};
