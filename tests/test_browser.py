@@ -190,6 +190,9 @@ def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     ann, ben = pads
     ann.click(f'#keys button[data-moves="{len(route) + 3}"]')
     page.wait_for_selector("#bids li >> text=Ann", timeout=WAIT)
+    # the hourglass shows the time left from its next animation frame on
+    page.wait_for_function("(document.getElementById('hourglass').dataset.left || '') !== ''",
+                           timeout=WAIT)
     left = float(page.locator("#hourglass").get_attribute("data-left"))
     ben.click(f'#keys button[data-moves="{len(route)}"]')
     page.wait_for_selector("#bids li.lead >> text=Ben", timeout=WAIT)
