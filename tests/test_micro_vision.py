@@ -22,9 +22,9 @@ from companion.vision.micro import (
     MicroTracker,
     assign,
     locate_micro,
-    micro_marker_corners,
     read_micro_layout,
 )
+from companion.vision.micro_locate import micro_marker_corners
 from companion.vision.micro_look import Look
 from companion.vision.micro_render import random_layout, render_micro
 from companion.vision.render import Scene, random_position, render
