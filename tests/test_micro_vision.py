@@ -25,7 +25,7 @@ from companion.vision.micro import (
     read_micro_layout,
 )
 from companion.vision.micro_locate import micro_marker_corners
-from companion.vision.micro_look import Look
+from companion.vision.micro_look import LOOK, Look
 from companion.vision.micro_render import random_layout, render_micro
 from companion.vision.render import Scene, random_position, render
 
@@ -44,10 +44,11 @@ def turned(rows: list[list[str | None]], k: int) -> list[list[str | None]]:
 def compare(rows, layout: Layout) -> tuple[int, int, int]:
     """(right, unread, wrong) in the board turn that fits best."""
     want = truth_rows(layout)
-    best = max(range(4), key=lambda k: sum(a == b for ra, rb in zip(rows, turned(want, k))
-                                           for a, b in zip(ra, rb)))
-    w = turned(want, best)
-    right = sum(a == b for ra, rb in zip(rows, w) for a, b in zip(ra, rb))
+    def agree(w: list[list[str | None]]) -> int:
+        return sum(a == b for ra, rb in zip(rows, w, strict=True)
+                   for a, b in zip(ra, rb, strict=True))
+
+    right = max(agree(turned(want, k)) for k in range(4))
     unread = sum(a is None for ra in rows for a in ra)
     return right, unread, 36 - right - unread
 
@@ -238,7 +239,7 @@ def test_the_one_to_one_assignment_is_the_cheapest():
 # ---------------------------------------------------------------- the robot, frame by frame
 
 
-def game_reader(layout: Layout, seed: int, scene: Scene, look: Look = Look()) -> MicroReader:
+def game_reader(layout: Layout, seed: int, scene: Scene, look: Look = LOOK) -> MicroReader:
     """A reader that has seen the table once, without hands, the robot on its first space."""
     reader = MicroReader(layout, look=look)
     reader.read(render_micro(layout, layout.rows[0][0], seed=seed, look=look,

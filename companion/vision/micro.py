@@ -21,13 +21,10 @@ True
 >>> MicroReader(example_layout()).read(shot.image).space
 'pink1'
 
-How the board is found (:func:`locate_micro`), in this order: corners given by hand; the four
-ArUco corner markers of the classic board's sheet, laid at the Micro board's corners the same
-way (they also fix which corner is the top-left of the layout); otherwise the board itself —
-its 36 die faces, bright on the dark sections, form a lattice of squares which is fitted
-whatever the tilt, and six of them in each direction is the board. Without markers the
-top-left of the picture is the top-left of the layout read; a known layout is matched in all
-four turns, so it does not matter how the board lies.
+How the board is found: :mod:`companion.vision.micro_locate` (corners given by hand, the four
+corner markers, or the lattice of its 36 die faces). Without markers the top-left of the
+picture is the top-left of the layout read; a known layout is matched in all four turns, so
+it does not matter how the board lies.
 
 How a face is read: its colour from the median of its middle, after the glare that lifts the
 dark background round it is taken off again, as a log-chromaticity (so dim and uneven light do
@@ -143,6 +140,15 @@ def _regions(px: int) -> tuple[np.ndarray, np.ndarray]:
     return middle, band
 
 
+def _tiles(top: np.ndarray, px: int) -> np.ndarray:
+    """(36, px, px, 3) float32: each space of a top-down board with half a space of margin,
+    in grid order."""
+    o = px // 2
+    n = SIZE * px
+    board = top[o:o + n, o:o + n].astype(np.float32)
+    return board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+
+
 def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                     np.ndarray]:
     """Each face's own colour (36, 3), glare (36,), whether glare has blinded it (36,), and
@@ -153,10 +159,7 @@ def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.nd
     measured on the background over its least lifted level on the board, is taken off the
     median of the face's middle. Clipped pixels have lost their colour and are left out
     while the face has others."""
-    o = px // 2
-    n = SIZE * px
-    board = top[o:o + n, o:o + n].astype(np.float32)
-    spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+    spaces = _tiles(top, px)
     middle, band = _regions(px)
     mid = spaces[:, middle[:, 0], middle[:, 1]]
     ground = np.median(spaces[:, band[:, 0], band[:, 1]], axis=1)
@@ -985,10 +988,7 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
         contrast[i] = abs(amp) / max(face, 1.0)
     # Skin (or a sleeve) over the dark background is bright and coloured; glare and the
     # robot's glass are bright but grey, a shadow dark.
-    o = px // 2
-    n = SIZE * px
-    board = top[o:o + n, o:o + n].astype(np.float32)
-    spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+    spaces = _tiles(top, px)
     _, band = _regions(px)
     ring = spaces[:, band[:, 0], band[:, 1]]
     mx, mn = ring.max(axis=2), ring.min(axis=2)
