@@ -969,23 +969,26 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
     t = T.shape[-1]
     pad = 2
     known = np.zeros(36, np.float32)
-    contrast = np.zeros(36, np.float32)
     near = _near_ink(px, style, look)
+    windows = np.empty((36, t, t), np.float32)
     for i in range(36):
-        tm = T[numbers[i], turns[i]]
         # matched only near its ink: a shadow's edge across the rest of a face with one pip
         # would otherwise outweigh the pip
-        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), tm, cv2.TM_CCOEFF_NORMED,
-                              mask=near[numbers[i], turns[i]])
-        known[i] = float(np.nan_to_num(np.abs(s)).max())
-        dy, dx = np.unravel_index(int(np.argmax(np.abs(s))), s.shape)
-        w = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
-        # the ink against the face, over the face's own light (medians: a shadow's edge
-        # or a highlight across the face moves them little)
-        paper, ink = tm < 0.2, tm > 0.6
-        face = float(np.median(w[paper])) - float(lift[i].mean())
-        amp = float(np.median(w[ink]) - np.median(w[paper])) if ink.any() else 0.0
-        contrast[i] = abs(amp) / max(face, 1.0)
+        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), T[numbers[i], turns[i]],
+                              cv2.TM_CCOEFF_NORMED, mask=near[numbers[i], turns[i]])
+        s = np.abs(np.nan_to_num(s))
+        known[i] = float(s.max())
+        dy, dx = np.unravel_index(int(np.argmax(s)), s.shape)
+        windows[i] = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
+    # the ink against the face, over the face's own light (medians: a shadow's edge or a
+    # highlight across the face moves them little)
+    prints = T[numbers, turns]
+    paper = np.nanmedian(np.where(prints < 0.2, windows, np.nan).reshape(36, -1), axis=1)
+    inked = (prints > 0.6).reshape(36, -1).any(axis=1)
+    ink = np.nanmedian(np.where(prints > 0.6, windows, np.nan).reshape(36, -1)[inked], axis=1)
+    amp = np.zeros(36)
+    amp[inked] = ink - paper[inked]
+    contrast = (np.abs(amp) / np.maximum(paper - lift.mean(axis=1), 1.0)).astype(np.float32)
     # Skin (or a sleeve) over the dark background is bright and coloured; glare and the
     # robot's glass are bright but grey, a shadow dark.
     spaces = _tiles(top, px)
