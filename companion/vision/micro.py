@@ -21,25 +21,34 @@ True
 >>> MicroReader(example_layout()).read(shot.image).space
 'pink1'
 
-How the board is found (:func:`locate_micro`), in this order: corners given by hand; the four
-ArUco corner markers of the classic board's sheet, laid at the Micro board's corners the same
-way (they also fix which corner is the top-left of the layout); otherwise the board itself —
-its 36 die faces, bright on the dark sections, form a lattice of squares which is fitted
-whatever the tilt, and six of them in each direction is the board. Without markers the
-top-left of the picture is the top-left of the layout read; a known layout is matched in all
-four turns, so it does not matter how the board lies.
+How the board is found: :mod:`companion.vision.micro_locate` (corners given by hand, the four
+corner markers, or the lattice of its 36 die faces). Without markers the top-left of the
+picture is the top-left of the layout read; a known layout is matched in all four turns, so
+it does not matter how the board lies.
 
 How a face is read: its colour from the median of its middle, after the glare that lifts the
-dark background around it is taken off again, as a log-chromaticity (so dim light and uneven
-light do not matter) moved by the one shift that best fits the whole board to the six inks
-with exactly six faces each (so a colour cast does not matter either); its number by
-normalised correlation with the project's own drawings of the six numbers
-(:func:`~companion.vision.micro_look.face_ink`), pips or digits, in the four turns, one turn
-per section. Then the 36 faces get the 36 colour-number pairs by the best one-to-one
-assignment, and each face's confidence is how much worse the best assignment would be without
-its pair. A face is named only when that is near-certain *and* its own colour and number say
-the same; a single face left over (under the robot, say) is the one pair nobody took, and is
-marked deduced.
+dark background round it is taken off again, as a log-chromaticity (so dim and uneven light do
+not matter) moved by the one shift that best fits the whole board to the six inks with exactly
+six faces each (so a colour cast does not matter either); its number by normalised
+correlation with the project's own drawings of the six numbers
+(:func:`~companion.vision.micro_look.face_ink`), pips or digits, in the four turns, one turn per
+section, a lead counting for more between prints that look alike (a 3 and a 5). Then the 36
+faces get the 36 colour-number pairs by the best one-to-one assignment, and each face's
+confidence is how much worse the best assignment would be without its pair. A face is named
+only when that is near-certain *and* its own colour and number do not speak against it. What
+cannot be trusted is left out of the evidence: a number whose print is hardly there (covered),
+a colour like no ink, the faces round three or more covered ones (a hand), and the colour of
+the faces least like the pairs they first got (the robot's glass makes red look pink); under
+strong glare a face that looks white may be yellow or pink, and one that looks pink red. A
+single face left over (under the robot, say) is the one pair nobody took, marked deduced.
+
+How the robot is seen, frame by frame: every face is compared with what the layout says it
+is — its colour against its colour's median on this board, its own number's match, its ink's
+contrast (a clear piece over a face halves it) and its brightness against its neighbours' —
+and the most changed face is the robot's, if it stands out over every other face (glare
+counts less: it changes faces too). A tall piece leans over the faces behind it, away from the
+camera, so of two changed neighbours the one in front is its foot. Faces changed far more than
+glare can, that the robot does not explain, are a hand: the frame is occluded.
 
 Every assumption about how the board looks comes from :mod:`companion.vision.micro_look`.
 """
@@ -49,27 +58,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from types import SimpleNamespace
 from typing import Any
 
 import cv2
 import numpy as np
 
 from ..micro import ALL_SPACES, COLORS, NUMBERS, SECTION, SIZE, Layout, Space, check_rows
-from .locate import (
-    BoardNotFound,
-    Camera,
-    VisionError,
-    camera_from_homography,
-    check_corners,
-    detect_markers,
-)
+from .locate import BoardNotFound, VisionError
+from .micro_locate import MicroLocation, locate_micro
 from .micro_look import LOOK, NUMERALS, Look, face_ink
 from .micro_render import MicroShot, random_layout, render_micro
-from .render import CELL_MM, marker_layout
 from .track import Tracker
 
-WORK = 640  # the lattice is looked for at most this many pixels across
 READ_PX = 56  # top-down pixels a space when a layout is read
 TRACK_PX = 24  # … and on every frame of a game
 CONFIDENT = 0.98  # a face is named from this confidence on
@@ -81,6 +81,7 @@ COLOUR_CAP = 40.0  # … nor colour (a colour is told more surely than a number)
 CONTRADICTION = 4.5  # a face's own evidence against its pair beyond this leaves it unread
 SEEN = 0.75  # a face whose best template match is below this share of the board's usual
 COLOUR_SEEN = 25.0  # … or whose colour costs this much even for its nearest ink, is unseen
+GLARE_BLIND = 0.3  # under this much glare, yellow and white, red and pink look alike
 
 
 def _grid_centres() -> np.ndarray:
@@ -92,287 +93,6 @@ def _grid_centres() -> np.ndarray:
 CENTRES = _grid_centres()
 SECTIONS = np.array([(r // SECTION) * 2 + (c // SECTION) for r in range(SIZE)
                      for c in range(SIZE)])  # 0 NW, 1 NE, 2 SW, 3 SE: one print turn each
-
-
-# ---------------------------------------------------------------- where the board is
-
-
-@dataclass(frozen=True)
-class MicroLocation:
-    """Where the 6×6 lattice of spaces lies in one frame.
-
-    ``corners`` are grid ``(0, 0), (6, 0), (6, 6), (0, 6)`` in pixels (clockwise on the
-    picture); ``H`` maps grid ``(u, v, 1)`` (spaces) to pixels; ``camera`` projects points
-    above the board (``z`` in spaces) for the robot; ``method`` is ``"manual"``,
-    ``"markers"`` or ``"faces"``; ``quality`` the share of faces found where the lattice
-    puts them."""
-
-    corners: np.ndarray
-    H: np.ndarray
-    camera: Camera
-    method: str
-    quality: float
-    image_size: tuple[int, int]
-    notes: tuple[str, ...] = ()
-
-    def to_image(self, uv: Any) -> np.ndarray:
-        uv = np.asarray(uv, dtype=np.float64)
-        h = uv.reshape(-1, 2) @ self.H[:, :2].T + self.H[:, 2]
-        return (h[:, :2] / h[:, 2:3]).reshape(uv.shape)
-
-    def to_grid(self, xy: Any) -> np.ndarray:
-        xy = np.asarray(xy, dtype=np.float64)
-        Hi = np.linalg.inv(self.H)
-        h = xy.reshape(-1, 2) @ Hi[:, :2].T + Hi[:, 2]
-        return (h[:, :2] / h[:, 2:3]).reshape(xy.shape)
-
-    def warp(self, image: np.ndarray, px: int, margin: float = 0.5) -> np.ndarray:
-        """The board from straight above, ``px`` pixels a space, ``margin`` spaces round it:
-        pixel ``((u + margin)·px − 0.5, (v + margin)·px − 0.5)`` is grid point ``(u, v)``."""
-        n = int(round((SIZE + 2 * margin) * px))
-        S = np.array([[px, 0, margin * px - 0.5], [0, px, margin * px - 0.5], [0, 0, 1.0]])
-        return cv2.warpPerspective(image, S @ np.linalg.inv(self.H), (n, n),
-                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-    def rotated(self, k: int) -> MicroLocation:
-        """The same board with grid corner ``k`` as the new ``(0, 0)``."""
-        k %= 4
-        if k == 0:
-            return self
-        return _location(np.roll(self.corners, -k, axis=0), self.image_size, self.method,
-                         self.quality, self.notes)
-
-    @property
-    def space_px(self) -> float:
-        """About how many pixels a space spans in the picture."""
-        return float(np.sqrt(cv2.contourArea(self.corners.astype(np.float32)))) / SIZE
-
-
-def _location(corners: np.ndarray, image_size: tuple[int, int], method: str,
-              quality: float = 1.0, notes: tuple[str, ...] = ()) -> MicroLocation:
-    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
-    grid = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float32)
-    H = cv2.getPerspectiveTransform(grid, corners.astype(np.float32)).astype(np.float64)
-    return MicroLocation(corners, H, camera_from_homography(H, image_size), method,
-                         float(quality), image_size, tuple(notes))
-
-
-def micro_marker_corners(look: Look = LOOK) -> dict[int, np.ndarray]:
-    """Each corner marker's printed corners in grid spaces, laid at the Micro board's corners
-    as the classic board's sheet lays them (ids 0–3 at the top-left, top-right, bottom-right,
-    bottom-left of the layout)."""
-    k = look.space_mm / CELL_MM
-    side = SIZE * k
-    layout = marker_layout(SimpleNamespace(width=side, height=side), border=look.rim * k)
-    return {int(i): np.asarray(q, dtype=np.float64) / k for i, q in layout.items()}
-
-
-def _from_markers(gray: np.ndarray, image_size: tuple[int, int], look: Look
-                  ) -> MicroLocation | None:
-    layout = micro_marker_corners(look)
-    found = {i: c for i, c in detect_markers(gray).items() if i in layout}
-    if len(found) < 3:
-        return None
-    src = np.vstack([layout[i] for i in found]).astype(np.float32)
-    dst = np.vstack(list(found.values())).astype(np.float32)
-    H, _ = cv2.findHomography(src, dst, 0)
-    if H is None:
-        return None
-    grid = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
-    h = grid @ H[:, :2].T + H[:, 2]
-    return _location(h[:, :2] / h[:, 2:3], image_size, "markers", len(found) / 4)
-
-
-def _face_blobs(small: np.ndarray) -> np.ndarray:
-    """Candidate die faces in a small frame: compact, nearly square bright patches standing
-    out from their surroundings. (N, 3): centre x, y and area, in small-frame pixels."""
-    mx = small.max(axis=2)
-    h, w = mx.shape
-    block = max(15, (min(h, w) // 8) | 1)
-    mask = cv2.adaptiveThreshold(mx, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY,
-                                 block, -8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-    out = []
-    for i in range(1, n):
-        x, y, bw, bh, area = stats[i]
-        if area < 40 or area > 0.02 * h * w:
-            continue
-        blob = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
-        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        cnt = max(cnts, key=cv2.contourArea)
-        filled = cv2.contourArea(cnt)
-        hull = cv2.contourArea(cv2.convexHull(cnt))
-        (_, _), (rw, rh), _ = cv2.minAreaRect(cnt)
-        if hull <= 0 or filled / hull < 0.9 or min(rw, rh) < 4:
-            continue
-        if max(rw, rh) / min(rw, rh) > 1.7 or filled / (rw * rh) < 0.8:
-            continue
-        m = cv2.moments(cnt)
-        out.append((m["m10"] / m["m00"] + x, m["m01"] / m["m00"] + y, filled))
-    return np.array(out, dtype=np.float64).reshape(-1, 3)
-
-
-def _grow_lattice(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Integer lattice coordinates for face centres: from the face with most neighbours, an
-    affine lattice through it and its two nearest perpendicular neighbours, refitted (then as
-    a homography) while it grows outwards. Returns (coordinates, inlier mask) or None."""
-    n = len(pts)
-    if n < 6:
-        return None
-    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    np.fill_diagonal(d, np.inf)
-    pitch = float(np.median(d.min(axis=1)))
-    near = (d > 0.7 * pitch) & (d < 1.35 * pitch)
-    best: tuple[int, np.ndarray, np.ndarray] | None = None
-    for seed in np.argsort(-near.sum(axis=1))[:6]:
-        nb = np.flatnonzero(near[seed])
-        if len(nb) < 2:
-            continue
-        vecs = pts[nb] - pts[seed]
-        lens = np.linalg.norm(vecs, axis=1)
-        a = vecs[int(np.argmin(lens))]
-        cosang = np.abs(vecs @ a) / (lens * np.linalg.norm(a))
-        perp = np.flatnonzero(cosang < 0.35)
-        if len(perp) == 0:
-            continue
-        b = vecs[perp[np.argmin(lens[perp])]]
-        H = np.array([[a[0], b[0], pts[seed][0]], [a[1], b[1], pts[seed][1]], [0, 0, 1.0]])
-        radius = 1.6
-        for _ in range(8):
-            g = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
-            r = np.round(g)
-            ok = (np.linalg.norm(g - r, axis=1) < 0.25) & (np.abs(r).max(axis=1) <= radius)
-            if ok.sum() < 4:
-                break
-            if ok.sum() >= 8 and len(np.unique(r[ok, 0])) > 1 and len(np.unique(r[ok, 1])) > 1:
-                Hn, _ = cv2.findHomography(r[ok], pts[ok], 0)
-            else:
-                A = cv2.estimateAffine2D(r[ok], pts[ok])[0]
-                Hn = None if A is None else np.vstack([A, [0, 0, 1]])
-            if Hn is None:
-                break
-            H = Hn
-            radius = radius * 1.7 + 1
-        g = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
-        r = np.round(g)
-        ok = np.linalg.norm(g - r, axis=1) < 0.25
-        if best is None or ok.sum() > best[0]:
-            best = (int(ok.sum()), r.astype(int), ok)
-    return None if best is None else (best[1], best[2])
-
-
-def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
-    h0, w0 = image.shape[:2]
-    scale = min(1.0, WORK / max(h0, w0))
-    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
-                       interpolation=cv2.INTER_AREA) if scale < 1 else image
-    blobs = _face_blobs(small)
-    if len(blobs) >= 6:  # the die faces are all of a size; the dice beside the board are not
-        med = float(np.median(blobs[:, 2]))
-        blobs = blobs[(blobs[:, 2] > 0.5 * med) & (blobs[:, 2] < 1.8 * med)]
-    if len(blobs) < 9:
-        raise BoardNotFound("no board in view (no lattice of die faces)")
-    pts = (blobs[:, :2] + 0.5) / scale - 0.5  # small-frame pixel centres → full frame
-    grown = _grow_lattice(pts)
-    if grown is None or grown[1].sum() < 9:
-        raise BoardNotFound("no board in view (no lattice of die faces)")
-    coords, ok = grown
-    ii, jj = coords[ok, 0], coords[ok, 1]
-    span = (int(ii.max() - ii.min() + 1), int(jj.max() - jj.min() + 1))
-    # the 6×6 window holding most faces (the dice beside the board may line up too)
-    best = None
-    for i0 in range(int(ii.min()), int(ii.max()) - SIZE + 2):
-        for j0 in range(int(jj.min()), int(jj.max()) - SIZE + 2):
-            inside = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
-            if best is None or inside.sum() > best[0]:
-                best = (int(inside.sum()), i0, j0)
-    src = coords[ok].astype(np.float64)
-    H0, _ = cv2.findHomography(src, pts[ok], 0)
-    if best is None:
-        raise BoardNotFound(_missing_rows(H0, src, span, (w0, h0)))
-    count, i0, j0 = best
-    sel = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
-    beyond = int((~sel).sum())
-    if beyond > max(4, count // 3):  # two dice may line up with the faces, not a dozen
-        raise BoardNotFound(f"no Micro Robots board in view (a lattice of squares larger than "
-                            f"6 by 6: {count + beyond} of them)")
-    grid = src[sel] - [i0, j0] + 0.5
-    img_pts = pts[ok][sel]
-    pitch = float(np.median(np.linalg.norm(np.diff(img_pts, axis=0), axis=1)))
-    H, inl = cv2.findHomography(grid, img_pts, cv2.RANSAC, max(1.5, 0.06 * pitch))
-    if H is None:
-        raise BoardNotFound("no board in view (the die faces do not form a lattice)")
-    inl = inl.ravel().astype(bool)
-    H, _ = cv2.findHomography(grid[inl], img_pts[inl], 0)
-    if inl.sum() < 12:
-        raise BoardNotFound("the board is not clearly in view: only "
-                            f"{int(inl.sum())} of its 36 faces are seen (covered?)")
-    gc = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
-    corners = cv2.perspectiveTransform(gc.reshape(-1, 1, 2), H).reshape(-1, 2)
-    # a lattice seen in a mirror is not a board lying on a table: make it clockwise
-    x, y = corners[:, 0], corners[:, 1]
-    if float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)) < 0:
-        corners = corners[[0, 3, 2, 1]]
-    # the top-left of the picture is the top-left of the layout read
-    corners = np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0)
-    notes = []
-    space = float(np.sqrt(cv2.contourArea(corners.astype(np.float32)))) / SIZE
-    outside = ((corners[:, 0] < -0.3 * space) | (corners[:, 0] > w0 - 1 + 0.3 * space)
-               | (corners[:, 1] < -0.3 * space) | (corners[:, 1] > h0 - 1 + 0.3 * space))
-    if outside.any():
-        notes.append("the board touches the edge of the frame")
-    return _location(corners, (w0, h0), "faces", inl.sum() / SIZE ** 2, tuple(notes))
-
-
-def _missing_rows(H: np.ndarray | None, coords: np.ndarray, span: tuple[int, int],
-                  size: tuple[int, int]) -> str:
-    """Why fewer than six rows (or columns) of faces are seen: off the picture, or covered."""
-    seen = f"only {min(span)} of its 6 rows of faces can be seen"
-    if H is None:
-        return f"part of the board is covered or out of the frame ({seen})"
-    w, h = size
-    lo, hi = coords.min(axis=0), coords.max(axis=0)
-    ends = []
-    for axis in (0, 1):
-        if span[axis] >= SIZE:
-            continue
-        for step in (-1, 1):
-            edge = lo.copy() if step < 0 else hi.copy()
-            other = 1 - axis
-            for t in np.linspace(lo[other], hi[other], 5):
-                p = edge.copy()
-                p[axis] += step
-                p[other] = t
-                ends.append(p)
-    if ends:
-        xy = cv2.perspectiveTransform(np.array(ends, np.float64).reshape(-1, 1, 2), H)
-        xy = xy.reshape(-1, 2)
-        off = (xy[:, 0] < 0) | (xy[:, 0] > w - 1) | (xy[:, 1] < 0) | (xy[:, 1] > h - 1)
-        if off.any():
-            return f"part of the board is out of the frame ({seen})"
-    return f"part of the board is covered ({seen})"
-
-
-def locate_micro(image: np.ndarray, *, corners: Any = None, look: Look = LOOK,
-                 markers: bool = True) -> MicroLocation:
-    """Find the Micro Robots board in a BGR frame (see the module docstring); raises
-    :class:`~companion.vision.locate.BoardNotFound` with the reason in the user's words."""
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 \
-            or image.size == 0:
-        raise VisionError("not a colour image")
-    h, w = image.shape[:2]
-    names = "top-left, top-right, bottom-right, bottom-left of the layout"
-    if corners is not None:
-        return _location(check_corners(corners, (w, h), names), (w, h), "manual")
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    if float(gray.max()) < 25:
-        raise BoardNotFound("the frame is black: no light, or the camera is covered")
-    if markers:
-        loc = _from_markers(gray, (w, h), look)
-        if loc is not None:
-            return loc
-    return _from_faces(image, look)
 
 
 # ---------------------------------------------------------------- measuring the faces
@@ -420,6 +140,15 @@ def _regions(px: int) -> tuple[np.ndarray, np.ndarray]:
     return middle, band
 
 
+def _tiles(top: np.ndarray, px: int) -> np.ndarray:
+    """(36, px, px, 3) float32: each space of a top-down board with half a space of margin,
+    in grid order."""
+    o = px // 2
+    n = SIZE * px
+    board = top[o:o + n, o:o + n].astype(np.float32)
+    return board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+
+
 def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                     np.ndarray]:
     """Each face's own colour (36, 3), glare (36,), whether glare has blinded it (36,), and
@@ -430,10 +159,7 @@ def _colours_of(top: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray, np.nd
     measured on the background over its least lifted level on the board, is taken off the
     median of the face's middle. Clipped pixels have lost their colour and are left out
     while the face has others."""
-    o = px // 2
-    n = SIZE * px
-    board = top[o:o + n, o:o + n].astype(np.float32)
-    spaces = board.reshape(SIZE, px, SIZE, px, 3).transpose(0, 2, 1, 3, 4).reshape(36, px, px, 3)
+    spaces = _tiles(top, px)
     middle, band = _regions(px)
     mid = spaces[:, middle[:, 0], middle[:, 1]]
     ground = np.median(spaces[:, band[:, 0], band[:, 1]], axis=1)
@@ -529,6 +255,8 @@ def _balanced(cost6: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- colours and numbers
+
+
 
 
 def _prototypes(look: Look) -> np.ndarray:
@@ -744,8 +472,14 @@ def _assignment(m: FaceMeasures, style: str, look: Look, no_colour: np.ndarray,
     """Colour and number costs (none for what is unseen), the print turns, the pair costs
     and the best one-to-one assignment of pairs to faces."""
     colours = _colours(m.chroma, look, hidden=no_colour)
-    # glare washes a colour out (red towards pink): under it a colour says less
+    # Glare washes a colour out: under it a colour says less, and under much of it a face
+    # that looks white may be yellow or pink, one that looks pink may be red (never the
+    # other way: glare adds no colour).
     colours.cost /= 1.0 + GLARE_WEIGHT * m.glare[:, None]
+    washed = m.glare > GLARE_BLIND
+    for true, seen in (("yellow", "white"), ("pink", "white"), ("red", "pink")):
+        a, b = COLORS.index(true), COLORS.index(seen)
+        colours.cost[washed, a] = np.minimum(colours.cost[washed, a], colours.cost[washed, b])
     colours.cost[no_colour] = 0.0  # no evidence: the colour is whatever is left
     numbers, turns = _numbers(m.scores[style], _likeness(READ_PX, style, look))
     numbers[no_number] = 0.0
@@ -767,18 +501,36 @@ def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LO
     colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour, no_number)
     # Where the robot stands (or a hand lies): the faces least like the pairs they got. Its
     # glass lets a face's number through but not its colour, so nothing of it is trusted.
-    z, glare = face_changes(top, READ_PX, look, style, labels // 6, labels % 6,
-                            turns[SECTIONS])
-    seen = judge_faces(z, glare, lambda i: robot_shadow(loc, look, i))
-    if seen.covered:
+    z, glare, unshaded, skin = face_changes(top, READ_PX, look, style, labels // 6,
+                                            labels % 6, turns[SECTIONS])
+    seen = judge_faces(z, glare, unshaded, skin, lambda i: robot_shadow(loc, look, i),
+                       lambda i: front_faces(loc, i))
+    # a hand changes faces far more than glare can; under glare the change may be the
+    # glare's, the layout's guesses being only provisional
+    # (a face already unseen got whatever pair was left: its change says nothing)
+    covered = [i for i in seen.covered
+               if glare[i] <= GLARE_BLIND and not (no_colour[i] or no_number[i])]
+    if covered:
         hand = True
         grid = np.zeros(36, np.uint8)
-        grid[seen.covered] = 1
+        grid[covered] = 1
         near = cv2.dilate(grid.reshape(SIZE, SIZE), np.ones((3, 3), np.uint8)).ravel() > 0
         no_colour, no_number = no_colour | near, no_number | near
-    if seen.face is not None:
-        no_colour[seen.face] = no_number[seen.face] = True
-    if seen.covered or seen.face is not None:
+    # The face least like its pair may be the robot's even when the robot is not clear
+    # beyond doubt, and the faces round it that changed too may be it: under its glass red
+    # passes for pink. So may a much changed face under glare. Their colour is not
+    # trusted; their number is, unless covered (it shows through the glass).
+    rz = z / (1.0 + GLARE_WEIGHT * glare)
+    suspect = (z >= SUSPECT) & (glare > GLARE_BLIND)
+    top_face = int(np.argmax(rz)) if seen.face is None else seen.face
+    if rz[top_face] >= ROBOT_MIN or seen.face is not None:
+        tr, tc = divmod(top_face, SIZE)
+        for i in range(36):
+            r, c = divmod(i, SIZE)
+            if i == top_face or (max(abs(r - tr), abs(c - tc)) == 1 and rz[i] >= ROBOT_MIN):
+                suspect[i] = True
+    no_colour = no_colour | suspect
+    if covered or suspect.any():
         colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour,
                                                             no_number)
     sure = _confidences(cost, labels)
@@ -869,13 +621,19 @@ ROBOT_R_MM = 11.25
 # A face's distance from its print, in units of: log-chromaticity, template score lost,
 # ink contrast lost (as a share of its colour's usual contrast, from 80 %).
 DEV_UNIT, DROP_UNIT, FAINT_UNIT = 0.3, 0.1, 0.2
-ROBOT_MIN = 1.2  # the most changed face is the robot's from this far on
+DIM_UNIT = 0.25  # … and brightness lost against its colour's, where it lies
+ROBOT_MIN = 1.5  # the most changed face is the robot's from this far on
 GLARE_WEIGHT = 4.0  # how much less a face's change counts per unit of glare over it
 FOREIGN = 7.0  # a face this far from its print that the robot does not explain: a hand
 HAND = 3.0  # … or two such faces this far (three, if glare is over them)
-CLEAR = 1.3  # the robot's face must stand out this much over any face it does not explain
+CLEAR = 1.3  # the robot's face must stand out this much over any other face
+SUSPECT = 2.4  # a face this changed from its provisional pair is not trusted in a layout
+SKIN = 0.3  # this share of the background round two faces bright and coloured: a hand
+LIFTED = 0.3  # … and so much lift of the background round it: a hand, not the robot
+LEAN = 0.6  # a face in front changed this much of the one behind it may be the robot's foot
+GLARED = 0.6  # … counting this share of a glared face's change, glare or no glare
 MISMATCH = 0.7  # a layout fits its board far better in one turn than in the others
-MOVED = 0.5  # when more than this share of the faces is far from its print, find the board
+MOVED = 8  # when this many faces are far from their print, look whether the board moved
 
 
 def _orientations(loc: MicroLocation) -> list[tuple[MicroLocation, np.ndarray]]:
@@ -889,6 +647,13 @@ def _orientations(loc: MicroLocation) -> list[tuple[MicroLocation, np.ndarray]]:
         perm = np.linalg.norm(pts[:, None] - base[None], axis=2).argmin(axis=1)
         out.append((turned, perm))
     return out
+
+
+def _moved(a: MicroLocation, b: MicroLocation) -> float:
+    """How far one location's corners lie from another's (in whichever turn fits), in
+    spaces."""
+    return min(float(np.abs(np.roll(a.corners, -k, axis=0) - b.corners).max())
+               for k in range(4)) / max(b.space_px, 1.0)
 
 
 def _layout_arrays(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
@@ -930,8 +695,9 @@ class MicroReader:
 
     # -- the board
 
-    def _find(self, image: np.ndarray) -> MicroLocation:
-        loc = locate_micro(image, corners=self._corners, look=self.look)
+    def _find(self, image: np.ndarray, loc: MicroLocation | None = None) -> MicroLocation:
+        if loc is None:
+            loc = locate_micro(image, corners=self._corners, look=self.look)
         top = loc.warp(image, READ_PX)
         m = measure_faces(top, READ_PX, self.look)
         style = _style(m)
@@ -972,26 +738,32 @@ class MicroReader:
         fresh = self._loc is None or self._loc.image_size != (image.shape[1], image.shape[0])
         if fresh:
             self._loc = self._find(image)
-        z, glare = self._anomalies(image)
-        if not fresh and (z >= FOREIGN).mean() > MOVED:
-            # most of the board is not as printed: it has been moved (or is mostly covered)
+        z, glare, unshaded, skin = self._anomalies(image)
+        if not fresh and int((z >= HAND).sum()) >= MOVED:
+            # much of the board is not as printed: a hand over it, or the board was moved
             try:
-                self._loc = self._find(image)
+                loc = locate_micro(image, corners=self._corners, look=self.look)
             except VisionError:
-                return self._observation(None, True, 0.0, np.flatnonzero(z >= FOREIGN),
+                return self._observation(None, True, 0.0, np.flatnonzero(z >= HAND),
                                          ["the board is mostly covered, or has moved"])
-            z, glare = self._anomalies(image)
-        return self._judge(z, glare)
+            if _moved(loc, self._loc) > 0.25:
+                self._loc = self._find(image, loc)
+                z, glare, unshaded, skin = self._anomalies(image)
+        return self._judge(z, glare, unshaded, skin)
 
-    def _anomalies(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _anomalies(self, image: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         assert self._loc is not None and self._turns is not None
         top = self._loc.warp(image, TRACK_PX)
         return face_changes(top, TRACK_PX, self.look, self._style, self._colour,
                             self._number, self._turns[SECTIONS])
 
-    def _judge(self, z: np.ndarray, glare: np.ndarray) -> MicroObservation:
+    def _judge(self, z: np.ndarray, glare: np.ndarray, unshaded: np.ndarray,
+               skin: np.ndarray) -> MicroObservation:
         assert self._loc is not None
-        seen = judge_faces(z, glare, lambda i: robot_shadow(self._loc, self.look, i))
+        seen = judge_faces(z, glare, unshaded, skin,
+                           lambda i: robot_shadow(self._loc, self.look, i),
+                           lambda i: front_faces(self._loc, i))
         if seen.covered:
             return self._observation(None, True, 0.0, seen.covered, [])
         if seen.face is None:
@@ -1009,8 +781,11 @@ class MicroReader:
 
 
 def face_changes(top: np.ndarray, px: int, look: Look, style: str, colour: np.ndarray,
-                 number: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per face (grid order) how far it is from its print, and how much glare is over it.
+                 number: np.ndarray, turns: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per face (grid order) how far it is from its print, how much glare is over it, how
+    far it is from its print but for its brightness (which a shadow changes too), and how
+    much of the background round it looks like skin.
 
     ``colour`` and ``number`` say what each face shows (indices), ``turns`` how its print is
     turned. The change adds up: its colour's distance from its colour's on this board (the
@@ -1030,15 +805,55 @@ def face_changes(top: np.ndarray, px: int, look: Look, style: str, colour: np.nd
     drop = np.clip(np.median(q.known) - q.known, 0, None)
     faint = np.clip(0.8 - q.contrast / np.maximum(usual[colour], 1e-6), 0, None)
     z = dev / DEV_UNIT + drop / DROP_UNIT + faint / FAINT_UNIT
+    dimmed = _dimming(q.bright, colour, q.glare) / DIM_UNIT
+    z = z + dimmed
     z[q.blind] = 0.0
-    return z, q.glare
+    return z, q.glare, np.where(q.blind, 0.0, z - dimmed), q.skin
+
+
+def _dimming(bright: np.ndarray, colour: np.ndarray, glare: np.ndarray) -> np.ndarray:
+    """Per face how much darker it is than its colour is where it lies: its brightness over
+    its colour's median, against the same for the faces round it that no glare lifts
+    (light falls off across a board). A clear piece over a white face dims it; so does a
+    shadow, beside it."""
+    usual = np.array([np.median(bright[colour == k]) if (colour == k).any() else 1.0
+                      for k in range(6)])
+    rel = (bright / np.maximum(usual[colour], 1.0)).reshape(SIZE, SIZE)
+    clear = (glare <= GLARE_BLIND / 3).reshape(SIZE, SIZE)
+    local = np.ones_like(rel)
+    for r in range(SIZE):
+        for c in range(SIZE):
+            around = [rel[i, j] for i in range(max(0, r - 1), min(SIZE, r + 2))
+                      for j in range(max(0, c - 1), min(SIZE, c + 2))
+                      if (i, j) != (r, c) and clear[i, j]]
+            if around:
+                local[r, c] = np.median(around)
+    dim = np.clip(1.0 - rel / np.maximum(local, 1e-3), 0, None).ravel()
+    dim[glare > GLARE_BLIND / 3] = 0.0  # a face under glare is not darker than it looks
+    return dim
+
+
+def front_faces(loc: MicroLocation, i: int) -> list[int]:
+    """The faces next to face ``i`` on the camera's side (the way a robot's foot is seen
+    from its top): none right under the camera."""
+    d = loc.camera.centre[:2] - CENTRES[i]
+    if np.linalg.norm(d) < 0.5:
+        return []
+    sx, sy = int(np.sign(d[0])) if abs(d[0]) > 0.25 else 0, \
+        int(np.sign(d[1])) if abs(d[1]) > 0.25 else 0
+    out = []
+    for dx, dy in {(sx, 0), (0, sy), (sx, sy)} - {(0, 0)}:
+        col, row = i % SIZE + dx, i // SIZE + dy
+        if 0 <= row < SIZE and 0 <= col < SIZE:
+            out.append(row * SIZE + col)
+    return out
 
 
 def robot_shadow(loc: MicroLocation, look: Look, i: int) -> set[int]:
     """The faces whose middle a robot standing on face ``i`` may cover in the picture (it is
     tall, and leans away from the camera in it)."""
     k = look.space_mm
-    h, r = ROBOT_H_MM / k, ROBOT_R_MM / k
+    h, r = ROBOT_H_MM / k, ROBOT_R_MM / k + 0.1  # (it stands a little off the centre)
     c = CENTRES[i]
     pts = [[c[0] + r * np.cos(a), c[1] + r * np.sin(a), z]
            for z in np.linspace(0, h, 6) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
@@ -1054,34 +869,70 @@ class _Seen:
     note: str | None = None
 
 
-def judge_faces(z: np.ndarray, glare: np.ndarray, shadow: Any) -> _Seen:
+def judge_faces(z: np.ndarray, glare: np.ndarray, unshaded: np.ndarray, skin: np.ndarray,
+                shadow: Any, front: Any) -> _Seen:
     """The robot's face from the faces' changes, and the faces a hand is over.
 
     Glare changes a face's colour and contrast too, so for *which* face the robot is on a
     change counts less under glare; a hand changes a face far more than glare can, so for
     *whether* something foreign is there the change counts in full. ``shadow(i)`` is the set
-    of faces a robot on face ``i`` may cover: their change is the robot's."""
+    of faces a robot on face ``i`` may cover: their change is the robot's; ``front(i)`` the
+    faces next to ``i`` on the camera's side. ``unshaded`` is the change but for brightness:
+    a face in front of the robot may lie in its shadow, never under its glass."""
     robot = z / (1.0 + GLARE_WEIGHT * glare)
+    changed = np.maximum(robot, GLARED * z)
     base: int | None = int(np.argmax(robot))
+    # a tall piece leans over the faces behind it, away from the camera: of a changed face
+    # and a changed one in front of it whose robot would cover it, the robot stands in front
+    for _ in range(2):
+        ahead = [a for a in front(base) if base in shadow(a) and min(
+            changed[a], unshaded[a]) >= max(ROBOT_MIN, LEAN * changed[base])]
+        if not ahead:
+            break
+        base = max(ahead, key=lambda a: changed[a])
     explained = shadow(base) | {base}
-    if robot[base] < ROBOT_MIN:
+    if changed[base] < ROBOT_MIN:
         base, explained = None, set()
     rest = np.array([i for i in range(36) if i not in explained])
-    foreign = [int(i) for i in rest if z[i] >= FOREIGN]
+    foreign = [int(i) for i in range(36) if i != base and z[i] >= FOREIGN]
+    # Glare lifts the background round faces it leaves much as they are; skin lifts it
+    # round faces it covers. A lifted face next to a lifted one that hardly changed is in
+    # glare.
+    lifted = glare >= LIFTED
+    calm = lifted & (z < HAND / 2)
+    glary = np.zeros(36, bool)
+    for i in np.flatnonzero(lifted):
+        r, c = divmod(int(i), SIZE)
+        glary[i] = any(calm[j] for j in range(36) if j != i
+                       and max(abs(j // SIZE - r), abs(j % SIZE - c)) <= 1)
+    # a robot changes its own face and at most one it leans over; a hand, several
+    spread = [int(i) for i in range(36) if unshaded[i] >= HAND and not glary[i]]
+    if len(spread) >= 3:
+        foreign += [i for i in spread if i != base]
+    # a face changed as much as a hand changes one, with the dark background round it lifted
+    # as skin lifts it, is under a hand
+    if base is not None and z[base] >= FOREIGN and lifted[base] and not glary[base]:
+        foreign.append(base)
+    warm = [int(i) for i in np.flatnonzero(skin >= SKIN)]
+    if len(warm) >= 2:  # skin round two faces or more: fingers, a hand
+        foreign += warm
     # fingers over the edges of a few faces change each less than a palm, but together
-    changed = [int(i) for i in rest if robot[i] >= HAND]
-    if len(changed) < 2:
-        changed = [int(i) for i in rest if z[i] >= HAND]
-        changed = changed if len(changed) >= 3 else []
-    foreign = sorted(set(foreign) | set(changed))
+    touched = [int(i) for i in rest if robot[i] >= HAND]
+    if len(touched) < 2:
+        touched = [int(i) for i in rest if z[i] >= HAND]
+        touched = touched if len(touched) >= 3 else []
+    foreign = sorted(set(foreign) | set(touched))
     if foreign:
         return _Seen(None, 0.0, foreign)
     if base is None:
         return _Seen(None, 0.0, [], "no robot seen on the board")
-    runner = float(robot[rest].max()) if len(rest) else 0.0
-    if robot[base] < CLEAR * runner:
+    # over every other face, its neighbours too: a shadow or glare beside the robot may
+    # change a face more than a clear piece on a white one does; and a face under glare
+    # that changed much may be hiding the robot
+    runner = float(np.delete(changed, base).max())
+    if changed[base] < CLEAR * runner:
         return _Seen(None, 0.0, [], "the robot does not stand out clearly (glare?)")
-    return _Seen(base, float(robot[base]), [])
+    return _Seen(base, float(changed[base]), [])
 
 
 @dataclass
@@ -1091,6 +942,20 @@ class _Quick:
     contrast: np.ndarray  # (36,) its ink's contrast over the face's own brightness
     blind: np.ndarray  # (36,) bool: so washed out by glare that nothing can be told
     glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
+    bright: np.ndarray  # (36,) its colour's brightest channel, glare taken off
+    skin: np.ndarray  # (36,) share of the background round it that is bright and coloured
+
+
+@lru_cache(maxsize=8)
+def _near_ink(px: int, numerals: str, look: Look = LOOK) -> np.ndarray:
+    """(6, 4, t, t) float32 masks: each print's ink and a little round it."""
+    T = _templates(px, numerals, look)
+    r = max(1, int(round(0.1 * T.shape[-1])))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    out = np.stack([np.stack([cv2.dilate((T[n, t] > 0.2).astype(np.uint8), kernel)
+                              for t in range(4)]) for n in range(6)]).astype(np.float32)
+    out.flags.writeable = False
+    return out
 
 
 def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: np.ndarray,
@@ -1104,20 +969,37 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
     t = T.shape[-1]
     pad = 2
     known = np.zeros(36, np.float32)
-    contrast = np.zeros(36, np.float32)
+    near = _near_ink(px, style, look)
+    windows = np.empty((36, t, t), np.float32)
     for i in range(36):
-        tm = T[numbers[i], turns[i]]
-        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), tm, cv2.TM_CCOEFF_NORMED)
-        known[i] = float(np.abs(s).max())
-        dy, dx = np.unravel_index(int(np.argmax(np.abs(s))), s.shape)
-        w = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
-        # the ink's amplitude against the print, over the face's own light
-        tc = tm - tm.mean()
-        amp = float((w * tc).sum() / max(float((tc * tc).sum()), 1e-6))
-        paper = tm < 0.2
-        face = float(w[paper].mean()) - float(lift[i].mean()) if paper.any() else float(w.mean())
-        contrast[i] = abs(amp) / max(face, 1.0)
-    return _Quick(_log_chroma(colour), known, contrast, blind, glare)
+        # matched only near its ink: a shadow's edge across the rest of a face with one pip
+        # would otherwise outweigh the pip
+        s = cv2.matchTemplate(_patch(gray, px, i, t, pad), T[numbers[i], turns[i]],
+                              cv2.TM_CCOEFF_NORMED, mask=near[numbers[i], turns[i]])
+        s = np.abs(np.nan_to_num(s))
+        known[i] = float(s.max())
+        dy, dx = np.unravel_index(int(np.argmax(s)), s.shape)
+        windows[i] = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
+    # the ink against the face, over the face's own light (medians: a shadow's edge or a
+    # highlight across the face moves them little)
+    prints = T[numbers, turns]
+    paper = np.nanmedian(np.where(prints < 0.2, windows, np.nan).reshape(36, -1), axis=1)
+    inked = (prints > 0.6).reshape(36, -1).any(axis=1)
+    ink = np.nanmedian(np.where(prints > 0.6, windows, np.nan).reshape(36, -1)[inked], axis=1)
+    amp = np.zeros(36)
+    amp[inked] = ink - paper[inked]
+    contrast = (np.abs(amp) / np.maximum(paper - lift.mean(axis=1), 1.0)).astype(np.float32)
+    # Skin (or a sleeve) over the dark background is bright and coloured; glare and the
+    # robot's glass are bright but grey, a shadow dark.
+    spaces = _tiles(top, px)
+    _, band = _regions(px)
+    ring = spaces[:, band[:, 0], band[:, 1]]
+    mx, mn = ring.max(axis=2), ring.min(axis=2)
+    level = float(np.percentile(np.median(mx, axis=1), 10))
+    light = max(float(np.median(spaces[:, px // 2, px // 2].max(axis=1))), 1.0)
+    skin = ((mx > level + 0.25 * light) & ((mx - mn) / (mx + 10.0) > 0.3)).mean(axis=1)
+    return _Quick(_log_chroma(colour), known, contrast, blind, glare, colour.max(axis=1),
+                  skin)
 
 
 # ---------------------------------------------------------------- landings

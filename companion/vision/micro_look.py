@@ -17,7 +17,7 @@ function, so the classifier is made of the project's own print, never a download
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -86,7 +86,6 @@ class Look:
     die_mm: float = 16.0  # the colour die and the number die
     die_white: BGR = (236, 238, 238)
     die_pip: BGR = (30, 30, 30)
-    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if self.numerals not in NUMERALS:
