@@ -1138,7 +1138,7 @@ class _Search:
         dozen numpy calls cost more than the work itself here. ``hr``: the estimate of them
         all, which the helpers' moves keep."""
         py = self.tables[0].py
-        hit, nat, end, axis = py.hit, py.nat, py.end, py.axis
+        ways = list(zip(py.hit, py.nat, py.end, (0, 1, 0, 1), strict=True))  # and each axis
         dist = self.dist_list
         target = self.target
         goal_ok = not (self.lenient and g == 0)
@@ -1147,40 +1147,41 @@ class _Search:
         act_shift = 8 * k
         flag_shift = 8 * r_count
         low_mask = (1 << act_shift) - 1
-        others = [[j for j in range(r_count) if j != r] for r in range(r_count)]
+        shifts = [8 * i for i in range(r_count)]
         children: list[int] = []
         parents: list[int] = []
         estimates: list[int] = []
         for key in keys.tolist():
-            cs = [(key >> (8 * i)) & 255 for i in range(r_count)]
-            act = cs[k]
+            cs = [(key >> sh) & 255 for sh in shifts]
             fl = key >> flag_shift
-            for r in range(r_count):
-                s = cs[r]
+            high = key & ~low_mask  # the active robot and its progress stay
+            for r, s in enumerate(cs):
                 b = s << 8
-                qs = [b | cs[j] for j in others[r]]
-                for o in range(4):
-                    h = hit[o]
-                    m = nat[o][s] + 1
+                qs = [b | c for j, c in enumerate(cs) if j != r]
+                for hit, nat, end, axis in ways:
+                    m = nat[s] + 1
                     for q in qs:
-                        if h[q] < m:
-                            m = h[q]
-                    code = end[o][b | (m - 1)]
+                        x = hit[q]
+                        if x < m:
+                            m = x
+                    code = end[b | (m - 1)]
                     if not code & OK_BIT:
                         continue
                     v = code & 255
                     if r < k:
-                        rest = sorted([*cs[:r], *cs[r + 1:k], v])
-                        child = (fl << flag_shift) | (act << act_shift)
-                        for i, c in enumerate(rest):
-                            child |= c << (8 * i)
+                        rest = cs[:k]
+                        rest[r] = v
+                        rest.sort()
+                        child = high
+                        for sh, c in zip(shifts, rest):  # noqa: B905 - one helper fewer
+                            child |= c << sh
                         children.append(child)
                         parents.append(key)
                         estimates.append(hr)
                         continue
                     nf = DONE
                     if fl != DONE and not (code & DEFLECTED_BIT or (
-                            fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis[o][s])):
+                            fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis)):
                         nf = LAST_VERTICAL + ((code >> 9) & 1)
                     child = (nf << flag_shift) | (v << act_shift) | (key & low_mask)
                     if v == target and nf == DONE and goal_ok:
@@ -1414,7 +1415,11 @@ class _Search:
                 if best is not None and best[0] <= f:
                     break
                 only = None
-                if lay.reversal:
+                if self.lenient and g == 0:
+                    # the start, left open: under lenient must-ricochet the same robots after a
+                    # move are another position (from there the straight slide counts)
+                    only = np.zeros(keys.size, np.intp) if lay.reversal else None
+                elif lay.reversal:
                     keys, only = self._reversal_copies(keys, g)
                 else:
                     keys = self.closed.add_new(keys, g)
