@@ -1437,10 +1437,10 @@ class _Search:
                             self._record(b, g)
                         self._push(open_, sizes, b.keys, gc, h, b.checked)
                     if self.goals:
-                        goal = min(self.goals)
+                        found = min(self.goals)
                         self.goals.clear()
-                        if best is None or goal[0] < best[0]:
-                            best = goal
+                        if best is None or found[0] < best[0]:
+                            best = found
                     if self.recording and (self.trail_size > TRAIL_MAX
                                            or self.closed.dense is not None):
                         self.recording = False  # big searches read the route back by search

@@ -257,7 +257,7 @@ def test_every_route_on_real_boards_is_legal_and_no_shorter_one_exists(pos):
 @settings(max_examples=25, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(full_positions())
-def test_bitset_visited_set_gives_the_same_answer_as_sorted_runs(monkeypatch, pos):
+def test_bitset_visited_set_gives_the_same_answer_as_the_hash_set(monkeypatch, pos):
     import companion.solver as solver_module
 
     monkeypatch.setattr(solver_module, "DENSE_AFTER", 10**9)
