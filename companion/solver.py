@@ -892,6 +892,7 @@ class _Search:
         self.trail: dict[int, list[tuple[np.ndarray, np.ndarray, Any]]] = {}
         self.trail_size = 0
         self.recording = True
+        self.deferred: np.ndarray | None = None  # a mask: see _fast_successors(look=...)
         # immediate reversal forbidden: each position (without its last move) and the last
         # move it was first expanded with, 0 once it has been expanded for every move
         self.firsts = _HashSet() if self.layout.reversal else None
@@ -1209,13 +1210,18 @@ class _Search:
             seen |= (slot >= 0) & c.dense_test_rank(index, c.turn)
         return seen
 
-    def _fast_successors(self, keys: np.ndarray, g: int,
-                         turned: bool = False) -> Iterable[_Batch]:
+    def _fast_successors(self, keys: np.ndarray, g: int, turned: bool = False,
+                         look: int | None = None) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
         0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``turned``:
         every position's active robot has turned, no ricochet bits to carry. With four robots
         and the bitsets in use, visited tests go by rank, computed here. Small integer types
-        throughout: this loop is memory-bound."""
+        throughout: this loop is memory-bound.
+
+        ``look``: the bucket's estimate (cost + estimate - cost so far), for fewer than
+        ``BLOCKWISE_CHUNK`` positions; the positions that carry it bare are given the one-move
+        look-ahead (:meth:`descends`) from the moves worked out here anyway, and those that
+        fail it make no move: ``self.deferred`` marks them for the caller."""
         t = self.tables[0]
         n = keys.size
         r_count = self.layout.n_robots
@@ -1253,6 +1259,23 @@ class _Search:
                 flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
+        helper_h: np.ndarray | int = -1
+        if look is not None:  # small: codes are (mover, option, n)
+            mine = codes[k]
+            active_h = self.dist[k].take(cells[k])
+            closer = self.dist[k].take(mine & 255) == active_h - np.uint8(1)
+            closer &= ok[k]
+            at_target = cells[k] == self.target
+            if flag is not None:
+                closer &= self._claims(mine, flag, _AXES4[:, None])
+                at_target &= flag == DONE
+            bare = active_h == look
+            later = bare & ~(closer.any(axis=0) | at_target)
+            self.deferred = later if later.any() else None
+            if self.deferred is not None:
+                ok[:, :, later] = False
+            if not bare.all():  # some carry the estimate raised by one already
+                helper_h = np.where(bare, look, look - 1).astype(np.int64)
         # four robots and the bitsets in use: test the visited set by rank, computed here
         use_rank = (r_count == 4 and self.closed.dense is not None
                     and not self.closed.table.count)
@@ -1304,7 +1327,8 @@ class _Search:
             if not use_rank:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
-            yield _Batch(child, 1, -1, checked=True,
+            yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
+                         helper_h.take(par), checked=True,
                          parents=keys.take(par) if self.recording else None)
         # active moves: the helpers stay as they are; the estimate is the new cell's
         idx = _nz(ok[k])
@@ -1406,6 +1430,26 @@ class _Search:
                                   inplace=len(arrays) > 1)
             del arrays
             groups = [(keys, f - g)]
+            if self.fast and SCALAR_CHUNK < keys.size < SMALL_CHUNK and \
+                    self.closed.dense is None and not (self.lenient and g == 0):
+                # look-ahead and moves in one pass over the bucket
+                stop = self._should_stop()
+                if stop:
+                    return self._stopped(stop, f, best)
+                keys = keys.take(_nz(~self.closed.contains(keys)))
+                for b in self._fast_successors(keys, g, look=f - g):
+                    if self.recording and b.parents is not None:
+                        self._record(b, g)
+                    h = f - g if isinstance(b.h, int) and b.h < 0 else b.h
+                    self._push(open_, sizes, b.keys, g + 1, h, b.checked)
+                if self.deferred is not None:
+                    self._append(open_, sizes, (f + 1, g), keys.take(_nz(self.deferred)))
+                    keys = keys.take(_nz(~self.deferred))
+                self.closed.add(keys, g)
+                self.expanded += keys.size
+                best = self._take_goal(best)
+                self._check_memory(f)
+                continue
             if lay.active is not None:
                 groups = self._lookahead(keys, g, f, open_, sizes)
                 stop = self._should_stop() if keys.size > self.chunk else None
@@ -1436,21 +1480,8 @@ class _Search:
                         if self.recording and b.parents is not None:
                             self._record(b, g)
                         self._push(open_, sizes, b.keys, gc, h, b.checked)
-                    if self.goals:
-                        found = min(self.goals)
-                        self.goals.clear()
-                        if best is None or found[0] < best[0]:
-                            best = found
-                    if self.recording and (self.trail_size > TRAIL_MAX
-                                           or self.closed.dense is not None):
-                        self.recording = False  # big searches read the route back by search
-                    used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
-                    if self.firsts is not None:
-                        used += self.firsts.nbytes
-                    if used > self.memory_limit:
-                        raise SearchMemoryError(
-                            f"the search would need more than {self.memory_limit >> 20} MiB "
-                            f"(proved at least {f} moves after {self.expanded} positions)")
+                    best = self._take_goal(best)
+                    self._check_memory(f)
                     if best is not None and best[0] <= f:
                         break
             if best is not None and best[0] <= f:
@@ -1467,6 +1498,27 @@ class _Search:
                             f"no route within {self.max_cost} moves", self.expanded)
         moves = self._route(best, start_key)
         return Solution("solved", tuple(moves), best[0], best[0], None, self.expanded)
+
+    def _take_goal(self, best: tuple[int, int, int, int] | None
+                   ) -> tuple[int, int, int, int] | None:
+        """The cheapest goal so far, with those the last batch reached."""
+        if self.goals:
+            found = min(self.goals)
+            self.goals.clear()
+            if best is None or found[0] < best[0]:
+                return found
+        return best
+
+    def _check_memory(self, f: int) -> None:
+        if self.recording and (self.trail_size > TRAIL_MAX or self.closed.dense is not None):
+            self.recording = False  # big searches read the route back by search
+        used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
+        if self.firsts is not None:
+            used += self.firsts.nbytes
+        if used > self.memory_limit:
+            raise SearchMemoryError(
+                f"the search would need more than {self.memory_limit >> 20} MiB "
+                f"(proved at least {f} moves after {self.expanded} positions)")
 
     def _record(self, b: _Batch, g: int) -> None:
         assert b.parents is not None
