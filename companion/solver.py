@@ -1644,8 +1644,7 @@ class _Search:
             for fv, idx in where.items():
                 self._append(open_, sizes, (fv, gc), keys.take(idx))
             return
-        gcv = np.broadcast_to(np.asarray(gc, np.int64), fc.shape)
-        code = gcv * 4096 + fc
+        code = fc + gc * 4096
         lo = int(code.min())
         counts = np.bincount(code - lo)
         for v in _nz(counts):
