@@ -85,7 +85,7 @@ DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
-DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
+DENSE_AFTER = 400_000  # expanded positions before a search moves to the bitsets (their
 # first touch of each page costs more than the hash table does for smaller searches)
 TRAIL_MAX = 1 << 21  # child-parent pairs recorded for reading the route back
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
