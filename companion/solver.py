@@ -95,6 +95,7 @@ BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block 
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
+
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
 _NETWORKS = {
     1: [],
@@ -108,6 +109,22 @@ _NETWORKS = {
 
 # must-ricochet progress of the active robot (strict), in the two bits above the robots
 DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL = 0, 1, 2, 3
+
+
+def _flag_next(flag: int, deflected: int, horizontal: int, axis: int) -> int:
+    """Strict must-ricochet progress after an active robot's move: the move started on
+    ``axis``, ended moving horizontally or not, and a barrier turned it or not."""
+    if flag == DONE or deflected or (flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis):
+        return DONE
+    return LAST_VERTICAL + horizontal
+
+
+# the same as a table, by progress << 3 | deflected << 2 | horizontal << 1 | axis: the middle
+# two bits are a move's end code >> 8 & _TURN_BITS
+_FLAG_NEXT = np.array([_flag_next(i >> 3, (i >> 2) & 1, (i >> 1) & 1, i & 1)
+                       for i in range(32)], np.uint8)
+_FLAG_NEXT_LIST = _FLAG_NEXT.tolist()
+_TURN_BITS = (DEFLECTED_BIT | HORIZONTAL_BIT) >> 8
 
 
 class SolverError(ValueError):
@@ -1066,12 +1083,9 @@ class _Search:
             new_flag = None
             if lay.strict and r == lay.active:
                 assert flag is not None
-                f_old = flag.take(sel)
                 axis0 = t.axis.reshape(-1).take(start)
-                turned = ((f_old == DONE) | ((code & DEFLECTED_BIT) != 0)
-                          | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
-                horiz = (code & HORIZONTAL_BIT) != 0
-                new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
+                new_flag = _FLAG_NEXT.take((flag.take(sel) << 3) | ((code >> 8) & _TURN_BITS)
+                                           | axis0).astype(np.uint64)
                 child = (child & ~(np.uint64(3) << lay.flag_shift)) | \
                     (new_flag << lay.flag_shift)
             if last is not None:
@@ -1140,6 +1154,7 @@ class _Search:
         all, which the helpers' moves keep."""
         py = self.tables[0].py
         ways = list(zip(py.hit, py.nat, py.end, (0, 1, 0, 1), strict=True))  # and each axis
+        flag_next = _FLAG_NEXT_LIST
         dist = self.dist_list
         target = self.target
         goal_ok = not (self.lenient and g == 0)
@@ -1180,10 +1195,7 @@ class _Search:
                         parents.append(key)
                         estimates.append(hr)
                         continue
-                    nf = DONE
-                    if fl != DONE and not (code & DEFLECTED_BIT or (
-                            fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis)):
-                        nf = LAST_VERTICAL + ((code >> 9) & 1)
+                    nf = flag_next[(fl << 3) | ((code >> 8) & _TURN_BITS) | axis]
                     child = (nf << flag_shift) | (v << act_shift) | (key & low_mask)
                     if v == target and nf == DONE and goal_ok:
                         self.goals.append((g + 1, child, key, g))
@@ -1339,14 +1351,8 @@ class _Search:
         code = codes[k].reshape(-1).take(idx)
         v = (code & 255).astype(np.uint8)
         nf = None
-        if flag is not None:
-            f_old = flag.take(par)
-            axis0 = t.axis.reshape(-1).take(opt * 256 + cells[k].take(par))
-            turned = (code & DEFLECTED_BIT) != 0
-            turned |= f_old == DONE
-            turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
-            horiz = ((code & HORIZONTAL_BIT) != 0).astype(np.uint8)
-            nf = np.where(turned, np.uint8(DONE), LAST_VERTICAL + horiz).astype(np.uint8)
+        if flag is not None:  # options are the four directions in order: the axis is o & 1
+            nf = _FLAG_NEXT.take((flag.take(par) << 3) | ((code >> 8) & _TURN_BITS) | (opt & 1))
         low = np.ascontiguousarray(keys, np.uint64) & np.uint64((1 << (8 * k)) - 1)
         if not (self.lenient and g == 0):
             at = v == self.target
@@ -1824,16 +1830,9 @@ class _Search:
         if r != lay.active:
             return [flag]
         axis0 = int(self.tables[r].axis[o][p])
-        turned_now = bool(code & DEFLECTED_BIT)
-        horiz = int(bool(code & HORIZONTAL_BIT))
-        out = []
-        for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL):
-            turned = before == DONE or turned_now or (
-                before >= LAST_VERTICAL and before - LAST_VERTICAL != axis0)
-            after = DONE if turned else LAST_VERTICAL + horiz
-            if after == flag:
-                out.append(before)
-        return out
+        moved = ((code >> 8) & _TURN_BITS) | axis0
+        return [before for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL)
+                if _FLAG_NEXT_LIST[(before << 3) | moved] == flag]
 
 
 def _insert_sorted(rest: list[np.ndarray], v: np.ndarray) -> list[np.ndarray]:
