@@ -85,7 +85,7 @@ DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
 CHUNK = 1 << 17  # positions expanded per numpy batch
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
-DENSE_AFTER = 100_000  # expanded positions before a search moves to the bitsets (their
+DENSE_AFTER = 400_000  # expanded positions before a search moves to the bitsets (their
 # first touch of each page costs more than the hash table does for smaller searches)
 TRAIL_MAX = 1 << 21  # child-parent pairs recorded for reading the route back
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
@@ -94,6 +94,7 @@ SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in 
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
+
 
 # sorting networks: kept sorted, interchangeable robots need a few min/max per move
 _NETWORKS = {
@@ -108,6 +109,22 @@ _NETWORKS = {
 
 # must-ricochet progress of the active robot (strict), in the two bits above the robots
 DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL = 0, 1, 2, 3
+
+
+def _flag_next(flag: int, deflected: int, horizontal: int, axis: int) -> int:
+    """Strict must-ricochet progress after an active robot's move: the move started on
+    ``axis``, ended moving horizontally or not, and a barrier turned it or not."""
+    if flag == DONE or deflected or (flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis):
+        return DONE
+    return LAST_VERTICAL + horizontal
+
+
+# the same as a table, by progress << 3 | deflected << 2 | horizontal << 1 | axis: the middle
+# two bits are a move's end code >> 8 & _TURN_BITS
+_FLAG_NEXT = np.array([_flag_next(i >> 3, (i >> 2) & 1, (i >> 1) & 1, i & 1)
+                       for i in range(32)], np.uint8)
+_FLAG_NEXT_LIST = _FLAG_NEXT.tolist()
+_TURN_BITS = (DEFLECTED_BIT | HORIZONTAL_BIT) >> 8
 
 
 class SolverError(ValueError):
@@ -892,6 +909,7 @@ class _Search:
         self.trail: dict[int, list[tuple[np.ndarray, np.ndarray, Any]]] = {}
         self.trail_size = 0
         self.recording = True
+        self.deferred: np.ndarray | None = None  # a mask: see _fast_successors(look=...)
         # immediate reversal forbidden: each position (without its last move) and the last
         # move it was first expanded with, 0 once it has been expanded for every move
         self.firsts = _HashSet() if self.layout.reversal else None
@@ -1065,12 +1083,9 @@ class _Search:
             new_flag = None
             if lay.strict and r == lay.active:
                 assert flag is not None
-                f_old = flag.take(sel)
                 axis0 = t.axis.reshape(-1).take(start)
-                turned = ((f_old == DONE) | ((code & DEFLECTED_BIT) != 0)
-                          | ((f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)))
-                horiz = (code & HORIZONTAL_BIT) != 0
-                new_flag = np.where(turned, DONE, LAST_VERTICAL + horiz).astype(np.uint64)
+                new_flag = _FLAG_NEXT.take((flag.take(sel) << 3) | ((code >> 8) & _TURN_BITS)
+                                           | axis0).astype(np.uint64)
                 child = (child & ~(np.uint64(3) << lay.flag_shift)) | \
                     (new_flag << lay.flag_shift)
             if last is not None:
@@ -1138,7 +1153,8 @@ class _Search:
         dozen numpy calls cost more than the work itself here. ``hr``: the estimate of them
         all, which the helpers' moves keep."""
         py = self.tables[0].py
-        hit, nat, end, axis = py.hit, py.nat, py.end, py.axis
+        ways = list(zip(py.hit, py.nat, py.end, (0, 1, 0, 1), strict=True))  # and each axis
+        flag_next = _FLAG_NEXT_LIST
         dist = self.dist_list
         target = self.target
         goal_ok = not (self.lenient and g == 0)
@@ -1147,41 +1163,39 @@ class _Search:
         act_shift = 8 * k
         flag_shift = 8 * r_count
         low_mask = (1 << act_shift) - 1
-        others = [[j for j in range(r_count) if j != r] for r in range(r_count)]
+        shifts = [8 * i for i in range(r_count)]
         children: list[int] = []
         parents: list[int] = []
         estimates: list[int] = []
         for key in keys.tolist():
-            cs = [(key >> (8 * i)) & 255 for i in range(r_count)]
-            act = cs[k]
+            cs = [(key >> sh) & 255 for sh in shifts]
             fl = key >> flag_shift
-            for r in range(r_count):
-                s = cs[r]
+            high = key & ~low_mask  # the active robot and its progress stay
+            for r, s in enumerate(cs):
                 b = s << 8
-                qs = [b | cs[j] for j in others[r]]
-                for o in range(4):
-                    h = hit[o]
-                    m = nat[o][s] + 1
+                qs = [b | c for j, c in enumerate(cs) if j != r]
+                for hit, nat, end, axis in ways:
+                    m = nat[s] + 1
                     for q in qs:
-                        if h[q] < m:
-                            m = h[q]
-                    code = end[o][b | (m - 1)]
+                        x = hit[q]
+                        if x < m:
+                            m = x
+                    code = end[b | (m - 1)]
                     if not code & OK_BIT:
                         continue
                     v = code & 255
                     if r < k:
-                        rest = sorted([*cs[:r], *cs[r + 1:k], v])
-                        child = (fl << flag_shift) | (act << act_shift)
-                        for i, c in enumerate(rest):
-                            child |= c << (8 * i)
+                        rest = cs[:k]
+                        rest[r] = v
+                        rest.sort()
+                        child = high
+                        for sh, c in zip(shifts, rest):  # noqa: B905 - one helper fewer
+                            child |= c << sh
                         children.append(child)
                         parents.append(key)
                         estimates.append(hr)
                         continue
-                    nf = DONE
-                    if fl != DONE and not (code & DEFLECTED_BIT or (
-                            fl >= LAST_VERTICAL and fl - LAST_VERTICAL != axis[o][s])):
-                        nf = LAST_VERTICAL + ((code >> 9) & 1)
+                    nf = flag_next[(fl << 3) | ((code >> 8) & _TURN_BITS) | axis]
                     child = (nf << flag_shift) | (v << act_shift) | (key & low_mask)
                     if v == target and nf == DONE and goal_ok:
                         self.goals.append((g + 1, child, key, g))
@@ -1208,13 +1222,18 @@ class _Search:
             seen |= (slot >= 0) & c.dense_test_rank(index, c.turn)
         return seen
 
-    def _fast_successors(self, keys: np.ndarray, g: int,
-                         turned: bool = False) -> Iterable[_Batch]:
+    def _fast_successors(self, keys: np.ndarray, g: int, turned: bool = False,
+                         look: int | None = None) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
         0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``turned``:
         every position's active robot has turned, no ricochet bits to carry. With four robots
         and the bitsets in use, visited tests go by rank, computed here. Small integer types
-        throughout: this loop is memory-bound."""
+        throughout: this loop is memory-bound.
+
+        ``look``: the bucket's estimate (cost + estimate - cost so far), for fewer than
+        ``BLOCKWISE_CHUNK`` positions; the positions that carry it bare are given the one-move
+        look-ahead (:meth:`descends`) from the moves worked out here anyway, and those that
+        fail it make no move: ``self.deferred`` marks them for the caller."""
         t = self.tables[0]
         n = keys.size
         r_count = self.layout.n_robots
@@ -1252,6 +1271,23 @@ class _Search:
                 flat[:, o] += o << 16
         codes = t.end_flat.take(flat)
         ok = (codes & OK_BIT).astype(bool)
+        helper_h: np.ndarray | int = -1
+        if look is not None:  # small: codes are (mover, option, n)
+            mine = codes[k]
+            active_h = self.dist[k].take(cells[k])
+            closer = self.dist[k].take(mine & 255) == active_h - np.uint8(1)
+            closer &= ok[k]
+            at_target = cells[k] == self.target
+            if flag is not None:
+                closer &= self._claims(mine, flag, _AXES4[:, None])
+                at_target &= flag == DONE
+            bare = active_h == look
+            later = bare & ~(closer.any(axis=0) | at_target)
+            self.deferred = later if later.any() else None
+            if self.deferred is not None:
+                ok[:, :, later] = False
+            if not bare.all():  # some carry the estimate raised by one already
+                helper_h = np.where(bare, look, look - 1).astype(np.int64)
         # four robots and the bitsets in use: test the visited set by rank, computed here
         use_rank = (r_count == 4 and self.closed.dense is not None
                     and not self.closed.table.count)
@@ -1303,7 +1339,8 @@ class _Search:
             if not use_rank:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
-            yield _Batch(child, 1, -1, checked=True,
+            yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
+                         helper_h.take(par), checked=True,
                          parents=keys.take(par) if self.recording else None)
         # active moves: the helpers stay as they are; the estimate is the new cell's
         idx = _nz(ok[k])
@@ -1314,14 +1351,8 @@ class _Search:
         code = codes[k].reshape(-1).take(idx)
         v = (code & 255).astype(np.uint8)
         nf = None
-        if flag is not None:
-            f_old = flag.take(par)
-            axis0 = t.axis.reshape(-1).take(opt * 256 + cells[k].take(par))
-            turned = (code & DEFLECTED_BIT) != 0
-            turned |= f_old == DONE
-            turned |= (f_old >= LAST_VERTICAL) & ((f_old - LAST_VERTICAL) != axis0)
-            horiz = ((code & HORIZONTAL_BIT) != 0).astype(np.uint8)
-            nf = np.where(turned, np.uint8(DONE), LAST_VERTICAL + horiz).astype(np.uint8)
+        if flag is not None:  # options are the four directions in order: the axis is o & 1
+            nf = _FLAG_NEXT.take((flag.take(par) << 3) | ((code >> 8) & _TURN_BITS) | (opt & 1))
         low = np.ascontiguousarray(keys, np.uint64) & np.uint64((1 << (8 * k)) - 1)
         if not (self.lenient and g == 0):
             at = v == self.target
@@ -1405,6 +1436,26 @@ class _Search:
                                   inplace=len(arrays) > 1)
             del arrays
             groups = [(keys, f - g)]
+            if self.fast and SCALAR_CHUNK < keys.size < SMALL_CHUNK and \
+                    self.closed.dense is None and not (self.lenient and g == 0):
+                # look-ahead and moves in one pass over the bucket
+                stop = self._should_stop()
+                if stop:
+                    return self._stopped(stop, f, best)
+                keys = keys.take(_nz(~self.closed.contains(keys)))
+                for b in self._fast_successors(keys, g, look=f - g):
+                    if self.recording and b.parents is not None:
+                        self._record(b, g)
+                    h = f - g if isinstance(b.h, int) and b.h < 0 else b.h
+                    self._push(open_, sizes, b.keys, g + 1, h, b.checked)
+                if self.deferred is not None:
+                    self._append(open_, sizes, (f + 1, g), keys.take(_nz(self.deferred)))
+                    keys = keys.take(_nz(~self.deferred))
+                self.closed.add(keys, g)
+                self.expanded += keys.size
+                best = self._take_goal(best)
+                self._check_memory(f)
+                continue
             if lay.active is not None:
                 groups = self._lookahead(keys, g, f, open_, sizes)
                 stop = self._should_stop() if keys.size > self.chunk else None
@@ -1414,7 +1465,11 @@ class _Search:
                 if best is not None and best[0] <= f:
                     break
                 only = None
-                if lay.reversal:
+                if self.lenient and g == 0:
+                    # the start, left open: under lenient must-ricochet the same robots after a
+                    # move are another position (from there the straight slide counts)
+                    only = np.zeros(keys.size, np.intp) if lay.reversal else None
+                elif lay.reversal:
                     keys, only = self._reversal_copies(keys, g)
                 else:
                     keys = self.closed.add_new(keys, g)
@@ -1431,21 +1486,8 @@ class _Search:
                         if self.recording and b.parents is not None:
                             self._record(b, g)
                         self._push(open_, sizes, b.keys, gc, h, b.checked)
-                    if self.goals:
-                        goal = min(self.goals)
-                        self.goals.clear()
-                        if best is None or goal[0] < best[0]:
-                            best = goal
-                    if self.recording and (self.trail_size > TRAIL_MAX
-                                           or self.closed.dense is not None):
-                        self.recording = False  # big searches read the route back by search
-                    used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
-                    if self.firsts is not None:
-                        used += self.firsts.nbytes
-                    if used > self.memory_limit:
-                        raise SearchMemoryError(
-                            f"the search would need more than {self.memory_limit >> 20} MiB "
-                            f"(proved at least {f} moves after {self.expanded} positions)")
+                    best = self._take_goal(best)
+                    self._check_memory(f)
                     if best is not None and best[0] <= f:
                         break
             if best is not None and best[0] <= f:
@@ -1462,6 +1504,27 @@ class _Search:
                             f"no route within {self.max_cost} moves", self.expanded)
         moves = self._route(best, start_key)
         return Solution("solved", tuple(moves), best[0], best[0], None, self.expanded)
+
+    def _take_goal(self, best: tuple[int, int, int, int] | None
+                   ) -> tuple[int, int, int, int] | None:
+        """The cheapest goal so far, with those the last batch reached."""
+        if self.goals:
+            found = min(self.goals)
+            self.goals.clear()
+            if best is None or found[0] < best[0]:
+                return found
+        return best
+
+    def _check_memory(self, f: int) -> None:
+        if self.recording and (self.trail_size > TRAIL_MAX or self.closed.dense is not None):
+            self.recording = False  # big searches read the route back by search
+        used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
+        if self.firsts is not None:
+            used += self.firsts.nbytes
+        if used > self.memory_limit:
+            raise SearchMemoryError(
+                f"the search would need more than {self.memory_limit >> 20} MiB "
+                f"(proved at least {f} moves after {self.expanded} positions)")
 
     def _record(self, b: _Batch, g: int) -> None:
         assert b.parents is not None
@@ -1587,8 +1650,7 @@ class _Search:
             for fv, idx in where.items():
                 self._append(open_, sizes, (fv, gc), keys.take(idx))
             return
-        gcv = np.broadcast_to(np.asarray(gc, np.int64), fc.shape)
-        code = gcv * 4096 + fc
+        code = fc + gc * 4096
         lo = int(code.min())
         counts = np.bincount(code - lo)
         for v in _nz(counts):
@@ -1768,16 +1830,9 @@ class _Search:
         if r != lay.active:
             return [flag]
         axis0 = int(self.tables[r].axis[o][p])
-        turned_now = bool(code & DEFLECTED_BIT)
-        horiz = int(bool(code & HORIZONTAL_BIT))
-        out = []
-        for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL):
-            turned = before == DONE or turned_now or (
-                before >= LAST_VERTICAL and before - LAST_VERTICAL != axis0)
-            after = DONE if turned else LAST_VERTICAL + horiz
-            if after == flag:
-                out.append(before)
-        return out
+        moved = ((code >> 8) & _TURN_BITS) | axis0
+        return [before for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL)
+                if _FLAG_NEXT_LIST[(before << 3) | moved] == flag]
 
 
 def _insert_sorted(rest: list[np.ndarray], v: np.ndarray) -> list[np.ndarray]:

@@ -141,8 +141,14 @@ def options_from(board: Board, kind: str, start: int, d: Direction) -> list[Opti
         return [opt]
     out: list[Option] = []
     stack: list[tuple[str, ...]] = [()]
+    traced = 0
     while stack:
         passes = stack.pop()
+        traced += 1
+        if len(out) > MAX_OPTIONS or traced > 8 * MAX_OPTIONS:  # the choices grow
+            # exponentially with barriers and openings: give up before they fill the memory
+            raise TableError(f"board: a {kind} robot has more than {MAX_OPTIONS} ways to slide "
+                             f"from one cell; the solver handles up to {MAX_OPTIONS}")
         opt, nxt = _trace(board, None, start, d, passes, True)
         if opt is not None and (not passes or passes[-1] != "bounce"):
             out.append(opt)

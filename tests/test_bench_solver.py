@@ -22,8 +22,10 @@ def test_every_set_is_timed_and_written_as_json(tmp_path, capsys):
         assert row["positions"] >= 1 and row["unsolved"] == 0
         assert row["median_ms"] <= row["p90_ms"] <= row["p99_ms"] <= row["max_ms"]
         assert row["expanded_median"] <= row["expanded_max"]
+        assert 0 < row["cpu_median_ms"] <= row["cpu_p90_ms"]
         assert row["set"] in text
     assert "time by optimal length" in text and report["hardest"] == []
+    assert report["load_average"]["cores"] >= 1 and "machine load" in text
 
 
 def test_the_riogrande_set_forbids_immediate_reversal_and_its_routes_obey_it():

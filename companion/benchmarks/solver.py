@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -91,6 +92,8 @@ def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: s
             preset: str | None, seed: int, limit: float) -> dict[str, Any]:
     rng = random.Random(f"{seed}-{name}")
     times: list[float] = []
+    cpu: list[float] = []  # the process's own time: what other programs on the machine take
+    # out of the wall-clock time shows as the difference
     expanded: list[int] = []
     by_length: dict[int, list[float]] = {}
     table_times: list[float] = []
@@ -98,10 +101,11 @@ def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: s
     for _ in range(count):
         pos = random_position(rng, sides, extra, target, preset)
         table_times.append(_warm_tables(pos))
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         result = solve(pos, deadline=time.monotonic() + limit)
         took = time.perf_counter() - started
         times.append(took)
+        cpu.append(time.process_time() - cpu_started)
         expanded.append(result.expanded)
         if result.solved:
             assert result.moves is not None
@@ -117,6 +121,8 @@ def run_set(name: str, count: int, sides: str, extra: tuple[str, ...], target: s
         "p90_ms": _percentile(times, 0.9) * 1e3,
         "p99_ms": _percentile(times, 0.99) * 1e3,
         "max_ms": max(times) * 1e3,
+        "cpu_median_ms": statistics.median(cpu) * 1e3,
+        "cpu_p90_ms": _percentile(cpu, 0.9) * 1e3,
         "expanded_median": int(statistics.median(expanded)),
         "expanded_max": max(expanded),
         "peak_rss_mb": _peak_rss_mb(),
@@ -165,6 +171,7 @@ def run(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     rows = []
+    load_before = os.getloadavg()
     print(f"{'set':<12} {'n':>4} {'median':>9} {'p90':>9} {'p99':>9} {'max':>9} "
           f"{'expanded':>15} {'peak RSS':>9}")
     for name, (count, sides, extra, target, preset) in SETS.items():
@@ -195,7 +202,14 @@ def run(argv: list[str]) -> int:
         print(f"{r['set']:<12} " + " ".join(f"{c:>15}" for c in cells))
     print("\nmove tables per board, built once per game: median "
           + ", ".join(f"{r['set']} {r['tables_ms_median']:.0f} ms" for r in rows))
-    report = {"seed": args.seed, "scale": args.scale, "sets": rows, "hardest": hardest}
+    print("process time per solve (median / p90 ms): "
+          + ", ".join(f"{r['set']} {r['cpu_median_ms']:.1f}/{r['cpu_p90_ms']:.1f}" for r in rows))
+    load_after = os.getloadavg()
+    print(f"machine load (1-minute average): {load_before[0]:.1f} before, "
+          f"{load_after[0]:.1f} after, on {os.cpu_count()} cores")
+    report = {"seed": args.seed, "scale": args.scale, "sets": rows, "hardest": hardest,
+              "load_average": {"before": load_before[0], "after": load_after[0],
+                               "cores": os.cpu_count()}}
     out = Path(args.out)
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {out}")
