@@ -15,7 +15,14 @@ from companion.vision.colours import Profile
 from companion.vision.locate import from_corners, locate
 from companion.vision.read import grid_cell_name
 from companion.vision.render import Scene, random_position, render
-from companion.vision.robots import find_clear, find_robots, prepare, silhouette_cells
+from companion.vision.robots import (
+    _front_cells,
+    _hideable,
+    find_clear,
+    find_robots,
+    prepare,
+    silhouette_cells,
+)
 
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
 GAME_PHOTO = PHOTOS / "game-oblique-24moves.jpg"
@@ -115,6 +122,21 @@ def test_the_floor_a_robot_hides_lies_behind_it_away_from_the_camera():
     assert (5, 10) in hidden
     assert (5, 9) in hidden  # the camera is south: the robot hides the cell to its north
     assert (5, 11) not in hidden
+
+
+def test_a_robot_in_front_hides_a_foot_only_when_seen_at_an_angle():
+    # Straight from above a robot leans over nothing: the cell behind it keeps its foot in
+    # view, so its own shadow in front of a silver robot cannot pass for a robot hiding it.
+    pos = random_position(29)
+    flat = render(pos, seed=29, tilt=0)
+    loc = from_corners(flat.corners, (1280, 960))
+    near = _hideable(loc, _front_cells(loc)).reshape(16, 16)[4:12, 4:12]
+    assert near.max() == 0.0
+    steep = render(pos, seed=29, tilt=30, azimuth=0)
+    loc = from_corners(steep.corners, (1280, 960))
+    hide = _hideable(loc, _front_cells(loc)).reshape(16, 16)
+    assert hide[:4].mean() > 0.4  # far from the camera (south): tops lean over the next cell
+    assert hide[:4].mean() > hide[12:].mean()
 
 
 @pytest.mark.skipif(not GAME_PHOTO.exists(), reason="real photos not available")

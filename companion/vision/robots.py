@@ -160,6 +160,25 @@ def _front_cells(loc: Location) -> np.ndarray:
     return np.where(ok & ~same & ~block, idx, -1)
 
 
+def _hideable(loc: Location, front_cell: np.ndarray) -> np.ndarray:
+    """Per cell, the share of its foot ring that a robot standing on the cell in front could
+    hide from the camera. A robot hides the floor only as far as its top leans away from the
+    camera (its parallax): seen from nearly straight above, none of a neighbour's foot."""
+    away, perp = _directions(loc, _CENTRES)
+    foot, height = loc.camera.centre[:2], float(loc.camera.centre[2])
+    f = np.maximum(front_cell, 0)
+    base = _CENTRES[f]
+    lean = np.linalg.norm(base - foot, axis=1) * ROBOT_HEIGHT / max(height - ROBOT_HEIGHT, 1e-6)
+    top = base + away[f] * lean[:, None]  # where its top is seen, on the floor
+    ring = (_CENTRES[:, None, :] + _RING_R * (np.cos(_RING_ANGLES)[None, :, None] * away[:, None]
+                                            + np.sin(_RING_ANGLES)[None, :, None] * perp[:, None]))
+    seg = (top - base)[:, None, :]
+    t = np.clip(((ring - base[:, None]) * seg).sum(-1) / np.maximum((seg * seg).sum(-1), 1e-9),
+                0.0, 1.0)
+    gap = np.linalg.norm(ring - (base[:, None] + t[..., None] * seg), axis=-1)
+    return np.where(front_cell >= 0, (gap < ROBOT_RADIUS).mean(axis=1), 0.0)
+
+
 def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
     """Per robot colour, a ``(16, 16)`` score array (row, col) of "a robot stands here"."""
     bxy, fxy = sample_points(loc)
@@ -171,6 +190,7 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     bm = profile.membership(blab, lift)
     fm = profile.membership(flab, lift)
     front_cell = _front_cells(loc)
+    hideable = _hideable(loc, front_cell)
     out = {}
     for colour in bm:
         b = np.where(bok, bm[colour], 0.0)
@@ -187,10 +207,11 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
         nf = fok.sum(axis=1)
         front = f.sum(axis=1) / np.maximum(nf, 1)
         # The colour on the floor in front only counts against a cell when the cell in front
-        # holds a standing robot itself: then this cell is merely hidden behind it (a flat
-        # target of the same colour in front says nothing).
+        # holds a standing robot itself, tall enough from here to hide this one's foot: then
+        # this cell is merely hidden behind it (a flat target of the same colour in front, or
+        # a shadow, says nothing).
         ahead = np.where(front_cell >= 0, body[np.maximum(front_cell, 0)], 0.0)
-        s = body - front * ahead
+        s = body - front * ahead * hideable
         if colour == "silver":
             # A colourless robot hides the print it stands on: colour seen over its body and
             # foot says it is not there (the vortex's dark square with its coloured spiral).
