@@ -13,14 +13,16 @@ from companion.board import cell_name
 from companion.rules import Position
 from companion.vision.colours import Profile
 from companion.vision.locate import from_corners, locate
-from companion.vision.read import grid_cell_name
-from companion.vision.render import Scene, random_position, render
+from companion.vision.read import Reader, grid_cell_name
+from companion.vision.render import Scene, random_position, render, scene_with
 from companion.vision.robots import (
     _front_cells,
     _hideable,
     find_clear,
     find_robots,
     prepare,
+    score_cells,
+    see_print,
     silhouette_cells,
 )
 
@@ -32,10 +34,23 @@ SILVER_GAME = Profile().for_robots(["red", "green", "blue", "yellow", "silver"])
 
 
 def _read(shot, profile: Profile | None = None) -> dict[str, str]:
-    """Robots read with the true corners (north-west first), named like the position."""
+    """Robots read with the true corners (north-west first), named like the position, with
+    the board's print in view as a game's reader has it once it knows the tiles."""
     loc = from_corners(shot.corners, (shot.image.shape[1], shot.image.shape[0]))
-    hits = find_robots(prepare(shot.image, loc), loc, profile or Profile())
+    hits = find_robots(prepare(shot.image, loc), loc, profile or Profile(),
+                       see_print(shot.image, loc, shot.board))
     return {c: grid_cell_name(h.col, h.row) for c, h in hits.items()}
+
+
+def _bench_frame(seed: int, **change):
+    """A four-robot frame drawn as the vision benchmark draws it (``change``: scene fields
+    to set, as the pale-table set does)."""
+    rng = np.random.default_rng(seed)
+    pos = random_position(rng)
+    scene = Scene.random(rng, hands=0.0 if change else 0.2, markers=0.0 if change else 0.5)
+    if change:
+        scene = scene_with(scene, {k: v(rng) if callable(v) else v for k, v in change.items()})
+    return render(pos, seed=seed, scene=scene)
 
 
 def _truth(shot) -> dict[str, str]:
@@ -210,11 +225,54 @@ def test_no_transparent_robot_is_seen_where_none_stands():
         assert _read_clear(shot, _truth(shot)) is None
 
 
-@pytest.mark.parametrize("seed", [9008, 9200, 9332])
+@pytest.mark.parametrize("seed", [9008, 9200, 9293, 9332, 9392])
 def test_the_bare_vortex_is_not_a_silver_robot(seed):
     # Dark print with a coloured spiral: colour seen over a colourless robot says it is not
-    # there. Frames drawn as the vision benchmark draws them, silver in play but not on it.
-    rng = np.random.default_rng(seed)
-    pos = random_position(rng)
-    shot = render(pos, seed=seed, scene=Scene.random(rng))
+    # there — and where blur and dim light grey the spiral (9293, 9392), the dark square
+    # itself says nothing of a robot. Silver in play but not on the board.
+    assert "silver" not in _read(_bench_frame(seed), SILVER_GAME)
+
+
+def test_the_bare_vortex_beside_a_robot_is_not_a_black_robot():
+    # On a pale table under glare, from nearly straight above: the yellow robot beside the
+    # vortex, and the dark square between its walls, once read as the black robot.
+    shot = _bench_frame(209044, table="pale", glare=lambda rng: float(rng.uniform(0.3, 0.8)))
+    read = Reader(tiles=list(shot.tiles), read_chip=False).read(shot.image)
+    assert read.robots == _truth(shot)
+
+
+@pytest.mark.parametrize("seed,scene", [
+    (9377, None),  # a bench frame from nearly straight above: four shadows, one per robot
+    (141, {"tilt": 6, "noise": 3, "brightness": 0.85, "cast": (1.0, 1.0, 1.15)}),
+    (152, {"tilt": 8, "noise": 3, "brightness": 0.9, "gradient": 0.6}),
+])
+def test_a_robots_shadow_seen_from_above_is_not_a_silver_robot(seed, scene):
+    # A shadow is as dark and colourless as silver, and from above it lies beside its robot
+    # as a standing piece would; but it is one even shade of the print it falls on.
+    shot = _bench_frame(seed) if scene is None else render(random_position(seed), seed=seed,
+                                                             **scene)
     assert "silver" not in _read(shot, SILVER_GAME)
+
+
+def test_the_print_tells_a_shadow_from_a_robot():
+    # Seen from above, the coloured robots' shadows beside them darken a cell as much as the
+    # silver robot does (each reads about 0.4 for silver by its colour); only the robot
+    # hides the print.
+    pos = random_position(41, robots=("red", "green", "blue", "yellow", "silver"))
+    shot = render(pos, seed=41, rotation=41 * 31, tilt=0)
+    loc = from_corners(shot.corners, (1280, 960))
+    view = see_print(shot.image, loc, shot.board)
+    colour = score_cells(prepare(shot.image, loc), loc, SILVER_GAME)["silver"]
+    truth = _truth(shot)
+    silver = shot.board.xy(shot.board.cell(truth["silver"]))
+    shade = view.shade().reshape(16, 16)
+    assert shade[15 - silver[1], silver[0]] == 1.0
+    shadows = [(r, c) for r in range(16) for c in range(16) if colour[r, c] > 0.3
+               and grid_cell_name(c, r) not in truth.values()
+               and max(abs(c - silver[0]), abs(15 - r - silver[1])) > 1]
+    assert len(shadows) >= 3
+    for r, c in shadows:
+        assert shade[r, c] < 0.5, grid_cell_name(c, r)
+    plain = [view.alike[r, c] for r in range(16) for c in range(16)
+             if grid_cell_name(c, r) not in truth.values() and view.foot[r, c]]
+    assert np.nanmedian(plain) > 0.8  # the rest of the board shows its print
