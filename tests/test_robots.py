@@ -9,12 +9,14 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.benchmarks.vision import _frame as bench_frame
+from companion.benchmarks.vision import _pale_frame as bench_pale_frame
 from companion.board import cell_name
 from companion.rules import Position
 from companion.vision.colours import Profile
 from companion.vision.locate import from_corners, locate
-from companion.vision.read import Reader, grid_cell_name
-from companion.vision.render import Scene, random_position, render, scene_with
+from companion.vision.read import Reader, grid_cell_name, read_frame
+from companion.vision.render import random_position, render
 from companion.vision.robots import (
     _front_cells,
     _hideable,
@@ -40,17 +42,6 @@ def _read(shot, profile: Profile | None = None) -> dict[str, str]:
     hits = find_robots(prepare(shot.image, loc), loc, profile or Profile(),
                        see_print(shot.image, loc, shot.board))
     return {c: grid_cell_name(h.col, h.row) for c, h in hits.items()}
-
-
-def _bench_frame(seed: int, **change):
-    """A four-robot frame drawn as the vision benchmark draws it (``change``: scene fields
-    to set, as the pale-table set does)."""
-    rng = np.random.default_rng(seed)
-    pos = random_position(rng)
-    scene = Scene.random(rng, hands=0.0 if change else 0.2, markers=0.0 if change else 0.5)
-    if change:
-        scene = scene_with(scene, {k: v(rng) if callable(v) else v for k, v in change.items()})
-    return render(pos, seed=seed, scene=scene)
 
 
 def _truth(shot) -> dict[str, str]:
@@ -196,11 +187,11 @@ def _read_clear(shot, others: dict[str, str]) -> str | None:
     """Where the transparent robot is read, with the true corners (north-west first)."""
     loc = from_corners(shot.corners, (shot.image.shape[1], shot.image.shape[0]))
     hidden = set()
-    for cell in others.values():
+    for cell in others.values():  # as a game's reader leaves them out: bodies and shadows
         file, rank = shot.board.xy(shot.board.cell(cell))
         col, row = file, 15 - rank
-        hidden |= {(c + dc, r + dr) for c, r in silhouette_cells(loc, col, row)
-                   for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+        hidden |= silhouette_cells(loc, col, row)
+        hidden |= {(col + dc, row + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
     hit = find_clear(shot.image, loc, shot.board, hidden)
     return None if hit is None else grid_cell_name(hit.col, hit.row)
 
@@ -215,7 +206,32 @@ def test_the_transparent_robot_is_found_on_the_plain_print():
         seen = _read_clear(shot, {k: v for k, v in truth.items() if k != "transparent"})
         assert seen in (None, truth["transparent"]), seed  # unseen, said so; never elsewhere
         found += seen == truth["transparent"]
-    assert found >= 8  # of 12: where the print beside other robots hides it, it is not seen
+    assert found >= 10  # of 12: where the print beside other robots hides it, it is not seen
+
+
+@pytest.mark.parametrize("seed", [6126, 6138, 6142, 9322])
+def test_the_transparent_robot_near_another_is_on_its_cell_or_unseen(seed):
+    # Bench frames where it stands by another robot (6142: two cells from the blue one, once
+    # left out with all round it), or next to one (6126, 9322: leaning over the cell behind,
+    # it was read there): the game's reader finds it on its own cell, or says it is unseen.
+    shot = bench_frame(seed, (1280, 960), 0.2)
+    truth = _truth(shot)
+    obs = Reader(tiles=list(shot.tiles), profile=Profile().for_robots(list(truth)),
+                 read_chip=False).read(shot.image)
+    assert obs.robots.get("transparent") in (None, truth["transparent"])
+    assert {k: v for k, v in obs.robots.items() if k != "transparent"} == {
+        k: v for k, v in truth.items() if k != "transparent"}
+    if seed == 6142:
+        assert obs.robots["transparent"] == truth["transparent"]
+
+
+def test_a_dim_blurred_corner_is_not_the_transparent_robot():
+    # Bench frame 6185: in play but lifted off, one cell in a dark, blurred corner matched its
+    # print a little worse than its neighbours; none of them shows its print well there.
+    shot = bench_frame(6185, (1280, 960), 0.2)
+    game = Profile().for_robots(["red", "green", "blue", "yellow", "silver", "transparent"])
+    obs = read_frame(shot.image, tiles=list(shot.tiles), profile=game, chip=False)
+    assert obs.robots == _truth(shot)
 
 
 def test_no_transparent_robot_is_seen_where_none_stands():
@@ -230,13 +246,13 @@ def test_the_bare_vortex_is_not_a_silver_robot(seed):
     # Dark print with a coloured spiral: colour seen over a colourless robot says it is not
     # there — and where blur and dim light grey the spiral (9293, 9392), the dark square
     # itself says nothing of a robot. Silver in play but not on the board.
-    assert "silver" not in _read(_bench_frame(seed), SILVER_GAME)
+    assert "silver" not in _read(bench_frame(seed, (1280, 960), 0.2), SILVER_GAME)
 
 
 def test_the_bare_vortex_beside_a_robot_is_not_a_black_robot():
     # On a pale table under glare, from nearly straight above: the yellow robot beside the
     # vortex, and the dark square between its walls, once read as the black robot.
-    shot = _bench_frame(209044, table="pale", glare=lambda rng: float(rng.uniform(0.3, 0.8)))
+    shot = bench_pale_frame(209044, (1280, 960))
     read = Reader(tiles=list(shot.tiles), read_chip=False).read(shot.image)
     assert read.robots == _truth(shot)
 
@@ -249,8 +265,8 @@ def test_the_bare_vortex_beside_a_robot_is_not_a_black_robot():
 def test_a_robots_shadow_seen_from_above_is_not_a_silver_robot(seed, scene):
     # A shadow is as dark and colourless as silver, and from above it lies beside its robot
     # as a standing piece would; but it is one even shade of the print it falls on.
-    shot = _bench_frame(seed) if scene is None else render(random_position(seed), seed=seed,
-                                                             **scene)
+    shot = (bench_frame(seed, (1280, 960), 0.2) if scene is None
+            else render(random_position(seed), seed=seed, **scene))
     assert "silver" not in _read(shot, SILVER_GAME)
 
 

@@ -167,7 +167,7 @@ class Reader:
             robots[colour] = grid_cell_name(c, r)
             scores[colour] = round(h.score, 3)
         if CLEAR in self.profile.robots and view is not None:
-            clear = find_clear(image, oriented, board, _around(explained, k), view.alike)
+            clear = find_clear(image, oriented, board, _shadowed(loc, hits, k), view.alike)
             if clear is not None:
                 robots[CLEAR] = grid_cell_name(clear.col, clear.row)
                 scores[CLEAR] = round(clear.score, 3)
@@ -216,6 +216,16 @@ def _around(cells: set[tuple[int, int]], k: int) -> set[tuple[int, int]]:
     or its shadow may change the print."""
     return {rotate_cell(c + dc, r + dr, k) for c, r in cells
             for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+
+
+def _shadowed(loc: Location, hits: dict[str, RobotHit], k: int) -> set[tuple[int, int]]:
+    """The cells, in the grid turned by ``k``, whose print the robots found may change: those
+    their bodies hide, and those round their feet where their shadows fall."""
+    cells: set[tuple[int, int]] = set()
+    for h in hits.values():
+        cells |= silhouette_cells(loc, h.col, h.row)
+        cells |= {(h.col + dc, h.row + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+    return {rotate_cell(c, r, k) for c, r in cells}
 
 
 def _cells(hits: dict[str, RobotHit]) -> dict[str, tuple[int, int]]:

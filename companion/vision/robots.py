@@ -162,16 +162,22 @@ def _front_cells(loc: Location) -> np.ndarray:
     return np.where(ok & ~same & ~block, idx, -1)
 
 
+def _lean(loc: Location, centres: np.ndarray) -> np.ndarray:
+    """How far (cells) the top of a robot standing at each of ``centres`` is seen past its
+    base, away from the camera: its parallax."""
+    foot, height = loc.camera.centre[:2], float(loc.camera.centre[2])
+    return (np.linalg.norm(centres - foot, axis=-1) * ROBOT_HEIGHT
+            / max(height - ROBOT_HEIGHT, 1e-6))
+
+
 def _hideable(loc: Location, front_cell: np.ndarray) -> np.ndarray:
     """Per cell, the share of its foot ring that a robot standing on the cell in front could
     hide from the camera. A robot hides the floor only as far as its top leans away from the
     camera (its parallax): seen from nearly straight above, none of a neighbour's foot."""
     away, perp = _directions(loc, _CENTRES)
-    foot, height = loc.camera.centre[:2], float(loc.camera.centre[2])
     f = np.maximum(front_cell, 0)
     base = _CENTRES[f]
-    lean = np.linalg.norm(base - foot, axis=1) * ROBOT_HEIGHT / max(height - ROBOT_HEIGHT, 1e-6)
-    top = base + away[f] * lean[:, None]  # where its top is seen, on the floor
+    top = base + away[f] * _lean(loc, base)[:, None]  # where its top is seen, on the floor
     ring = (_CENTRES[:, None, :] + _RING_R * (np.cos(_RING_ANGLES)[None, :, None] * away[:, None]
                                             + np.sin(_RING_ANGLES)[None, :, None] * perp[:, None]))
     seg = (top - base)[:, None, :]
@@ -508,7 +514,8 @@ def _foot_unseen(board: Board) -> np.ndarray:
 # ---------------------------------------------------------------- the transparent robot
 
 CLEAR_SEEN = 0.5  # a cell this unlike the plain print (correlation) may hold the clear robot,
-CLEAR_LEAD = 0.12  # … when no cell away from it comes within this of it
+CLEAR_LEAD = 0.12  # … when no cell away from it comes within this of it,
+CLEAR_CONTRAST = 0.33  # … and the cells round it are this much more like their print
 
 
 def find_clear(image: np.ndarray, loc: Location, board: Board,
@@ -521,12 +528,13 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
     A clear piece has no colour of its own: it shows the board behind it, bent by its curved
     surface, inside an outline darkened by the room it mirrors at grazing angles. So it is
     found by what it does to the print: the cell whose print matches its tile's plain print
-    far worse than any other is where it stands. On a cell whose print cannot be compared —
-    a diagonal, or hidden by another robot — or where nothing stands out clearly, it is not
-    seen, and the caller says so."""
+    far worse than any other, and than the cells round it, is where it stands. On a cell
+    whose print cannot be compared — a diagonal, or hidden by another robot — or where
+    nothing stands out clearly, it is not seen, and the caller says so."""
     if alike is None:
         alike = see_print(image, loc, board, hidden).alike
-    alike = np.where(np.isnan(alike), np.inf, alike)
+    seen = np.where(np.isnan(alike), np.inf, alike)  # hidden cells too, for a second look
+    alike = seen.copy()
     for c, r in hidden:
         if 0 <= c < GRID and 0 <= r < GRID:
             alike[r, c] = np.inf
@@ -536,12 +544,27 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
     # Seen at an angle the piece's upper half lies over the cell behind it, which can look the
     # less like its print: it stands on the one in front, when that one is unlike it too.
     away, _ = _directions(loc, np.array([[c + 0.5, r + 0.5]]))
-    fc, fr = (int(v) for v in np.floor(np.array([c + 0.5, r + 0.5]) - away[0]))
-    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r) and alike[fr, fc] < CLEAR_SEEN:
-        r, c = fr, fc
-        others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+    front = np.array([c + 0.5, r + 0.5]) - away[0]
+    fc, fr = (int(v) for v in np.floor(front))
+    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r):
+        if alike[fr, fc] < CLEAR_SEEN:
+            r, c = fr, fc
+            others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+        elif not np.isfinite(alike[fr, fc]) and _lean(loc, front)[()] > 0.3 and not (
+                seen[fr, fc] > seen[r, c] + CLEAR_LEAD):
+            # it may stand there, beside another robot or on print not compared, and only
+            # lean over this one: unless that cell, looked at all the same, shows its print
+            return None
     best = float(alike[r, c])
     lead = float(others.min()) - best
     if not np.isfinite(best) or best > CLEAR_SEEN or lead < CLEAR_LEAD:
+        return None
+    # Where the print itself is poorly seen (a dim corner, blur, glare) every cell is a little
+    # unlike it, and one a little more so is no robot: the cells round it must show theirs.
+    r0, c0 = max(0, r - 2), max(0, c - 2)
+    near = alike[r0:r + 3, c0:c + 3].copy()
+    near[max(0, r - 1) - r0:r + 2 - r0, max(0, c - 1) - c0:c + 2 - c0] = np.inf
+    near = near[np.isfinite(near)]
+    if not len(near) or float(np.median(near)) - best < CLEAR_CONTRAST:
         return None
     return RobotHit("transparent", c, r, 1.0 - best, lead)
