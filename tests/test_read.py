@@ -191,6 +191,24 @@ def test_a_game_with_the_silver_and_transparent_robots_reads_them_both():
     assert later.missing == ["transparent"] and "no transparent robot seen" in later.notes
 
 
+def test_a_games_reader_finds_silver_from_above_beside_the_shadows():
+    # Straight from above every shadow lies beside its robot as dark and colourless as the
+    # silver one: the reader tells them apart by the print once it knows the tiles, on the
+    # first frame (north not yet known) and on the next (north kept).
+    pos = random_position(41, robots=("red", "green", "blue", "yellow", "silver"))
+    shot = render(pos, seed=41, rotation=41 * 31, tilt=0)
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    reader = Reader(tiles=list(shot.tiles), profile=Profile().for_robots(list(truth)))
+    for _ in range(2):
+        obs = reader.read(shot.image)
+        assert obs.robots == truth and obs.complete
+    lifted = render({**pos.to_dict(), "robots": {k: v for k, v in truth.items()
+                                                  if k != "silver"}},
+                    seed=41, rotation=41 * 31, tilt=0)
+    later = reader.read(lifted.image)
+    assert "silver" not in later.robots and later.missing == ["silver"]
+
+
 def test_cli_reads_the_robots_the_game_names(capsys, tmp_path):
     pos = random_position(94, robots=("red", "green", "blue", "yellow", "silver"))
     shot = render(pos, seed=94, tilt=12, noise=2)

@@ -32,7 +32,15 @@ from ..board import Board, cell_name
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, track
-from .robots import find_clear, find_robots, prepare, silhouette_cells
+from .robots import (
+    COLOURLESS,
+    RobotHit,
+    find_clear,
+    find_robots,
+    prepare,
+    see_print,
+    silhouette_cells,
+)
 from .tileid import TileReading, read_tiles
 from .track import OCC_PX, occlusion
 
@@ -129,20 +137,28 @@ class Reader:
         frame = prepare(image, loc)
         hits = find_robots(frame, loc, self.profile)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
-        explained: set[tuple[int, int]] = set()
-        for h in hits.values():
-            explained |= silhouette_cells(loc, h.col, h.row)
-            explained.add((h.col, h.row))
+        explained = _explained(loc, hits)
         rect = loc.warp(image, OCC_PX)
         occ = occlusion(rect, frame.white, explained)
         # Under a hand the walls are not all seen: keep what was known, learn nothing new.
         reading = self._tiles_reading if occ.occluded else self._orientation(image, loc, hits)
         k = reading.rotation if reading else 0
         oriented = loc.rotated(k)
-        corners_out = oriented.corners.tolist()
+        board = Board.from_tiles(reading.tiles) if reading is not None else None
+        view = None
+        if not occ.occluded and board is not None and (
+                CLEAR in self.profile.robots or set(COLOURLESS) & set(self.profile.robots)):
+            # beside another robot the print is its shadow's or its body's: not the plain one
+            view = see_print(image, oriented, board, _around(explained, k))
+            if set(COLOURLESS) & set(self.profile.robots):
+                # a black or silver robot is told from shadows and dark print by the print
+                again = find_robots(frame, loc, self.profile, view.turned(k))
+                if _cells(again) != _cells(hits):
+                    hits, explained = again, _explained(loc, again)
+                    occ = occlusion(rect, frame.white, explained)
         if occ.occluded:
             cells = sorted(grid_cell_name(*rotate_cell(c, r, k)) for c, r in occ.cells)
-            return Observation(corners_out, reading.tiles if reading else None,
+            return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                                reading.confidence if reading else None, {}, {}, None, True,
                                cells, loc.method, list(loc.notes))
         robots, scores = {}, {}
@@ -150,12 +166,8 @@ class Reader:
             c, r = rotate_cell(h.col, h.row, k)
             robots[colour] = grid_cell_name(c, r)
             scores[colour] = round(h.score, 3)
-        board = Board.from_tiles(reading.tiles) if reading is not None else None
-        if CLEAR in self.profile.robots and board is not None:
-            # beside another robot the print is its shadow's or its body's: not compared
-            hidden = {rotate_cell(c + dc, r + dr, k) for c, r in explained
-                      for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
-            clear = find_clear(image, oriented, board, hidden)
+        if CLEAR in self.profile.robots and view is not None:
+            clear = find_clear(image, oriented, board, _shadowed(loc, hits, k), view.alike)
             if clear is not None:
                 robots[CLEAR] = grid_cell_name(clear.col, clear.row)
                 scores[CLEAR] = round(clear.score, 3)
@@ -170,7 +182,7 @@ class Reader:
         self._seen |= set(robots)
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
-        return Observation(corners_out, reading.tiles if reading else None,
+        return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                            reading.confidence if reading else None, robots, scores, chip, False,
                            [], loc.method, notes, missing)
 
@@ -188,6 +200,36 @@ class Reader:
             self.tiles = list(reading.tiles)  # from now on only north is searched for
         self._tiles_reading, self._corners = reading, loc.corners.copy()
         return reading
+
+
+def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
+    """Grid cells the robots found stand on or hide from the camera."""
+    cells: set[tuple[int, int]] = set()
+    for h in hits.values():
+        cells |= silhouette_cells(loc, h.col, h.row)
+        cells.add((h.col, h.row))
+    return cells
+
+
+def _around(cells: set[tuple[int, int]], k: int) -> set[tuple[int, int]]:
+    """Those cells and their neighbours, in the grid turned by ``k``: where a robot's body
+    or its shadow may change the print."""
+    return {rotate_cell(c + dc, r + dr, k) for c, r in cells
+            for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+
+
+def _shadowed(loc: Location, hits: dict[str, RobotHit], k: int) -> set[tuple[int, int]]:
+    """The cells, in the grid turned by ``k``, whose print the robots found may change: those
+    their bodies hide, and those round their feet where their shadows fall."""
+    cells: set[tuple[int, int]] = set()
+    for h in hits.values():
+        cells |= silhouette_cells(loc, h.col, h.row)
+        cells |= {(h.col + dc, h.row + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+    return {rotate_cell(c, r, k) for c, r in cells}
+
+
+def _cells(hits: dict[str, RobotHit]) -> dict[str, tuple[int, int]]:
+    return {c: (h.col, h.row) for c, h in hits.items()}
 
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,

@@ -34,8 +34,10 @@ ROBOT_RADIUS = 0.36
 WORK_SIZE = 640  # frames are read at most this many pixels across
 PRESENT = 0.45  # a robot is reported only above this score
 # … silver above this one: it looks more like the print than any other robot (a dark print
-# square can reach 0.55), and a robot missed is safer than a robot seen where none stands
+# square can reach 0.55, a shadow more where the print is not compared), and a robot missed
+# is safer than a robot seen where none stands
 PRESENT_SILVER = 0.58
+COLOURLESS = ("black", "silver")  # robots told from the print by lightness alone
 
 
 @dataclass(frozen=True)
@@ -160,8 +162,40 @@ def _front_cells(loc: Location) -> np.ndarray:
     return np.where(ok & ~same & ~block, idx, -1)
 
 
-def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.ndarray]:
-    """Per robot colour, a ``(16, 16)`` score array (row, col) of "a robot stands here"."""
+def _lean(loc: Location, centres: np.ndarray) -> np.ndarray:
+    """How far (cells) the top of a robot standing at each of ``centres`` is seen past its
+    base, away from the camera: its parallax."""
+    foot, height = loc.camera.centre[:2], float(loc.camera.centre[2])
+    return (np.linalg.norm(centres - foot, axis=-1) * ROBOT_HEIGHT
+            / max(height - ROBOT_HEIGHT, 1e-6))
+
+
+def _hideable(loc: Location, front_cell: np.ndarray) -> np.ndarray:
+    """Per cell, the share of its foot ring that a robot standing on the cell in front could
+    hide from the camera. A robot hides the floor only as far as its top leans away from the
+    camera (its parallax): seen from nearly straight above, none of a neighbour's foot."""
+    away, perp = _directions(loc, _CENTRES)
+    f = np.maximum(front_cell, 0)
+    base = _CENTRES[f]
+    top = base + away[f] * _lean(loc, base)[:, None]  # where its top is seen, on the floor
+    ring = (_CENTRES[:, None, :] + _RING_R * (np.cos(_RING_ANGLES)[None, :, None] * away[:, None]
+                                            + np.sin(_RING_ANGLES)[None, :, None] * perp[:, None]))
+    seg = (top - base)[:, None, :]
+    t = np.clip(((ring - base[:, None]) * seg).sum(-1) / np.maximum((seg * seg).sum(-1), 1e-9),
+                0.0, 1.0)
+    gap = np.linalg.norm(ring - (base[:, None] + t[..., None] * seg), axis=-1)
+    return np.where(front_cell >= 0, (gap < ROBOT_RADIUS).mean(axis=1), 0.0)
+
+
+def score_cells(frame: Frame, loc: Location, profile: Profile,
+                view: PrintView | None = None) -> dict[str, np.ndarray]:
+    """Per robot colour, a ``(16, 16)`` score array (row, col) of "a robot stands here".
+
+    With ``view``, what the board's print shows in this location's grid (:func:`see_print`),
+    the colourless robots are judged by the print too: none stands where a cell shows its
+    print, or is only darkened evenly (a shadow is as dark and colourless as they are), and
+    their body points that fall on dark print (the vortex's square, the board's frame) say
+    nothing."""
     bxy, fxy = sample_points(loc)
     blab, bok = frame.lab_at(bxy)
     flab, fok = frame.lab_at(fxy)
@@ -171,26 +205,35 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     bm = profile.membership(blab, lift)
     fm = profile.membership(flab, lift)
     front_cell = _front_cells(loc)
+    hideable = _hideable(loc, front_cell)
+    if view is not None:
+        on_print = bok & ~view.dark_at(loc.to_grid(bxy))
+        shade = view.shade()
     out = {}
     for colour in bm:
-        b = np.where(bok, bm[colour], 0.0)
-        nb = bok[:, :-N_RING].sum(axis=1)
+        judged = view is not None and colour in COLOURLESS
+        ok = on_print if judged else bok
+        b = np.where(ok, bm[colour], 0.0)
+        nb = ok[:, :-N_RING].sum(axis=1)
         body = b[:, :-N_RING].sum(axis=1) / np.maximum(nb, 1)
         # The foot may be hidden behind another robot standing in front: that counts too.
         others = [bm[c] for c in bm if c != colour]
         cover = np.maximum(bm[colour], np.max(others, axis=0)) if others else bm[colour]
-        rb = np.where(bok, cover, 0.0)[:, -N_RING:]
-        nr = bok[:, -N_RING:].sum(axis=1)
+        rb = np.where(ok, cover, 0.0)[:, -N_RING:]
+        nr = ok[:, -N_RING:].sum(axis=1)
         ring = rb.sum(axis=1) / np.maximum(nr, 1)
         body = np.minimum(body, np.where(nr > 0, ring, body))
+        if judged:
+            body = body * shade
         f = np.where(fok, fm[colour], 0.0)
         nf = fok.sum(axis=1)
         front = f.sum(axis=1) / np.maximum(nf, 1)
         # The colour on the floor in front only counts against a cell when the cell in front
-        # holds a standing robot itself: then this cell is merely hidden behind it (a flat
-        # target of the same colour in front says nothing).
+        # holds a standing robot itself, tall enough from here to hide this one's foot: then
+        # this cell is merely hidden behind it (a flat target of the same colour in front, or
+        # a shadow, says nothing).
         ahead = np.where(front_cell >= 0, body[np.maximum(front_cell, 0)], 0.0)
-        s = body - front * ahead
+        s = body - front * ahead * hideable
         if colour == "silver":
             # A colourless robot hides the print it stands on: colour seen over its body and
             # foot says it is not there (the vortex's dark square with its coloured spiral).
@@ -204,12 +247,14 @@ def score_cells(frame: Frame, loc: Location, profile: Profile) -> dict[str, np.n
     return out
 
 
-def find_robots(frame: Frame, loc: Location, profile: Profile) -> dict[str, RobotHit]:
-    """The best cell of every robot colour the profile lists, when its score is convincing.
+def find_robots(frame: Frame, loc: Location, profile: Profile,
+                view: PrintView | None = None) -> dict[str, RobotHit]:
+    """The best cell of every robot colour the profile lists, when its score is convincing
+    (``view``: what the print shows, see :func:`score_cells`).
 
     Two robots never share a cell: if two colours pick the same one, the weaker takes its
     next best cell."""
-    scores = score_cells(frame, loc, profile)
+    scores = score_cells(frame, loc, profile, view)
     hits: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
     order = sorted(scores, key=lambda c: -float(scores[c].max()))
@@ -264,11 +309,9 @@ def body_pixels(image: np.ndarray, loc: Location, cell: str) -> np.ndarray:
     return blurred[xy[:, 1], xy[:, 0]].astype(np.float32)
 
 
-# ---------------------------------------------------------------- the transparent robot
+# ---------------------------------------------------------------- the print a robot hides
 
-CLEAR_PX = 20  # rectified pixels per cell for the transparent robot
-CLEAR_SEEN = 0.5  # a cell this unlike the plain print (correlation) may hold the clear robot,
-CLEAR_LEAD = 0.12  # … when no cell away from it comes within this of it
+PRINT_PX = 20  # rectified pixels per cell for comparing a cell's print with its tile's
 SHIFT = 2  # rectified pixels a cell's print may lie off the lattice found
 
 
@@ -276,10 +319,10 @@ SHIFT = 2  # rectified pixels a cell's print may lie off the lattice found
 def _print_masks(board: Board) -> tuple[np.ndarray, np.ndarray, tuple]:
     """Where each grid cell's print (row, col, from the north-west) is a plain cell's: its
     kind ``(16, 16)`` (-1: nothing to compare, on a diagonal or the centre piece), whether it
-    is plain all over, and per kind a ``(CLEAR_PX, CLEAR_PX)`` mask (wall bands and the symbol
+    is plain all over, and per kind a ``(PRINT_PX, PRINT_PX)`` mask (wall bands and the symbol
     left out) with the operators that fit a plane to the masked pixels (design matrix and its
     pseudo-inverse), to take out the light's slope. Cells of one kind are compared at once."""
-    P = CLEAR_PX
+    P = PRINT_PX
     band = round(0.2 * P)
     sides = {UP: (slice(0, band), slice(None)), DOWN: (slice(P - band, P), slice(None)),
              LEFT: (slice(None), slice(0, band)), RIGHT: (slice(None), slice(P - band, P))}
@@ -310,19 +353,84 @@ def _print_masks(board: Board) -> tuple[np.ndarray, np.ndarray, tuple]:
     return kinds, plain, tuple(ops)
 
 
-def find_clear(image: np.ndarray, loc: Location, board: Board,
-               hidden: set[tuple[int, int]]) -> RobotHit | None:
-    """The transparent robot, where it can be seen; ``loc`` oriented (north-west first),
-    ``hidden`` the grid cells ``(col, row)`` other robots and their shadows may change.
+# How plainly a cell shows its print, and how evenly it is darkened, against a colourless
+# robot standing there (a shadow shows both): up to the first value of each a robot may
+# stand there, past the second none does.
+ALIKE_ROBOT, ALIKE_PRINT = 0.12, 0.35
+EVEN_ROBOT, EVEN_PRINT = 0.7, 0.85
+DARK_PX = 10  # raster cells per grid cell of the board's dark print
 
-    A clear piece has no colour of its own: it shows the board behind it, bent by its curved
-    surface, inside an outline darkened by the room it mirrors at grazing angles. So it is
-    found by what it does to the print: every plain cell of a tile is printed alike, and the
-    cell whose print matches that (seen from above, by correlation, so light and glare do not
-    matter) far worse than any other is where it stands. On a cell whose print cannot be
-    compared — a diagonal, or hidden by another robot — or where nothing stands out clearly,
-    it is not seen, and the caller says so."""
-    P = CLEAR_PX
+
+@dataclass(frozen=True)
+class PrintView:
+    """What the board's own print says about each grid cell of one frame (row, col, in the
+    grid of the location it was measured on; see :func:`see_print`)."""
+
+    alike: np.ndarray  # (16, 16) correlation with the tile's plain print, NaN: not compared
+    even: np.ndarray  # (16, 16) share of the cell's darkened part that is one even shade of
+    #                   its print (as under a shadow); NaN where little of it is dark, or
+    #                   where the print shows so plainly that it does not matter
+    foot: np.ndarray  # (16, 16) the print under a robot's foot is compared (not a target)
+    dark: np.ndarray  # (16, 16) × DARK_PX² raster: printed dark and colourless
+
+    def turned(self, k: int) -> PrintView:
+        """The same for the grid turned back by ``k`` quarter turns: from a location
+        :meth:`~companion.vision.locate.Location.rotated` by ``k`` to the one it came from."""
+        return PrintView(*(np.rot90(a, -k) for a in (self.alike, self.even, self.foot,
+                                                     self.dark)))
+
+    def shade(self) -> np.ndarray:
+        """``(256,)`` per cell, 1 where a colourless robot may stand for all the print says,
+        falling to 0 where the cell shows its print, or is only darkened evenly: a shadow,
+        as dark and colourless as the robot that casts it, or as a silver one."""
+        a = np.clip((ALIKE_PRINT - self.alike) / (ALIKE_PRINT - ALIKE_ROBOT), 0.0, 1.0)
+        e = np.clip((EVEN_PRINT - self.even) / (EVEN_PRINT - EVEN_ROBOT), 0.0, 1.0)
+        f = np.fmin(np.where(np.isnan(a), 1.0, a), np.where(np.isnan(e), 1.0, e))
+        return np.where(self.foot, f, 1.0).ravel()
+
+    def dark_at(self, grid: np.ndarray) -> np.ndarray:
+        """Whether ``(..., 2)`` grid points lie on dark print, or off the cells altogether
+        (the board's dark frame)."""
+        g = np.floor(np.asarray(grid) * DARK_PX).astype(np.int64)
+        n = GRID * DARK_PX
+        inside = (g[..., 0] >= 0) & (g[..., 0] < n) & (g[..., 1] >= 0) & (g[..., 1] < n)
+        return ~inside | self.dark[np.clip(g[..., 1], 0, n - 1), np.clip(g[..., 0], 0, n - 1)]
+
+
+@lru_cache(maxsize=8)
+def _dark_print(board: Board) -> np.ndarray:
+    """Where the board is printed dark and colourless, as a raster of the grid from the
+    north-west: the vortex's square (a little wider than printed: the lattice found may lie
+    that much off), where blur greys its spiral. There dark and colourless says nothing of a
+    black or silver robot."""
+    D = DARK_PX
+    out = np.zeros((GRID * D, GRID * D), bool)
+    half = round(0.35 * D)
+    for t in board.targets:
+        if t.is_vortex:
+            file, rank = board.xy(t.cell)
+            r, c = (GRID - 1 - rank) * D + D // 2, file * D + D // 2
+            out[r - half:r + half, c - half:c + half] = True
+    out.flags.writeable = False
+    return out
+
+
+def see_print(image: np.ndarray, loc: Location, board: Board,
+              hidden: set[tuple[int, int]] | frozenset = frozenset()) -> PrintView:
+    """What the print shows of each grid cell; ``loc`` is oriented (north-west first) and
+    ``hidden`` grid cells ``(col, row)`` are not taken for the plain print (another robot or
+    its shadow may lie there).
+
+    Every plain cell of a tile is printed alike, so the tile's plain cell is the median of its
+    plain cells in this very frame, and compared with each cell, walls and the symbol left
+    out, by correlation after a plane fitted to each is taken out: the room's light, its slope
+    across a cell and a colour cast change nothing, while a robot standing on the cell hides
+    the print (near 0, or below) — and the transparent robot bends it. A shadow's edge across
+    a cell lowers the correlation too, but a shadow is one even shade of what it falls on: in
+    the cell's darker part, seen against the plain print, the ratio of the two is the same
+    everywhere, where a robot's own look is not. Nothing is compared on a diagonal, the centre
+    piece, or glare the camera clipped."""
+    P = PRINT_PX
     gray = cv2.cvtColor(loc.warp(image, P), cv2.COLOR_BGR2GRAY).astype(np.float32)
     washed = (gray >= 250).reshape(GRID, P, GRID, P).mean(axis=(1, 3)) > 0.1
     cells = gray.reshape(GRID, P, GRID, P).transpose(0, 2, 1, 3)
@@ -331,7 +439,8 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
     for c, r in hidden:
         if 0 <= c < GRID and 0 <= r < GRID:
             free[r, c] = False
-    alike = np.full((GRID, GRID), np.inf)  # how like its tile's plain print, per cell
+    alike = np.full((GRID, GRID), np.nan)
+    aligned = np.zeros_like(cells)  # each cell's plain print, where it lies best
     for rows, cols in map(quadrant_cells, range(4)):
         pick = plain[rows, cols] & free[rows, cols]
         if pick.sum() < 6:
@@ -345,31 +454,117 @@ def find_clear(image: np.ndarray, loc: Location, board: Board,
         quarter = np.zeros((GRID, GRID), bool)
         quarter[rows, cols] = True
         for k, (m, A, pinv) in enumerate(ops):
-            where = np.nonzero(quarter & free & (kinds == k))
+            where = np.nonzero(quarter & ~washed & (kinds == k))
             if not len(where[0]) or m.mean() < 0.4:
                 continue
-            # the print's own detail only: glare and a lamp's fall-off slope across a cell,
-            # so a plane fitted to each is taken out first
-            x = cells[where][:, m]
+            raw = cells[where][:, m]
             t = moved[:, m]
-            x = x - (x @ pinv.T) @ A.T
-            t = t - (t @ pinv.T) @ A.T
-            nx, nt = np.linalg.norm(x, axis=1), np.linalg.norm(t, axis=1)
-            corr = ((x @ t.T) / (nx[:, None] * nt[None, :] + 1e-6)).max(axis=1)
+            x = raw - (raw @ pinv.T) @ A.T
+            t0 = t - (t @ pinv.T) @ A.T
+            nx, nt = np.linalg.norm(x, axis=1), np.linalg.norm(t0, axis=1)
+            corr = (x @ t0.T) / (nx[:, None] * nt[None, :] + 1e-6)
+            best = corr.argmax(axis=1)
             # washed out by glare: nothing to compare
-            alike[where] = np.where(nx < 0.3 * float(nt.min()), np.inf, corr)
+            alike[where] = np.where(nx < 0.3 * float(nt.min()), np.nan,
+                                    corr[np.arange(len(best)), best])
+            aligned[where] = moved[best]
+    foot = (kinds >= 0) & ~_foot_unseen(board)
+    even = np.full((GRID, GRID), np.nan)
+    # only where it may matter: a cell that shows its print plainly is no robot's anyway
+    with np.errstate(invalid="ignore"):
+        where = np.nonzero(foot & (alike < ALIKE_PRINT))
+    if len(where[0]):
+        masks = np.stack([ops[k][0] for k in kinds[where]])
+        even[where] = _evenness(cells[where], aligned[where], masks)
+    return PrintView(alike, even, foot, _dark_print(board))
+
+
+def _evenness(seen: np.ndarray, plain: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``(N,)`` for cells ``(N, P, P)``, their plain print and where to compare them: the
+    share of each cell's darkened part (under a fifth darker than its lit part) whose
+    darkening is within 15 % of its typical one — near 1 under a shadow, lower under a robot;
+    NaN where little is dark."""
+    n_px = masks[0].size
+    ratio = ((seen + 4.0) / (plain + 4.0)).reshape(len(seen), n_px)
+    valid = masks.reshape(len(seen), n_px)
+    rows = np.arange(len(seen))
+    nv = valid.sum(axis=1)
+    ordered = np.sort(np.where(valid, ratio, -np.inf), axis=1)  # the compared ones last
+    lit = ordered[rows, n_px - nv + (9 * (nv - 1)) // 10][:, None]  # their 90th percentile
+    dark = valid & (ratio < 0.8 * lit)
+    n = dark.sum(axis=1)
+    ordered = np.sort(np.where(dark, ratio, np.inf), axis=1)
+    typical = ordered[rows, np.maximum(n - 1, 0) // 2][:, None]
+    within = (dark & (np.abs(ratio / typical - 1.0) < 0.15)).sum(axis=1) / np.maximum(n, 1)
+    return np.where(n >= 0.1 * nv, within, np.nan)
+
+
+@lru_cache(maxsize=8)
+def _foot_unseen(board: Board) -> np.ndarray:
+    """Cells (row, col, from the north-west) whose print under a robot's foot is left out of
+    the comparison: a target's symbol, printed once on the board."""
+    out = np.zeros((GRID, GRID), bool)
+    for t in board.targets:
+        file, rank = board.xy(t.cell)
+        out[GRID - 1 - rank, file] = True
+    out.flags.writeable = False
+    return out
+
+
+# ---------------------------------------------------------------- the transparent robot
+
+CLEAR_SEEN = 0.5  # a cell this unlike the plain print (correlation) may hold the clear robot,
+CLEAR_LEAD = 0.12  # … when no cell away from it comes within this of it,
+CLEAR_CONTRAST = 0.33  # … and the cells round it are this much more like their print
+
+
+def find_clear(image: np.ndarray, loc: Location, board: Board,
+               hidden: set[tuple[int, int]], alike: np.ndarray | None = None
+               ) -> RobotHit | None:
+    """The transparent robot, where it can be seen; ``loc`` oriented (north-west first),
+    ``hidden`` the grid cells ``(col, row)`` other robots and their shadows may change, and
+    ``alike`` how like their print they look (:func:`see_print`) when already measured.
+
+    A clear piece has no colour of its own: it shows the board behind it, bent by its curved
+    surface, inside an outline darkened by the room it mirrors at grazing angles. So it is
+    found by what it does to the print: the cell whose print matches its tile's plain print
+    far worse than any other, and than the cells round it, is where it stands. On a cell
+    whose print cannot be compared — a diagonal, or hidden by another robot — or where
+    nothing stands out clearly, it is not seen, and the caller says so."""
+    if alike is None:
+        alike = see_print(image, loc, board, hidden).alike
+    seen = np.where(np.isnan(alike), np.inf, alike)  # hidden cells too, for a second look
+    alike = seen.copy()
+    for c, r in hidden:
+        if 0 <= c < GRID and 0 <= r < GRID:
+            alike[r, c] = np.inf
     r, c = divmod(int(np.argmin(alike)), GRID)
     others = alike.copy()
     others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
     # Seen at an angle the piece's upper half lies over the cell behind it, which can look the
     # less like its print: it stands on the one in front, when that one is unlike it too.
     away, _ = _directions(loc, np.array([[c + 0.5, r + 0.5]]))
-    fc, fr = (int(v) for v in np.floor(np.array([c + 0.5, r + 0.5]) - away[0]))
-    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r) and alike[fr, fc] < CLEAR_SEEN:
-        r, c = fr, fc
-        others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+    front = np.array([c + 0.5, r + 0.5]) - away[0]
+    fc, fr = (int(v) for v in np.floor(front))
+    if 0 <= fc < GRID and 0 <= fr < GRID and (fc, fr) != (c, r):
+        if alike[fr, fc] < CLEAR_SEEN:
+            r, c = fr, fc
+            others[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = np.inf
+        elif not np.isfinite(alike[fr, fc]) and _lean(loc, front)[()] > 0.3 and not (
+                seen[fr, fc] > seen[r, c] + CLEAR_LEAD):
+            # it may stand there, beside another robot or on print not compared, and only
+            # lean over this one: unless that cell, looked at all the same, shows its print
+            return None
     best = float(alike[r, c])
     lead = float(others.min()) - best
     if not np.isfinite(best) or best > CLEAR_SEEN or lead < CLEAR_LEAD:
+        return None
+    # Where the print itself is poorly seen (a dim corner, blur, glare) every cell is a little
+    # unlike it, and one a little more so is no robot: the cells round it must show theirs.
+    r0, c0 = max(0, r - 2), max(0, c - 2)
+    near = alike[r0:r + 3, c0:c + 3].copy()
+    near[max(0, r - 1) - r0:r + 2 - r0, max(0, c - 1) - c0:c + 2 - c0] = np.inf
+    near = near[np.isfinite(near)]
+    if not len(near) or float(np.median(near)) - best < CLEAR_CONTRAST:
         return None
     return RobotHit("transparent", c, r, 1.0 - best, lead)
