@@ -622,6 +622,8 @@ ROBOT_R_MM = 11.25
 # ink contrast lost (as a share of its colour's usual contrast, from 80 %).
 DEV_UNIT, DROP_UNIT, FAINT_UNIT = 0.3, 0.1, 0.2
 DIM_UNIT = 0.25  # … and brightness lost against its colour's, where it lies
+SPREAD_SHARE = 0.2  # a bare paper pixel this far from its face's level is off it
+SPREAD_UNIT = 0.2  # … and this share of the paper off its level counts as one unit of change
 ROBOT_MIN = 1.5  # the most changed face is the robot's from this far on
 GLARE_WEIGHT = 4.0  # how much less a face's change counts per unit of glare over it
 FOREIGN = 7.0  # a face this far from its print that the robot does not explain: a hand
@@ -806,9 +808,12 @@ def face_changes(top: np.ndarray, px: int, look: Look, style: str, colour: np.nd
     faint = np.clip(0.8 - q.contrast / np.maximum(usual[colour], 1e-6), 0, None)
     z = dev / DEV_UNIT + drop / DROP_UNIT + faint / FAINT_UNIT
     dimmed = _dimming(q.bright, colour, q.glare) / DIM_UNIT
-    z = z + dimmed
+    # a shadow's edge across a face spreads its paper too: not counted where only the glass
+    # can be (the faces in front of the robot); and so does glare's, where it lies
+    spread = q.spread / SPREAD_UNIT / (1.0 + GLARE_WEIGHT * q.glare)
+    z = z + dimmed + spread
     z[q.blind] = 0.0
-    return z, q.glare, np.where(q.blind, 0.0, z - dimmed), q.skin
+    return z, q.glare, np.where(q.blind, 0.0, z - dimmed - spread), q.skin
 
 
 def _dimming(bright: np.ndarray, colour: np.ndarray, glare: np.ndarray) -> np.ndarray:
@@ -944,6 +949,7 @@ class _Quick:
     glare: np.ndarray  # (36,) how far glare lifts the background round it, for the light
     bright: np.ndarray  # (36,) its colour's brightest channel, glare taken off
     skin: np.ndarray  # (36,) share of the background round it that is bright and coloured
+    spread: np.ndarray  # (36,) share of its bare paper far from the paper's own level
 
 
 @lru_cache(maxsize=8)
@@ -980,6 +986,13 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
         known[i] = float(s.max())
         dy, dx = np.unravel_index(int(np.argmax(s)), s.shape)
         windows[i] = _patch(raw, px, i, t, pad)[dy:dy + t, dx:dx + t]
+    # A face's bare paper is one level but for noise; a clear piece over it shows its rim,
+    # its lens and the face behind bent through it: much of the paper far from that level.
+    bare = near[numbers, turns] < 0.5
+    level = np.nanmedian(np.where(bare, windows, np.nan).reshape(36, -1), axis=1)
+    off = np.abs(windows - level[:, None, None]) > SPREAD_SHARE * level[:, None, None]
+    spread = ((off & bare).reshape(36, -1).sum(axis=1)
+              / np.maximum(bare.reshape(36, -1).sum(axis=1), 1)).astype(np.float32)
     # the ink against the face, over the face's own light (medians: a shadow's edge or a
     # highlight across the face moves them little)
     prints = T[numbers, turns]
@@ -999,7 +1012,7 @@ def _quick_measures(top: np.ndarray, px: int, look: Look, style: str, numbers: n
     light = max(float(np.median(spaces[:, px // 2, px // 2].max(axis=1))), 1.0)
     skin = ((mx > level + 0.25 * light) & ((mx - mn) / (mx + 10.0) > 0.3)).mean(axis=1)
     return _Quick(_log_chroma(colour), known, contrast, blind, glare, colour.max(axis=1),
-                  skin)
+                  skin, spread)
 
 
 # ---------------------------------------------------------------- landings
