@@ -37,6 +37,9 @@ PRESENT = 0.45  # a robot is reported only above this score
 # square can reach 0.55, a shadow more where the print is not compared), and a robot missed
 # is safer than a robot seen where none stands
 PRESENT_SILVER = 0.58
+# … or above the plain one where the print is compared and no other cell comes near it: a
+# dim, noisy frame takes the polish off a silver robot, never the lead it has over the print
+SILVER_LEAD = 0.3
 COLOURLESS = ("black", "silver")  # robots told from the print by lightness alone
 
 
@@ -265,11 +268,13 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
         idx = int(np.argmax(s))
         r, c = divmod(idx, GRID)
         best = float(s[r, c])
-        if best < (PRESENT_SILVER if colour == "silver" else PRESENT):
-            continue
         far = s.copy()
         far[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = -1.0
-        hits[colour] = RobotHit(colour, c, r, best, best - float(far.max()))
+        lead = best - float(far.max())
+        if best < PRESENT or (colour == "silver" and best < PRESENT_SILVER and not (
+                view is not None and lead >= SILVER_LEAD)):
+            continue
+        hits[colour] = RobotHit(colour, c, r, best, lead)
         taken[(c, r)] = colour
     return hits
 
