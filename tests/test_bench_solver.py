@@ -41,3 +41,12 @@ def test_the_riogrande_set_forbids_immediate_reversal_and_its_routes_obey_it():
         assert got.solved
         verdict = validate_route(again, got.moves)
         assert verdict.legal and verdict.reached
+
+
+def test_an_out_file_that_cannot_be_written_is_named_with_status_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out = blocker / "bench.json"  # a folder that is a file: nothing can be written there
+    code = bench.run(["--scale", "0.01", "--skip-hardest", "--out", str(out)])
+    assert code == 2
+    assert f"cannot write {out}" in capsys.readouterr().out

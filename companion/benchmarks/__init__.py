@@ -2,3 +2,20 @@
 table and writes the figures as JSON. Speed goals live here, never in the tests."""
 
 NAMES = ("solver", "vision", "render", "hardware", "verify", "web", "micro-vision", "camera")
+
+
+def write_report(out: str, report: dict, code: int = 0) -> int:
+    """Write a benchmark's figures to ``out`` as JSON and say where; ``code`` is the
+    benchmark's exit status, 2 when the file cannot be written (with the reason)."""
+    import json
+    from pathlib import Path
+
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n")
+    except OSError as e:
+        print(f"error: --out: cannot write {path} ({e.strerror or e})")
+        return 2
+    print(f"wrote {path}")
+    return code

@@ -19,7 +19,6 @@ serve the page and the solver). Prints a table and writes the figures as JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import platform
 import statistics
@@ -35,6 +34,7 @@ from ..micro import example_layout
 from ..table import CameraFeed, Table
 from ..vision.micro_render import render_micro
 from ..vision.render import render
+from . import write_report
 
 SIZE = (1280, 960)
 TILES = ["4B", "3B", "2B", "1A"]
@@ -135,7 +135,4 @@ def run(argv: list[str]) -> int:
     report = {"benchmark": "camera", "size": list(SIZE), "frames_per_set": args.frames,
               "seed": args.seed, "threads": args.threads, "machine": platform.platform(),
               "sets": rows}
-    out = Path(args.out)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0
+    return write_report(args.out, report)

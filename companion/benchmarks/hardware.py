@@ -19,15 +19,14 @@ idle figure. On a Pi the pin writes go to lgpio instead of mock pins.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from ..gpio import Hardware, PinMap
+from . import write_report
 
 GOAL_MEDIAN_MS = 5.0
 GOAL_P99_MS = 20.0
@@ -244,8 +243,4 @@ def run(argv: list[str]) -> int:
         "latency": latency,
         "hourglass": hourglass,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0 if met else 1
+    return write_report(args.out, report, 0 if met else 1)

@@ -25,11 +25,9 @@ on every unoccluded frame; no occluded frame read as a space; a few milliseconds
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -41,6 +39,7 @@ from ..vision.micro import MicroReader, read_micro_layout
 from ..vision.micro_look import Look
 from ..vision.micro_render import MicroShot, random_layout, render_micro
 from ..vision.render import Scene
+from . import write_report
 
 GOAL_WHOLE = 0.95
 GOAL_MS = 10.0
@@ -278,11 +277,4 @@ def run(argv: list[str]) -> int:
         "seed": args.seed, "hands": args.hands, "results": r,
         "goals": {text: met for text, met in goals},
     }
-    out = Path(args.out)
-    try:
-        out.write_text(json.dumps(report, indent=2) + "\n")
-    except OSError as e:
-        print(f"error: --out: cannot write {out} ({e.strerror or e})")
-        return 2
-    print(f"wrote {out}")
-    return 0
+    return write_report(args.out, report)

@@ -11,18 +11,17 @@ core (the Pi's other cores are busy reading).
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
 from ..vision.render import Scene, random_position, render
+from . import write_report
 
 SIZES = ((1280, 960), (1640, 1232))
 BUDGET_MS = 100.0
@@ -87,7 +86,4 @@ def run(argv: list[str]) -> int:
     report = {"benchmark": "render", "frames_per_set": args.frames, "seed": args.seed,
               "threads": args.threads, "machine": platform.platform(),
               "budget_ms": BUDGET_MS, "within_budget": within, "sets": rows}
-    out = Path(args.out)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0
+    return write_report(args.out, report)

@@ -21,12 +21,12 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from ..board import Board
 from ..rules import Position, validate_route
 from ..solver import prepare, solve
+from . import write_report
 
 SETS = {
     # name: (count, sides, extra robots, target kind, rule preset)
@@ -210,7 +210,5 @@ def run(argv: list[str]) -> int:
     report = {"seed": args.seed, "scale": args.scale, "sets": rows, "hardest": hardest,
               "load_average": {"before": load_before[0], "after": load_after[0],
                                "cores": os.cpu_count()}}
-    out = Path(args.out)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {out}")
-    return 0
+    print()
+    return write_report(args.out, report)

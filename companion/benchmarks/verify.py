@@ -12,17 +12,16 @@ demonstration (cold slide caches) is part of the sample, as at the table.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import random
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from ..board import Board, tile_names
 from ..rules import Goal, Position
 from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for
+from . import write_report
 
 GOAL_MEDIAN_MS = 50.0
 ROBOTS = ("red", "green", "blue", "yellow")
@@ -143,8 +142,4 @@ def run(argv: list[str]) -> int:
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "cases": rows,
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0 if met else 1
+    return write_report(args.out, report, 0 if met else 1)

@@ -32,11 +32,9 @@ tiles and chips ≥ 99 %; median ≤ 40 ms per frame at 1280×960.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -49,6 +47,7 @@ from ..vision.colours import CLEAR, Profile
 from ..vision.locate import from_corners
 from ..vision.read import Reader, VisionError, read_frame
 from ..vision.render import Scene, random_position, render
+from . import write_report
 
 GOAL_MS = 40.0
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
@@ -447,11 +446,4 @@ def run(argv: list[str]) -> int:
         "results": results,
         "pale_tables": pale,
     }
-    out = Path(args.out)
-    try:
-        out.write_text(json.dumps(report, indent=2) + "\n")
-    except OSError as e:
-        print(f"error: --out: cannot write {out} ({e.strerror or e})")
-        return 2
-    print(f"wrote {out}")
-    return 0
+    return write_report(args.out, report)

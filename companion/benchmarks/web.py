@@ -41,6 +41,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from . import write_report
+
 CHROMIUM = Path("/usr/bin/chromium")
 PIN = "246813"
 SEATS = 8
@@ -326,8 +328,4 @@ def run(argv: list[str]) -> int:
     report = {"benchmark": "web", "goal": {"median_ms": GOAL_MEDIAN_MS}, "met": met,
               "machine": {"python": platform.python_version(), "processor": platform.machine()},
               **r}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0 if met else 1
+    return write_report(args.out, report, 0 if met else 1)
