@@ -1021,7 +1021,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("bench", help="run a benchmark and print its table")
-    p.add_argument("name", help="solver, vision, render, hardware, verify, web or micro-vision")
+    from .benchmarks import NAMES
+
+    p.add_argument("name", help=", ".join(NAMES[:-1]) + " or " + NAMES[-1])
     p.add_argument("options", nargs=argparse.REMAINDER, help="the benchmark's own options")
     p.set_defaults(handler=_cmd_bench)
 

@@ -91,3 +91,13 @@ def test_the_installed_command_runs(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion.cli", "show", HARDEST,
                            "--color", "never"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "target: the blue triangle" in done.stdout
+
+
+def test_bench_help_names_every_benchmark(capsys):
+    from companion.benchmarks import NAMES
+
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--help"])
+    assert e.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(name in text for name in NAMES)
