@@ -19,3 +19,10 @@ def write_report(out: str, report: dict, code: int = 0) -> int:
         return 2
     print(f"wrote {path}")
     return code
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0–100, interpolated) of ``values``; NaN when there are none."""
+    import numpy as np
+
+    return float(np.percentile(values, q)) if values else float("nan")

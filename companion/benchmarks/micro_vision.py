@@ -39,14 +39,10 @@ from ..vision.micro import MicroReader, read_micro_layout
 from ..vision.micro_look import Look
 from ..vision.micro_render import MicroShot, random_layout, render_micro
 from ..vision.render import Scene
-from . import write_report
+from . import percentile, write_report
 
 GOAL_WHOLE = 0.95
 GOAL_MS = 10.0
-
-
-def _pct(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else float("nan")
 
 
 def _table(seed: int, size: tuple[int, int], hands: float
@@ -184,9 +180,9 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float,
         "size": list(size), **c,
         "layouts_whole_by_numerals": {k: {"whole": v[0], "frames": v[1]}
                                       for k, v in by_style.items()},
-        "ms_per_frame": {"median": _pct(t_game, 50), "p90": _pct(t_game, 90),
+        "ms_per_frame": {"median": percentile(t_game, 50), "p90": percentile(t_game, 90),
                          "max": max(t_game) if t_game else float("nan")},
-        "ms_layout": {"median": _pct(t_layout, 50), "p90": _pct(t_layout, 90)},
+        "ms_layout": {"median": percentile(t_layout, 50), "p90": percentile(t_layout, 90)},
         "failures": failures,
     }
 

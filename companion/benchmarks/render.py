@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..vision.render import Scene, random_position, render
-from . import write_report
+from . import percentile, write_report
 
 SIZES = ((1280, 960), (1640, 1232))
 BUDGET_MS = 100.0
@@ -39,10 +39,6 @@ def _scenes(kind: str, n: int, seed: int) -> list[Scene]:
         else:
             out.append(replace(Scene.random(rng, hands=1.0), hands=int(rng.integers(1, 3))))
     return out
-
-
-def _pct(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else float("nan")
 
 
 def run(argv: list[str]) -> int:
@@ -72,7 +68,7 @@ def run(argv: list[str]) -> int:
                 render(pos, seed=i, size=size, scene=scene)
                 ms.append((time.perf_counter() - t0) * 1000)
             rows.append({"size": f"{size[0]}x{size[1]}", "set": kind, "frames": len(ms),
-                         "median_ms": statistics.median(ms), "p90_ms": _pct(ms, 90),
+                         "median_ms": statistics.median(ms), "p90_ms": percentile(ms, 90),
                          "max_ms": max(ms)})
     print(f"renderer, {args.frames} frames per set, OpenCV threads: "
           f"{args.threads or cv2.getNumThreads()}, budget {BUDGET_MS:.0f} ms at 1280x960")

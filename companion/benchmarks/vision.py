@@ -47,7 +47,7 @@ from ..vision.colours import CLEAR, Profile
 from ..vision.locate import from_corners
 from ..vision.read import Reader, VisionError, read_frame
 from ..vision.render import Scene, random_position, render
-from . import write_report
+from . import percentile, write_report
 
 GOAL_MS = 40.0
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
@@ -61,10 +61,6 @@ def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[b
     read, truth = tuple(read), tuple(truth)
     same = any(read == truth[k:] + truth[:k] for k in range(4))
     return same, read == truth
-
-
-def _pct(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else float("nan")
 
 
 def _with_extras(pos: Position, seed: int) -> Position:
@@ -309,10 +305,11 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
         "chips_unread": chips_unread,
         "bare_pieces": bare_total,
         "bare_pieces_no_chip": bare_ok,
-        "ms_chip_read": {"median": _pct(chip_times, 50), "p90": _pct(chip_times, 90)},
-        "ms_per_frame": {"median": _pct(times, 50), "p90": _pct(times, 90),
+        "ms_chip_read": {"median": percentile(chip_times, 50), "p90": percentile(chip_times, 90)},
+        "ms_per_frame": {"median": percentile(times, 50), "p90": percentile(times, 90),
                          "max": max(times) if times else float("nan")},
-        "ms_from_scratch": {"median": _pct(times_scratch, 50), "p90": _pct(times_scratch, 90)}
+        "ms_from_scratch": {"median": percentile(times_scratch, 50),
+                            "p90": percentile(times_scratch, 90)}
         if times_scratch else None,
         "failures": failures,
     }
