@@ -138,6 +138,22 @@ def players(page, *names: str) -> None:
         inputs.nth(i).fill(name)
 
 
+def join_phones(browser, page, errors: list[str], pad: str, *names: str) -> list:
+    """Each named player's phone opens its seat's join link from the table page and shows
+    its pad (``"{name}'s " + pad``); the join code leaves the address bar."""
+    links = [page.locator(f'.join-link[data-seat="{i}"]').get_attribute("href")
+             for i in range(len(names))]
+    pads = []
+    for link, name in zip(links, names, strict=True):
+        phone = browser.new_context(**PHONE).new_page()
+        phone.on("pageerror", lambda e: errors.append(str(e)))
+        phone.goto(link)
+        phone.wait_for_selector(f"#who:has-text(\"{name}'s {pad}\")", timeout=WAIT)
+        assert phone.url.endswith("/pad")
+        pads.append(phone)
+    return pads
+
+
 def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     # bypass_csp lets the test's own wait_for_function predicates run; the page is unchanged
     screen = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
@@ -162,17 +178,9 @@ def test_a_whole_round_from_the_page_alone(browser, companion, tmp_path):
     page.click("nav >> text=Ricochet Companion")
     page.wait_for_selector('.join-link[data-seat="1"][href]', timeout=WAIT)
     assert page.locator("img.qr").count() == 2
-    links = [page.locator(f'.join-link[data-seat="{i}"]').get_attribute("href") for i in (0, 1)]
 
     # Two phones join by their QR codes' links.
-    pads = []
-    for link, name in zip(links, ("Ann", "Ben"), strict=True):
-        phone = browser.new_context(**PHONE).new_page()
-        phone.on("pageerror", lambda e: errors.append(str(e)))
-        phone.goto(link)
-        phone.wait_for_selector(f"#who:has-text(\"{name}'s bid pad\")", timeout=WAIT)
-        assert phone.url.endswith("/pad")  # the join code leaves the address bar
-        pads.append(phone)
+    pads = join_phones(browser, page, errors, "bid pad", "Ann", "Ben")
 
     # Reveal a chip with the simulated start button (the gpio code on mock pins).
     page.click('[data-button="start"]')
@@ -364,14 +372,7 @@ def test_a_micro_robots_game_played_from_the_page(browser, companion):
     page.wait_for_selector('.join-link[data-seat="1"][href]', timeout=WAIT)
     assert page.locator("#micro-board .space").count() == 36
     assert page.locator('#micro-board .space[data-space="pink1"]').inner_text() == "1"
-    links = [page.locator(f'.join-link[data-seat="{i}"]').get_attribute("href") for i in (0, 1)]
-    pads = []
-    for link, name in zip(links, ("Ann", "Ben"), strict=True):
-        phone = browser.new_context(**PHONE).new_page()
-        phone.on("pageerror", lambda e: errors.append(str(e)))
-        phone.goto(link)
-        phone.wait_for_selector(f"#who:has-text(\"{name}'s pad\")", timeout=WAIT)
-        pads.append(phone)
+    pads = join_phones(browser, page, errors, "pad", "Ann", "Ben")
     ann, ben = pads
     api = Api(companion.url)
 
