@@ -18,3 +18,17 @@ def factory():
     finally:
         mock.reset()
         Device.pin_factory = old
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``companion`` in this process: ``cli("solve", path)`` → (exit status, stdout,
+    stderr)."""
+    from companion.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -13,12 +13,6 @@ from companion.cli import example_path, main
 HARDEST = str(example_path("hardest-25.json"))
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def write(tmp_path, data, name="p.json") -> str:
     f = tmp_path / name
     f.write_text(json.dumps(data) if not isinstance(data, str) else data)
@@ -29,8 +23,8 @@ SMALL = {"board": {"size": 8}, "robots": {"red": "a1", "green": "h3"},
          "target": {"cell": "h8", "robot": "red"}}
 
 
-def test_show_draws_the_bundled_example_with_robots_and_target(capsys):
-    code, out, _ = run(capsys, "show", "--color", "never")
+def test_show_draws_the_bundled_example_with_robots_and_target(cli):
+    code, out, _ = cli("show", "--color", "never")
     assert code == 0
     assert "R red c2" in out and "B blue l14" in out
     assert "the blue triangle at j4" in out
@@ -39,13 +33,13 @@ def test_show_draws_the_bundled_example_with_robots_and_target(capsys):
     assert "BT" in out  # the round's target in capitals
 
 
-def test_show_paints_robots_in_colour_when_asked(capsys):
-    code, out, _ = run(capsys, "show", HARDEST, "--color", "always")
+def test_show_paints_robots_in_colour_when_asked(cli):
+    code, out, _ = cli("show", HARDEST, "--color", "always")
     assert code == 0 and "\x1b[44;97mB" in out
 
 
-def test_check_json_follows_the_contract(capsys, tmp_path):
-    code, out, _ = run(capsys, "check", write(tmp_path, SMALL), "--route",
+def test_check_json_follows_the_contract(cli, tmp_path):
+    code, out, _ = cli("check", write(tmp_path, SMALL), "--route",
                        "red up, red right", "--bid", "2", "--json")
     assert code == 0
     assert json.loads(out) == {"legal": True, "reason": None, "moves": 2, "cost": 2,
@@ -53,8 +47,8 @@ def test_check_json_follows_the_contract(capsys, tmp_path):
                                "robots": {"red": "h8", "green": "h3"}}
 
 
-def test_check_names_the_move_that_broke_a_rule_and_stops_there(capsys, tmp_path):
-    code, out, _ = run(capsys, "check", write(tmp_path, SMALL), "--route",
+def test_check_names_the_move_that_broke_a_rule_and_stops_there(cli, tmp_path):
+    code, out, _ = cli("check", write(tmp_path, SMALL), "--route",
                        "red up, red left, red right", "--json")
     result = json.loads(out)
     assert code == 1
@@ -63,8 +57,8 @@ def test_check_names_the_move_that_broke_a_rule_and_stops_there(capsys, tmp_path
     assert result["robots"]["red"] == "a8"
 
 
-def test_check_reports_a_bid_not_met(capsys, tmp_path):
-    code, out, _ = run(capsys, "check", write(tmp_path, SMALL), "--route",
+def test_check_reports_a_bid_not_met(cli, tmp_path):
+    code, out, _ = cli("check", write(tmp_path, SMALL), "--route",
                        "red up, red right", "--bid", "1")
     assert code == 1 and "bid 1: not met" in out
 
@@ -76,14 +70,14 @@ def test_check_reports_a_bid_not_met(capsys, tmp_path):
     ({**SMALL, "board": {"tiles": ["1A", "2A", "3A", "5A"]}}, "unknown tile"),
     ({**SMALL, "robots": {"red": "z9"}}, "robots.red"),
 ])
-def test_bad_positions_exit_2_with_one_clear_message(capsys, tmp_path, data, message):
-    code, out, err = run(capsys, "check", write(tmp_path, data), "--route", "red up")
+def test_bad_positions_exit_2_with_one_clear_message(cli, tmp_path, data, message):
+    code, out, err = cli("check", write(tmp_path, data), "--route", "red up")
     assert code == 2 and out == ""
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
-def test_a_bad_route_exits_2(capsys, tmp_path):
-    code, _, err = run(capsys, "check", write(tmp_path, SMALL), "--route", "red sideways")
+def test_a_bad_route_exits_2(cli, tmp_path):
+    code, _, err = cli("check", write(tmp_path, SMALL), "--route", "red sideways")
     assert code == 2 and "--route" in err and "sideways" in err
 
 

@@ -9,14 +9,7 @@ import sys
 
 import pytest
 
-from companion.cli import main
 from companion.micro import Layout, Space, check_demonstration, example_layout
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -26,19 +19,19 @@ def layout_file(tmp_path) -> str:
     return str(path)
 
 
-def test_example_prints_a_layout_file_that_loads(capsys, tmp_path):
-    code, out, _ = run(capsys, "micro", "example")
+def test_example_prints_a_layout_file_that_loads(cli, tmp_path):
+    code, out, _ = cli("micro", "example")
     assert code == 0
     path = tmp_path / "printed.json"
     path.write_text(out)
     assert Layout.load(path) == example_layout()
     assert json.loads(out)["format"] == "micro-layout/1"
-    code, out, _ = run(capsys, "micro", "example", "--name", "kitchen table")
+    code, out, _ = cli("micro", "example", "--name", "kitchen table")
     assert json.loads(out)["name"] == "kitchen table"
 
 
-def test_solve_prints_the_worked_example_route(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink 1", "--to", "white2")
+def test_solve_prints_the_worked_example_route(cli, layout_file):
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink 1", "--to", "white2")
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "pink1 → white2: shortest 5 moves"
@@ -46,8 +39,8 @@ def test_solve_prints_the_worked_example_route(capsys, layout_file):
     assert lines[2] == "possible move counts: every number from 5"
 
 
-def test_solve_json_has_the_shortest_route_and_the_counts(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink1", "--to",
+def test_solve_json_has_the_shortest_route_and_the_counts(cli, layout_file):
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink1", "--to",
                        "white2", "--json")
     assert code == 0
     data = json.loads(out)
@@ -58,8 +51,8 @@ def test_solve_json_has_the_shortest_route_and_the_counts(capsys, layout_file):
     assert "exact" not in data
 
 
-def test_solve_exact_finds_a_route_of_that_many_moves(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink1", "--to",
+def test_solve_exact_finds_a_route_of_that_many_moves(cli, layout_file):
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink1", "--to",
                        "white2", "--exact", "8", "--json")
     assert code == 0
     exact = json.loads(out)["exact"]
@@ -69,20 +62,20 @@ def test_solve_exact_finds_a_route_of_that_many_moves(capsys, layout_file):
     assert check_demonstration(example_layout(), spaces[0], "white2", 8, spaces[1:]).success
 
 
-def test_solve_exact_says_no_with_status_1_when_the_count_is_impossible(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink1", "--to",
+def test_solve_exact_says_no_with_status_1_when_the_count_is_impossible(cli, layout_file):
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink1", "--to",
                        "white2", "--exact", "4")
     assert code == 1
     assert "no route of exactly 4 moves" in out
     assert "every number from 5" in out
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink1", "--to",
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink1", "--to",
                        "white2", "--exact", "4", "--json")
     assert code == 1 and json.loads(out)["exact"] == {"moves": 4, "found": False,
                                                       "spaces": None}
 
 
-def test_solve_via_lands_on_the_intermediate_target_first(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "solve", layout_file, "--from", "pink1", "--to",
+def test_solve_via_lands_on_the_intermediate_target_first(cli, layout_file):
+    code, out, _ = cli("micro", "solve", layout_file, "--from", "pink1", "--to",
                        "white2", "--via", "red3", "--json")
     assert code == 0
     data = json.loads(out)
@@ -92,16 +85,16 @@ def test_solve_via_lands_on_the_intermediate_target_first(capsys, layout_file):
     assert data["shortest"]["moves"] > 5
 
 
-def test_solve_with_no_route_at_all_exits_1(capsys, tmp_path):
+def test_solve_with_no_route_at_all_exits_1(cli, tmp_path):
     # columns share nothing, rows pair column c with c + 3: most targets are unreachable
     from companion.micro import COLORS
     rows = [[f"{COLORS[(r + c) % 6]}{(r + 2 * c) % 6 + 1}" for c in range(6)] for r in range(6)]
     path = tmp_path / "pairs.json"
     path.write_text(json.dumps({"format": "micro-layout/1", "name": "pairs", "rows": rows}))
-    code, out, _ = run(capsys, "micro", "solve", str(path), "--from", rows[0][0],
+    code, out, _ = cli("micro", "solve", str(path), "--from", rows[0][0],
                        "--to", rows[1][0])
     assert code == 1 and "no route at all" in out
-    code, out, _ = run(capsys, "micro", "solve", str(path), "--from", rows[0][0],
+    code, out, _ = cli("micro", "solve", str(path), "--from", rows[0][0],
                        "--to", rows[1][0], "--json")
     assert code == 1 and json.loads(out)["shortest"] is None
 
@@ -112,39 +105,39 @@ def test_solve_with_no_route_at_all_exits_1(capsys, tmp_path):
     (["--from", "pink1", "--to", "white2", "--via", "x"], "--via"),
     (["--from", "pink1", "--to", "white2", "--exact", "-1"], "--exact"),
 ])
-def test_solve_bad_spaces_exit_2_with_the_option_named(capsys, layout_file, argv, words):
-    code, out, err = run(capsys, "micro", "solve", layout_file, *argv)
+def test_solve_bad_spaces_exit_2_with_the_option_named(cli, layout_file, argv, words):
+    code, out, err = cli("micro", "solve", layout_file, *argv)
     assert code == 2 and out == ""
     assert words in err and err.startswith("error: ")
 
 
-def test_a_bad_layout_file_exits_2_and_names_the_problem(capsys, tmp_path):
+def test_a_bad_layout_file_exits_2_and_names_the_problem(cli, tmp_path):
     rows = [[s.name for s in row] for row in example_layout().rows]
     gone = example_layout().at(0, 0)
     rows[0][0] = "pink1"  # pink 1 twice, the corner's space gone
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"format": "micro-layout/1", "name": "bad", "rows": rows}))
-    code, out, err = run(capsys, "micro", "solve", str(path), "--from", "pink1", "--to", "white2")
+    code, out, err = cli("micro", "solve", str(path), "--from", "pink1", "--to", "white2")
     assert code == 2 and out == ""
     assert "pink 1 appears twice" in err and f"{gone.label} is missing" in err
-    code, _, err = run(capsys, "micro", "show", str(path))
+    code, _, err = cli("micro", "show", str(path))
     assert code == 2 and "pink 1 appears twice" in err
-    code, _, err = run(capsys, "micro", "solve", str(tmp_path / "none.json"), "--from", "pink1",
+    code, _, err = cli("micro", "solve", str(tmp_path / "none.json"), "--from", "pink1",
                        "--to", "white2")
     assert code == 2 and "none.json" in err
 
 
-def test_show_draws_a_valid_layout(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "show", layout_file)
+def test_show_draws_a_valid_layout(cli, layout_file):
+    code, out, _ = cli("micro", "show", layout_file)
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "rule-sheet example: a valid Micro Robots layout"
     assert lines[1].split() == [s.name for s in example_layout().rows[0]]
 
 
-def test_solve_reads_the_layout_from_standard_input(capsys, monkeypatch):
+def test_solve_reads_the_layout_from_standard_input(cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO(example_layout().to_json()))
-    code, out, _ = run(capsys, "micro", "solve", "-", "--from", "pink1", "--to", "white2",
+    code, out, _ = cli("micro", "solve", "-", "--from", "pink1", "--to", "white2",
                        "--json")
     assert code == 0 and json.loads(out)["layout"] == "rule-sheet example"
 
@@ -158,30 +151,29 @@ def test_the_installed_command_solves(tmp_path, layout_file):
     assert "exactly 7 moves:" in proc.stdout
 
 
-def test_check_judges_the_worked_example_demonstration(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+def test_check_judges_the_worked_example_demonstration(cli, layout_file):
+    code, out, _ = cli("micro", "check", layout_file, "--from", "pink1", "--to",
                        "white2", "--call", "5", "--route", "pink 6, white 6, red 6, red 2, white 2")
     assert code == 0 and out == "success: white2 in exactly 5 moves\n"
 
 
-def test_check_says_why_a_demonstration_fails_and_whether_the_call_was_possible(
-        capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+def test_check_says_why_a_demonstration_fails_and_whether_the_call_was_possible(cli, layout_file):
+    code, out, _ = cli("micro", "check", layout_file, "--from", "pink1", "--to",
                        "white2", "--call", "6", "--route", "pink6 white6 red6 red2 white2",
                        "--json")
     assert code == 1
     data = json.loads(out)
     assert data["success"] is False and data["possible"] is True
     assert data["reason"] == "stopped after 5 of the 6 moves called"
-    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+    code, out, _ = cli("micro", "check", layout_file, "--from", "pink1", "--to",
                        "white2", "--call", "2", "--route", "pink6 white2")
     assert code == 1
     assert out.splitlines() == ["failed: move 2: white2 is not in the same row or column as "
                                 "pink6", "2 moves were not possible"]
 
 
-def test_check_with_an_intermediate_target(capsys, layout_file):
-    code, out, _ = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+def test_check_with_an_intermediate_target(cli, layout_file):
+    code, out, _ = cli("micro", "check", layout_file, "--from", "pink1", "--to",
                        "white2", "--via", "pink4", "--call", "5", "--route",
                        "pink6 white6 red6 red2 white2")
     assert code == 1 and "without landing on the intermediate target pink4" in out
@@ -191,7 +183,7 @@ def test_check_with_an_intermediate_target(capsys, layout_file):
     (["--call", "0", "--route", "pink6"], "--call"),
     (["--call", "2", "--route", "pink6 plum2"], "--route: 'plum2'"),
 ])
-def test_check_bad_input_exits_2(capsys, layout_file, argv, words):
-    code, out, err = run(capsys, "micro", "check", layout_file, "--from", "pink1", "--to",
+def test_check_bad_input_exits_2(cli, layout_file, argv, words):
+    code, out, err = cli("micro", "check", layout_file, "--from", "pink1", "--to",
                          "white2", *argv)
     assert code == 2 and out == "" and words in err

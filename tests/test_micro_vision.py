@@ -386,12 +386,6 @@ def test_a_demonstration_is_judged_from_the_camera():
 # ---------------------------------------------------------------- companion micro read
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture
 def photo(tmp_path) -> str:
     path = tmp_path / "table.png"
@@ -399,8 +393,8 @@ def photo(tmp_path) -> str:
     return str(path)
 
 
-def test_cli_prints_the_rows_their_confidence_and_the_robot(capsys, photo):
-    code, out, _ = run(capsys, "micro", "read", photo)
+def test_cli_prints_the_rows_their_confidence_and_the_robot(cli, photo):
+    code, out, _ = cli("micro", "read", photo)
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("board    top-left (")
@@ -411,9 +405,9 @@ def test_cli_prints_the_rows_their_confidence_and_the_robot(capsys, photo):
     assert "robot    pink1" in lines
 
 
-def test_cli_json_and_save(capsys, photo, tmp_path):
+def test_cli_json_and_save(cli, photo, tmp_path):
     saved = tmp_path / "kitchen.json"
-    code, out, _ = run(capsys, "micro", "read", photo, "--json", "--save", str(saved),
+    code, out, _ = cli("micro", "read", photo, "--json", "--save", str(saved),
                        "--name", "kitchen")
     assert code == 0
     data = json.loads(out)
@@ -421,43 +415,43 @@ def test_cli_json_and_save(capsys, photo, tmp_path):
     assert Layout.load(saved) == LAYOUT and Layout.load(saved).name == "kitchen"
 
 
-def test_cli_with_a_layout_reads_the_robots_space(capsys, photo, tmp_path):
+def test_cli_with_a_layout_reads_the_robots_space(cli, photo, tmp_path):
     layout = tmp_path / "layout.json"
     LAYOUT.save(layout)
-    code, out, _ = run(capsys, "micro", "read", photo, "--layout", str(layout))
+    code, out, _ = cli("micro", "read", photo, "--layout", str(layout))
     assert code == 0 and "robot    pink1" in out
-    code, out, _ = run(capsys, "micro", "read", photo, "--layout", str(layout), "--json")
+    code, out, _ = cli("micro", "read", photo, "--layout", str(layout), "--json")
     assert json.loads(out)["space"] == "pink1"
 
 
-def test_cli_a_hand_over_the_board_is_exit_1(capsys, tmp_path):
+def test_cli_a_hand_over_the_board_is_exit_1(cli, tmp_path):
     layout = tmp_path / "layout.json"
     LAYOUT.save(layout)
     path = tmp_path / "hand.png"
     cv2.imwrite(str(path), render_micro(LAYOUT, "pink1", seed=61, tilt=12, hands=1).image)
-    code, out, _ = run(capsys, "micro", "read", str(path), "--layout", str(layout))
+    code, out, _ = cli("micro", "read", str(path), "--layout", str(layout))
     assert code == 1 and out.count("occluded") == 1
 
 
-def test_cli_failures_exit_1_or_2_with_the_reason(capsys, tmp_path):
+def test_cli_failures_exit_1_or_2_with_the_reason(cli, tmp_path):
     black = tmp_path / "black.png"
     cv2.imwrite(str(black), np.zeros((480, 640, 3), np.uint8))
-    code, out, err = run(capsys, "micro", "read", str(black), "--json")
+    code, out, err = cli("micro", "read", str(black), "--json")
     assert code == 1 and "black" in json.loads(out)["error"] and "black" in err
-    code, _, err = run(capsys, "micro", "read", str(tmp_path / "none.png"))
+    code, _, err = cli("micro", "read", str(tmp_path / "none.png"))
     assert code == 2 and "no such file" in err
-    code, _, err = run(capsys, "micro", "read", str(black), "--corners", "1,2,3")
+    code, _, err = cli("micro", "read", str(black), "--corners", "1,2,3")
     assert code == 2 and "--corners" in err
-    code, _, err = run(capsys, "micro", "read", str(black), "--layout", str(black))
+    code, _, err = cli("micro", "read", str(black), "--layout", str(black))
     assert code == 2
 
 
-def test_cli_will_not_save_a_layout_that_is_not_whole(capsys, tmp_path):
+def test_cli_will_not_save_a_layout_that_is_not_whole(cli, tmp_path):
     path = tmp_path / "hand.png"
     cv2.imwrite(str(path), render_micro(random_layout(44), None, seed=44, tilt=10,
                                         hands=1).image)
     saved = tmp_path / "out.json"
-    code, _, err = run(capsys, "micro", "read", str(path), "--save", str(saved))
+    code, _, err = cli("micro", "read", str(path), "--save", str(saved))
     assert code == 1 and "not saved" in err and not saved.exists()
 
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from companion.board import cell_name
-from companion.cli import main
 from companion.rules import Position
 from companion.vision.colours import Profile
 from companion.vision.locate import BoardNotFound, VisionError
@@ -21,12 +20,6 @@ from companion.vision.render import random_position, render
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "photos"
 GAME_PHOTO = PHOTOS / "game-oblique-24moves.jpg"
 needs_photo = pytest.mark.skipif(not GAME_PHOTO.exists(), reason="real photos absent")
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @needs_photo
@@ -51,8 +44,8 @@ def test_real_photo_upside_down_with_its_tiles_given_reads_the_same_position():
 
 
 @needs_photo
-def test_cli_reads_the_real_photo_as_json(capsys):
-    code, out, _ = run(capsys, "read", str(GAME_PHOTO), "--json")
+def test_cli_reads_the_real_photo_as_json(cli):
+    code, out, _ = cli("read", str(GAME_PHOTO), "--json")
     assert code == 0
     data = json.loads(out)
     truth = json.loads(GAME_PHOTO.with_suffix(".json").read_text())
@@ -63,9 +56,9 @@ def test_cli_reads_the_real_photo_as_json(capsys):
 
 
 @needs_photo
-def test_cli_given_board_names_cells_from_its_north(capsys):
+def test_cli_given_board_names_cells_from_its_north(cli):
     # The same board named from its west side: every cell turns with it.
-    code, out, _ = run(capsys, "read", str(GAME_PHOTO), "--json", "--board", "2B,1A,4B,3B")
+    code, out, _ = cli("read", str(GAME_PHOTO), "--json", "--board", "2B,1A,4B,3B")
     assert code == 0
     assert json.loads(out)["robots"]["yellow"] == "p1"
 
@@ -138,38 +131,38 @@ def test_an_occluded_observation_has_no_position():
         obs.position()
 
 
-def test_cli_bad_input_exits_2(capsys, tmp_path):
-    code, _, err = run(capsys, "read", str(tmp_path / "missing.jpg"))
+def test_cli_bad_input_exits_2(cli, tmp_path):
+    code, _, err = cli("read", str(tmp_path / "missing.jpg"))
     assert code == 2 and "no such file" in err
     img = tmp_path / "board.png"
     cv2.imwrite(str(img), render(random_position(89), seed=89).image)
-    code, _, err = run(capsys, "read", str(img), "--corners", "1,2,3")
+    code, _, err = cli("read", str(img), "--corners", "1,2,3")
     assert code == 2 and "--corners" in err
-    code, _, err = run(capsys, "read", str(img), "--board", "1A,1B,2A,3A")
+    code, _, err = cli("read", str(img), "--board", "1A,1B,2A,3A")
     assert code == 2 and "--board" in err
 
 
-def test_cli_cannot_see_exits_1_with_the_reason(capsys, tmp_path):
+def test_cli_cannot_see_exits_1_with_the_reason(cli, tmp_path):
     img = tmp_path / "black.png"
     cv2.imwrite(str(img), np.zeros((480, 640, 3), np.uint8))
-    code, out, err = run(capsys, "read", str(img), "--json")
+    code, out, err = cli("read", str(img), "--json")
     assert code == 1
     assert "black" in json.loads(out)["error"] and "black" in err
 
 
-def test_cli_calibration_colours_writes_a_profile_that_reads(capsys, tmp_path):
+def test_cli_calibration_colours_writes_a_profile_that_reads(cli, tmp_path):
     shot = render(random_position(90), seed=90, tilt=12, brightness=0.5)
     img = tmp_path / "table.png"
     cv2.imwrite(str(img), shot.image)
     truth = {k: cell_name(v) for k, v in shot.robots.items()}
     robots = ",".join(f"{k}={v}" for k, v in truth.items())
     out = tmp_path / "colours.json"
-    code, _, err = run(capsys, "calibration", "colours", str(img), "--robots", robots,
+    code, _, err = cli("calibration", "colours", str(img), "--robots", robots,
                        "--board", ",".join(shot.tiles), "--out", str(out))
     assert code == 0, err
     profile = Profile.load(out)
     assert set(profile.robots) == set(truth)
-    code, text, _ = run(capsys, "read", str(img), "--json", "--profile", str(out),
+    code, text, _ = cli("read", str(img), "--json", "--profile", str(out),
                         "--board", ",".join(shot.tiles))
     assert code == 0 and json.loads(text)["robots"] == truth
 
@@ -209,14 +202,14 @@ def test_a_games_reader_finds_silver_from_above_beside_the_shadows():
     assert "silver" not in later.robots and later.missing == ["silver"]
 
 
-def test_cli_reads_the_robots_the_game_names(capsys, tmp_path):
+def test_cli_reads_the_robots_the_game_names(cli, tmp_path):
     pos = random_position(94, robots=("red", "green", "blue", "yellow", "silver"))
     shot = render(pos, seed=94, tilt=12, noise=2)
     img = tmp_path / "silver.png"
     cv2.imwrite(str(img), shot.image)
     truth = {k: cell_name(v) for k, v in shot.robots.items()}
-    code, out, _ = run(capsys, "read", str(img), "--json", "--board", ",".join(shot.tiles),
+    code, out, _ = cli("read", str(img), "--json", "--board", ",".join(shot.tiles),
                        "--robots", "red,green,blue,yellow,silver")
     assert code == 0 and json.loads(out)["robots"] == truth
-    code, _, err = run(capsys, "read", str(img), "--robots", "red,gold")
+    code, _, err = cli("read", str(img), "--robots", "red,gold")
     assert code == 2 and "--robots" in err and "gold" in err
