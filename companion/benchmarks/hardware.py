@@ -81,6 +81,11 @@ def _percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def _ms(value: float | None) -> str:
+    """A latency figure, or a dash where every press of the case was lost."""
+    return "—" if value is None else f"{value:.3f}"
+
+
 def _row(samples: list[float], lost: int) -> dict[str, Any]:
     ordered = sorted(samples)
     return {
@@ -123,6 +128,10 @@ def measure_latency(presses: int) -> dict[str, dict[str, Any]]:
 
         rows["bid, dial set (on press)"] = bid_presses(presses)
 
+        # Between rounds (no chip showing) a tap on the start button reveals the next chip.
+        hw.show({"phase": "idle", "mode": "multi", "timer": None, "leader": None,
+                 "demonstrating": None, "players": [], "verdict": None})
+        assert hw.sync()
         samples, lost = [], 0
         start = hw.pin("start")
         for _ in range(max(1, presses // 2)):
@@ -138,6 +147,9 @@ def measure_latency(presses: int) -> dict[str, dict[str, Any]]:
             time.sleep(gap)
         rows["start tap (on release)"] = _row(samples, lost)
 
+        hw.show({"phase": "bidding", "mode": "multi", "timer": None, "leader": None,
+                 "demonstrating": None, "players": [], "verdict": None})
+        assert hw.sync()
         with _Busy():
             rows["bid, process busy"] = bid_presses(max(1, presses // 2))
     return rows
@@ -208,8 +220,9 @@ def run(argv: list[str]) -> int:
     print(f"{'case':<28} {'presses':>7} {'lost':>5} {'median ms':>10} {'p99 ms':>8} "
           f"{'max ms':>8}")
     for name, r in latency.items():
-        print(f"{name:<28} {r['presses']:>7} {r['lost']:>5} {r['median_ms']:>10.3f} "
-              f"{r['p99_ms']:>8.3f} {r['max_ms']:>8.3f}")
+        figures = " ".join(f"{_ms(r[k]):>{w}}" for k, w in (("median_ms", 10), ("p99_ms", 8),
+                                                            ("max_ms", 8)))
+        print(f"{name:<28} {r['presses']:>7} {r['lost']:>5} {figures}")
     print(f"hardware: hourglass CPU, process time over wall time "
           f"(goal: ≤ {GOAL_CPU_PERCENT:g} % of one core at ≥ {GOAL_FPS:g} updates/s)")
     print(f"{'case':<28} {'seconds':>7} {'updates':>8} {'per s':>7} {'cpu %':>7}")
@@ -221,8 +234,10 @@ def run(argv: list[str]) -> int:
     release = latency["start tap (on release)"]
     running = hourglass["timer running"]
     goals = {
-        "latency_median": all(r["median_ms"] <= GOAL_MEDIAN_MS for r in (quiet, release)),
-        "latency_p99": all(r["p99_ms"] <= GOAL_P99_MS for r in (quiet, release)),
+        "latency_median": all(r["median_ms"] is not None and r["median_ms"] <= GOAL_MEDIAN_MS
+                              for r in (quiet, release)),
+        "latency_p99": all(r["p99_ms"] is not None and r["p99_ms"] <= GOAL_P99_MS
+                           for r in (quiet, release)),
         "no_press_lost": all(r["lost"] == 0 for r in latency.values()),
         "hourglass_cpu": running["cpu_percent"] <= GOAL_CPU_PERCENT,
         "hourglass_rate": running["updates_per_s"] >= GOAL_FPS,
