@@ -13,10 +13,7 @@ import pytest
 from companion.cli import example_path, main
 from companion.rules import Goal, Position, parse_route
 from companion.verify import NotRestoredError, RoundVerifier, frame_observations, replay
-
-pytest.importorskip("companion.vision.read")
-pytest.importorskip("companion.vision.track")
-from companion.vision.render import Scene, render  # noqa: E402
+from companion.vision.render import Scene, render
 
 ROUTE = "red right, red up, red left, red down"  # a shortest route to the red square (l6)
 SCENE = Scene(tilt=12, azimuth=30, rotation=4, noise=4, jpeg=85)

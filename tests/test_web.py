@@ -425,11 +425,14 @@ def test_bad_corners_are_refused(app, game, screen, corners):
     assert screen.post("/api/calibrate", {"corners": corners}).status_code == 400
 
 
-def test_four_clicked_corners_are_kept(app, game, screen):
+def test_four_clicked_corners_are_kept(app, game, screen, table):
     corners = [[100, 80], [860, 90], [850, 640], [110, 630]]
     r = screen.post("/api/calibrate", {"corners": corners})
     assert r.status_code == 200
-    assert screen.get("/api/detected").json is not None
+    assert r.json["result"]["corners"] == corners
+    # the camera reads the board from the clicked corners from now on, in the order given
+    assert [list(c) for c in table.camera.corners] == corners
+    assert screen.get("/api/detected").json["source"] == table.camera.spec
 
 
 def test_virtual_buttons_press_the_simulated_tables_buttons(app, screen, table):
