@@ -145,7 +145,8 @@ class Diagonal:
 def tile_library() -> dict[str, Any]:
     """The 16 real tile sides as shipped in ``tiles.json`` (with their provenance)."""
     with resources.files("companion").joinpath("tiles.json").open(encoding="utf-8") as fh:
-        return json.load(fh)
+        library: dict[str, Any] = json.load(fh)
+    return library
 
 
 def tile_names() -> tuple[str, ...]:
@@ -354,7 +355,10 @@ class Board:
         return iter(range(self.size))
 
 
-def _edge_walls(width: int, height: int, openings: frozenset) -> set[tuple[Cell, Direction]]:
+_Wall = tuple[Cell, Direction]
+
+
+def _edge_walls(width: int, height: int, openings: frozenset[_Wall]) -> set[_Wall]:
     walls: set[tuple[Cell, Direction]] = set()
     for f in range(width):
         walls.add((f, DOWN))
@@ -365,7 +369,7 @@ def _edge_walls(width: int, height: int, openings: frozenset) -> set[tuple[Cell,
     return walls - set(openings)
 
 
-def _add_wall(walls: set, width: int, height: int, cell: Cell, d: Direction) -> None:
+def _add_wall(walls: set[_Wall], width: int, height: int, cell: Cell, d: Direction) -> None:
     """A wall stops robots both ways: record it on both cells it separates."""
     walls.add((cell, d))
     f, r = cell % width, cell // width
@@ -375,7 +379,7 @@ def _add_wall(walls: set, width: int, height: int, cell: Cell, d: Direction) -> 
         walls.add((r2 * width + f2, d.opposite))
 
 
-def _block_cells(walls: set, width: int, height: int, blocked: Iterable[Cell]) -> None:
+def _block_cells(walls: set[_Wall], width: int, height: int, blocked: Iterable[Cell]) -> None:
     for c in blocked:
         for d in DIRECTIONS:
             _add_wall(walls, width, height, c, d)

@@ -342,7 +342,7 @@ class Game:
         order = self._ordered_bids()
         bid_to_meet = None
         demonstrating = r.demonstrator if r is not None and s.phase == "demonstrating" else None
-        if demonstrating is not None and demonstrating in r.bids:
+        if r is not None and demonstrating is not None and demonstrating in r.bids:
             bid_to_meet = r.bids[demonstrating].value
         elif s.phase in ("bidding", "timer") and order:
             bid_to_meet = order[0].value
@@ -1039,8 +1039,7 @@ class Game:
         seat = self._seat(value)
         in_play = r is not None and s.phase in ("bidding", "timer", "demonstrating")
         chip = _parse_chip(value["chip"]) if value.get("chip") is not None else None
-        if in_play and (chip is None or chip == r.chip):
-            assert r is not None
+        if in_play and r is not None and (chip is None or chip == r.chip):
             if s.phase != "demonstrating":
                 r.queue = [b.seat for b in sorted(r.bids.values(), key=self._bid_key)]
             r.demonstrator = seat

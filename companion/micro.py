@@ -611,22 +611,22 @@ class ExactLengths:
                 "text": self.describe()}
 
 
-_State = tuple[Space, int, bool]  # (space, parity of moves so far, intermediate landed)
+_Landing = tuple[Space, int, bool]  # (space, parity of moves so far, intermediate landed)
 
 
 def _search(
     layout: Layout, start: Space, via: Space | None
-) -> tuple[dict[_State, int], dict[_State, _State]]:
+) -> tuple[dict[_Landing, int], dict[_Landing, _Landing]]:
     """Breadth-first over (space, parity, intermediate landed): distances and parents."""
-    first: _State = (start, 0, via is None)
+    first: _Landing = (start, 0, via is None)
     dist = {first: 0}
-    parent: dict[_State, _State] = {}
+    parent: dict[_Landing, _Landing] = {}
     queue = deque([first])
     while queue:
         state = queue.popleft()
         space, parity, landed = state
         for nxt in layout.moves(space):
-            new: _State = (nxt, 1 - parity, landed or nxt == via)
+            new: _Landing = (nxt, 1 - parity, landed or nxt == via)
             if new not in dist:
                 dist[new] = dist[state] + 1
                 parent[new] = state
@@ -634,7 +634,7 @@ def _search(
     return dist, parent
 
 
-def _path(parent: dict[_State, _State], end: _State, start: Space) -> Route:
+def _path(parent: dict[_Landing, _Landing], end: _Landing, start: Space) -> Route:
     landings = []
     state = end
     while state in parent:
@@ -643,8 +643,10 @@ def _path(parent: dict[_State, _State], end: _State, start: Space) -> Route:
     return Route(start, tuple(reversed(landings)))
 
 
-def _spaces(*spaces: Space | str | None) -> list[Space | None]:
-    return [None if s is None else Space.parse(s) for s in spaces]
+def _spaces(
+    start: Space | str, target: Space | str, via: Space | str | None
+) -> tuple[Space, Space, Space | None]:
+    return Space.parse(start), Space.parse(target), None if via is None else Space.parse(via)
 
 
 def exact_lengths(
@@ -676,7 +678,7 @@ def route_of_length(
     if moves == 0:
         return Route(start, ()) if start == target and via is None else None
     dist, parent = _search(layout, start, via)
-    end: _State = (target, moves % 2, True)
+    end: _Landing = (target, moves % 2, True)
     least = dist.get(end)
     if least is None or least > moves:
         return None
@@ -777,7 +779,7 @@ def check_demonstration(
 class RandomSource(Protocol):
     """What the dice need from a random source: ``random.Random`` has it."""
 
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, stop: int, /) -> int: ...
 
 
 def roll(rng: RandomSource) -> Space:

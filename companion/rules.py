@@ -211,7 +211,7 @@ class Move:
     __str__ = text
 
     @classmethod
-    def parse(cls, text: str) -> Move:
+    def parse(cls, text: object) -> Move:
         if not isinstance(text, str):
             raise InvalidMoveError(f"a move is text like 'blue up', not {text!r}")
         words = text.strip().lower().split()
@@ -308,6 +308,7 @@ def slide(
     seen = {(cell, d, len(tokens))}
     error = rule = next_choice = None
     transparent = robot == TRANSPARENT
+    nxt: Cell | None
     while True:
         if board.is_opening(cell, d):
             nxt = board.wrap(cell, d)

@@ -35,7 +35,7 @@ import re
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,7 +108,7 @@ def running(game: Any) -> bool:
     return game.phase == "timer" or (game.phase == "bidding" and not game.s.solo)
 
 
-def replay_game(commands: list[Mapping[str, Any]]) -> Any:
+def replay_game(commands: Sequence[Mapping[str, Any]]) -> Any:
     """A game rebuilt from its journaled commands, in order; the first says which game."""
     kind = command_kind(commands[0]) if commands else CLASSIC
     game = GAMES[kind]()
@@ -453,7 +453,7 @@ def _iso(wall: float) -> str:
     return datetime.fromtimestamp(wall, UTC).isoformat(timespec="seconds")
 
 
-def replay_summary(commands: list[Mapping[str, Any]]) -> dict[str, Any]:
+def replay_summary(commands: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The summary of a game rebuilt from its commands."""
     return replay_game(commands).summary()
 
