@@ -1,10 +1,47 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and the markers of the fast lane.
+
+``pytest -m "not slow"`` is the fast lane: it leaves out the real browser and the tests that
+take seconds each (marked ``@pytest.mark.slow`` where they stand). ``-m camera`` runs the
+vision tests alone, ``-m browser`` the browser tests alone. CI runs everything."""
 
 from __future__ import annotations
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+# Modules that read rendered frames or real photos through the vision pipeline.
+CAMERA_MODULES = {
+    "test_bench_camera.py", "test_bench_vision.py", "test_camera_table.py", "test_chip.py",
+    "test_colours.py", "test_lens.py", "test_locate.py", "test_markers.py", "test_micro_render.py",
+    "test_micro_vision.py", "test_read.py", "test_render.py", "test_robots.py", "test_tileid.py",
+    "test_track.py", "test_verify_frames.py",
+}
+
+
+def _drives_a_browser(module: object) -> bool:
+    """A module that imports Playwright (or is named test_browser*) drives a real Chromium."""
+    if str(getattr(module, "__name__", "")).startswith("test_browser"):
+        return True
+    return any(str(getattr(v, "__module__", "")).startswith("playwright")
+               or str(getattr(v, "__name__", "")).startswith("playwright")
+               for v in vars(module).values())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    browser: dict[object, bool] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is None:
+            continue
+        if module not in browser:
+            browser[module] = _drives_a_browser(module)
+        if browser[module]:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+        if item.path.name in CAMERA_MODULES:
+            item.add_marker(pytest.mark.camera)
+
 
 
 @pytest.fixture

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from companion.benchmarks import camera
 
 
+@pytest.mark.slow
 def test_every_set_is_read_to_its_end_and_reported(tmp_path, capsys):
     out = tmp_path / "bench.json"
     assert camera.run(["--frames", "4", "--out", str(out)]) == 0

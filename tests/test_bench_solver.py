@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from companion.benchmarks import solver as bench
 from companion.rules import Position, validate_route
 from companion.solver import solve
 
 
+@pytest.mark.slow
 def test_every_set_is_timed_and_written_as_json(tmp_path, capsys):
     out = tmp_path / "bench.json"
     code = bench.run(["--scale", "0.01", "--skip-hardest", "--out", str(out)])

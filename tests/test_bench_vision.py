@@ -11,6 +11,7 @@ import pytest
 from companion.benchmarks import vision
 
 
+@pytest.mark.slow
 def test_the_table_and_json_hold_every_row_and_the_counts_add_up(tmp_path, capsys):
     out = tmp_path / "bench.json"
     # seeds 6000…6005: black on 6000 and 6003, silver on 6001 and 6004, transparent on 6002

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif(not web.CHROMIUM.exists(),
                                 reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
 
 
+@pytest.mark.slow
 def test_every_page_sees_every_bid_and_the_companion_is_stopped(tmp_path, capsys, monkeypatch):
     started = []
     real = web.Companion.__init__

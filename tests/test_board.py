@@ -128,6 +128,7 @@ def test_every_tile_in_every_quadrant_matches_the_tile_data(tile, quadrant):
         assert diag.orientation == (flipped if quadrant % 2 else dg["orientation"])
 
 
+@pytest.mark.slow
 def test_every_legal_four_tile_board_has_17_targets_and_a_walled_centre():
     centre = {parse_cell(n) for n in ("h8", "i8", "h9", "i9")}
     count = 0

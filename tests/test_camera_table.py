@@ -205,6 +205,7 @@ def test_a_chip_laid_on_the_centre_piece_starts_the_round(table, tmp_path):
     w.close()
 
 
+@pytest.mark.slow
 def test_the_last_rounds_chip_is_not_revealed_again_and_a_won_chip_is_refused_once(
         table, tmp_path):
     set_up(table, timer_seconds=1)
@@ -259,6 +260,7 @@ def test_an_unread_chip_is_shown_for_the_players_to_pick_by_hand(table, tmp_path
     w.close()
 
 
+@pytest.mark.slow
 def test_a_hand_over_the_board_is_reported_hidden_and_never_moves_a_robot(table, tmp_path):
     set_up(table, timer_seconds=1)
     assert table.submit({"type": "reveal", "chip": "green circle"}).ok
@@ -355,6 +357,7 @@ def micro_set_up(t: Table) -> None:
     assert t.submit({"type": "place", "start": "pink1", "target": "white2"}).ok
 
 
+@pytest.mark.slow
 def test_a_micro_landing_is_read_from_the_frames(table, tmp_path):
     micro_set_up(table)
     assert table.submit({"type": "call", "seat": 0, "number": 5}).ok
@@ -401,6 +404,7 @@ def test_a_classic_frame_is_no_micro_layout(table, tmp_path):
     w.close()
 
 
+@pytest.mark.slow
 def test_the_pictures_of_a_real_camera_show_what_it_read(table, tmp_path):
     set_up(table)
     w = Watch(table)

@@ -248,6 +248,7 @@ def test_companion_read_says_why_the_chip_is_unread(tmp_path, capsys):
     assert data["target"] is None and "blurred" in data["chip_unread"]
 
 
+@pytest.mark.slow
 def test_the_benchmark_counts_wrong_and_unread_chips_apart(tmp_path, capsys):
     from companion.benchmarks.vision import run
 
@@ -311,6 +312,7 @@ def _token_on_the_piece(shot, roi, circle, k: int, light: dict) -> np.ndarray:
     {"brightness": 1.0, "cast": (1.0, 1.0, 1.0), "blur": 0.6, "noise": 2, "jpeg": 90},
     {"brightness": 0.5, "cast": (1.12, 1.0, 0.9), "blur": 1.0, "noise": 5, "jpeg": 70},
 ], ids=["daylight", "dim-warm"])
+@pytest.mark.slow
 def test_real_tokens_on_the_centre_piece_are_never_misread(light):
     roi, circles = _real_tokens()
     assert len(circles) == len(TOKENS)

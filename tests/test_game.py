@@ -878,6 +878,7 @@ def _command(kind, arg, at):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["abacus-2013", "riogrande-2003"]), st.integers(1, 3),
        st.lists(st.tuples(_step, st.floats(0, 5)), max_size=60))
+@pytest.mark.slow
 def test_random_play_keeps_every_invariant(preset, players, steps):
     if players == 1:
         preset = "abacus-2013"  # the only edition with solo play

@@ -182,6 +182,7 @@ def test_the_robots_space_is_deduced_and_the_robot_reported():
 
 
 @pytest.mark.parametrize("seed", [31, 32, 33, 34, 35, 36])
+@pytest.mark.slow
 def test_hard_frames_leave_spaces_unread_but_never_wrong(seed):
     rng = np.random.default_rng(seed)
     layout = random_layout(rng)
@@ -357,6 +358,7 @@ def test_a_tracker_needs_at_least_one_frame():
         MicroTracker(stable=0)
 
 
+@pytest.mark.slow
 def test_a_demonstration_is_judged_from_the_camera():
     """The rule sheet's worked example, played on a rendered table: pink 1 → pink 6 → white 6
     → red 6 → red 2 → white 2, a hand over the board between moves."""
@@ -458,6 +460,7 @@ def test_cli_will_not_save_a_layout_that_is_not_whole(cli, tmp_path):
 # ---------------------------------------------------------------- the benchmark
 
 
+@pytest.mark.slow
 def test_bench_micro_vision_prints_its_table_and_writes_json(capsys, tmp_path):
     out = tmp_path / "bench.json"
     code = main(["bench", "micro-vision", "--frames", "3", "--out", str(out), "--quiet"])

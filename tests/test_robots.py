@@ -294,6 +294,7 @@ def test_the_print_tells_a_shadow_from_a_robot():
     assert np.nanmedian(plain) > 0.8  # the rest of the board shows its print
 
 
+@pytest.mark.slow
 def test_a_dim_noisy_frame_finds_the_silver_robot_by_its_lead_or_not_at_all():
     """In a dim room with a noisy sensor the silver robot loses its polish: it is found by
     how far it stands out of the board's print (seed 65), and where it cannot be told it is

@@ -221,12 +221,14 @@ def full_positions(draw, sides: str = "ABCD") -> Position:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_positions())
+@pytest.mark.slow
 def test_solver_agrees_with_the_reference_on_small_boards_with_every_rule_option(pos):
     assert_agrees(pos, max_cost=6)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(four_robot_positions())
+@pytest.mark.slow
 def test_solver_agrees_with_the_reference_with_four_robots_that_move_alike(pos):
     assert_agrees(pos, max_cost=5)
 
@@ -239,12 +241,14 @@ def test_solver_agrees_with_the_reference_when_the_transparent_robot_meets_many_
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(full_positions())
+@pytest.mark.slow
 def test_solver_agrees_with_the_reference_on_real_boards_within_three_moves(pos):
     assert_agrees(pos, max_cost=3)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(full_positions())
+@pytest.mark.slow
 def test_every_route_on_real_boards_is_legal_and_no_shorter_one_exists(pos):
     got = solve(pos, max_cost=12)
     assume(got.solved)
@@ -257,6 +261,7 @@ def test_every_route_on_real_boards_is_legal_and_no_shorter_one_exists(pos):
 @settings(max_examples=25, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(full_positions())
+@pytest.mark.slow
 def test_bitset_visited_set_gives_the_same_answer_as_the_hash_set(monkeypatch, pos):
     import companion.solver as solver_module
 
@@ -339,6 +344,7 @@ def test_move_tables_agree_with_rules_slide_on_a_diagonal_board():
 
 
 @pytest.mark.parametrize("name, length", [("hardest-25.json", 25), ("hardest-24.json", 24)])
+@pytest.mark.slow
 def test_the_published_hardest_positions_come_out_at_their_length(name, length):
     pos = Position.load(EXAMPLES / name)
     got = solve(pos)

@@ -472,6 +472,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_crash_anywhere_loses_nothing_acknowledged(tmp_path):
     """SIGKILL a child mid-game at random points; each restart must hold every acknowledged
     command and be exactly in the acknowledged state (or one in-flight command ahead)."""

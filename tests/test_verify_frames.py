@@ -50,6 +50,7 @@ def demonstration(p: Position, shown: list[Position]) -> list[tuple[Position, in
     return shots
 
 
+@pytest.mark.slow
 def test_optimal_route_on_camera_is_a_success_with_the_right_count(tmp_path):
     p = red_square()
     folder = record(tmp_path / "frames", demonstration(p, states(p, ROUTE)[1:]))
@@ -58,6 +59,7 @@ def test_optimal_route_on_camera_is_a_success_with_the_right_count(tmp_path):
     assert result.verdict == "success" and result.count == 4
 
 
+@pytest.mark.slow
 def test_longer_route_on_camera_is_over_bid_at_the_move_that_passes_it(tmp_path):
     p = red_square()
     shown = states(p, "yellow left, " + ROUTE)[1:]
@@ -140,6 +142,7 @@ def test_failed_demonstration_on_camera_then_restored_before_the_next_bidder(tmp
     assert rnd.ready and rnd.begin(4, "Bob", at=99.0)[0]["player"] == "Bob"
 
 
+@pytest.mark.slow
 def test_robot_lifted_on_camera_pauses_the_count(tmp_path):
     p = red_square()
     after = states(p, ROUTE)
@@ -152,6 +155,7 @@ def test_robot_lifted_on_camera_pauses_the_count(tmp_path):
     assert result.verdict == "success" and result.count == 4
 
 
+@pytest.mark.slow
 def test_cli_replays_a_video_file(tmp_path, capsys):
     p = red_square()
     frames = record(tmp_path / "frames", demonstration(p, states(p, ROUTE)[1:]))

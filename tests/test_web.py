@@ -784,6 +784,7 @@ MICRO_HOSTILE = HOSTILE + [{"space": {"$ne": 1}}, {"rows": [[None] * 6] * 5},
                            {"to": None}, {"to": "x" * 100}, {"type": "land", "spaces": [None]}]
 
 
+@pytest.mark.slow
 def test_hostile_bodies_on_the_micro_routes_never_cause_a_server_error(app, micro, screen):
     before = micro.view()["phase"]
     never_a_server_error(app, screen, MICRO_POSTS + ["/api/command", "/api/setup"],
