@@ -86,7 +86,8 @@
     $("pad-hint").textContent = v && s.phase !== "round"
       ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
         (v.reason && v.result !== "success" ? ` — ${v.reason}` : "") : "";
-    for (const k of document.querySelectorAll("#keys button")) k.disabled = s.phase !== "round";
+    for (const k of document.querySelectorAll("#keys button")) k.disabled = !!me && s.phase !== "round";
+    $("keys").classList.toggle("resting", !!me && s.phase !== "round");
     $("demo-actions").classList.toggle("hidden", !myDemo);
     $("list-title").textContent = t("scores.title");
     const list = $("bids");
@@ -129,9 +130,11 @@
     $("mybid").dataset.moves = mine === null ? "" : String(mine);
     // a key is live only when a tap would be a bid the game takes: while bids are open, and
     // lower than this player's own bid
+    // (a phone not yet joined keeps them: a tap tells it how to join)
     for (const k of document.querySelectorAll("#keys button")) {
-      k.disabled = !open || (mine !== null && Number(k.dataset.moves) >= mine);
+      k.disabled = !!me && (!open || (mine !== null && Number(k.dataset.moves) >= mine));
     }
+    $("keys").classList.toggle("resting", !!me && !open);
     $("demo-actions").classList.toggle("hidden", !myDemo);
     renderAfter(s);
     showWho();

@@ -33,6 +33,7 @@
     renderCamera(s.camera);
     renderJoin(s);
     renderButtons(s);
+    renderVoice(s.voice);
     document.body.dataset.seq = s.seq;
   }
 
@@ -320,6 +321,22 @@
     return b.label;
   }
 
+  // The voice's on/off and volume (the table's own settings: the PIN unlocks them).
+  function renderVoice(v) {
+    const card = $("voice-card");
+    card.classList.toggle("hidden", !v);
+    if (!v) return;
+    if (document.activeElement !== $("voice-on")) $("voice-on").checked = v.on;
+    if (document.activeElement !== $("voice-volume")) $("voice-volume").value = String(v.volume);
+    $("voice-missing").classList.toggle("hidden", v.available);
+    $("voice-test").disabled = !v.available || !v.on;
+  }
+
+  async function voiceSettings(change) {
+    try { await api("/api/settings", change); $("message").textContent = ""; }
+    catch (e) { $("message").textContent = e.message; }
+  }
+
   async function press(name, action, steps) {
     try { await api(`/api/buttons/${encodeURIComponent(name)}`, {action, steps}); $("message").textContent = ""; }
     catch (e) { $("message").textContent = e.message; }
@@ -372,6 +389,11 @@
     });
     document.addEventListener("companion:language", () => { if (state) render(state); });
     $("replay").addEventListener("click", () => state && state.optimal && replay(state.optimal));
+    $("voice-on").addEventListener("change", () => voiceSettings({voice_on: $("voice-on").checked}));
+    $("voice-volume").addEventListener("change", () => voiceSettings({volume: Number($("voice-volume").value)}));
+    $("voice-test").addEventListener("click", async () => {
+      try { await api("/api/voice/test", {}); } catch (e) { $("message").textContent = e.message; }
+    });
     $("pick").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       try { await api("/api/command", {type: "reveal", chip: $("pick-chip").value}); $("message").textContent = ""; }
