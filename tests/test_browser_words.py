@@ -33,14 +33,15 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
 
 # every element's right edge inside the viewport (fixed-size scrollers excepted: none here)
-OVERFLOW_JS = """() => {
-  const w = window.innerWidth, out = [];
+OVERFLOW_JS = """(w) => {
+  const out = [];
   for (const n of document.querySelectorAll('body *')) {
     const r = n.getBoundingClientRect();
     if (!r.width || !r.height) continue;
     if (r.right > w + 1 || r.left < -1) out.push(`${n.tagName.toLowerCase()}#${n.id}.${n.className && n.className.baseVal === undefined ? n.className : ''} ${Math.round(r.left)}..${Math.round(r.right)}`);
   }
   if (document.documentElement.scrollWidth > w) out.push(`page ${document.documentElement.scrollWidth} > ${w}`);
+  if (window.innerWidth > w) out.push(`the phone zoomed out to ${window.innerWidth} px`);
   return out;
 }"""
 
@@ -62,7 +63,7 @@ def check_page(page, where: str) -> None:
     text = page.evaluate("document.body.innerText")
     raw = RAW.findall(text)
     assert not raw, f"{where}: raw words {raw} in:\n{text}"
-    wide = page.evaluate(OVERFLOW_JS)
+    wide = page.evaluate(OVERFLOW_JS, page.viewport_size["width"])
     assert not wide, f"{where}: wider than the viewport: {wide[:8]}"
 
 
@@ -192,6 +193,11 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     for ctx, size in ((screen, "table"), (anna.context, "phone")):
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/setup")
+        if page.locator("#unlock:not(.hidden)").count():  # the phone unlocks the admin pages
+            page.fill("#pin-input", PIN)
+            page.click("#unlock button[type=submit]")
+            page.wait_for_selector("#unlock.hidden", state="attached")
         for path in ("/history", "/layouts", "/calibrate", "/setup"):
             page.goto(server.url + path)
             page.evaluate(f"localStorage.setItem('companion.lang', '{lang}')")
@@ -199,6 +205,9 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
             page.wait_for_selector("#conn", state="attached")
             if path == "/history":
                 page.wait_for_selector("body[data-loaded='1']", timeout=WAIT)
+                assert page.locator(".games .chart").count() >= 2  # chips and bids, drawn
+            if path == "/setup":
+                page.wait_for_selector("#options .option", timeout=WAIT)
             check_page(page, f"{lang} {size} {path}")
             shot(page, lang, f"{size}-{path.strip('/')}")
     assert errors == []

@@ -85,7 +85,7 @@
       table.append(el("tr", {}, ...[p.name, p.games, p.games_won, p.chips, p.rounds_won, p.bids_made,
         p.optimal_share === null ? "–" : `${Math.round(p.optimal_share * 100)}%`,
         p.average_excess === null ? "–" : p.average_excess.toFixed(2)].map((x, i) =>
-        el("td", {class: i ? "num" : "name", text: fmt(x)}))));
+        el("td", {class: i ? "num" : "name", text: fmt(x), "data-label": t(head[i])}))));
     }
     const games = document.getElementById("games");
     games.replaceChildren();
