@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_browser import CHROMIUM, PHONE, PIN, WAIT, Companion, browser, solve_state  # noqa: F401
+from test_browser import CHROMIUM, PHONE, PIN, WAIT, Api, Companion, solve_state
 
 from companion import i18n
 
@@ -38,12 +38,27 @@ OVERFLOW_JS = """(w) => {
   for (const n of document.querySelectorAll('body *')) {
     const r = n.getBoundingClientRect();
     if (!r.width || !r.height) continue;
-    if (r.right > w + 1 || r.left < -1) out.push(`${n.tagName.toLowerCase()}#${n.id}.${n.className && n.className.baseVal === undefined ? n.className : ''} ${Math.round(r.left)}..${Math.round(r.right)}`);
+    const cls = typeof n.className === 'string' ? n.className : '';
+    const name = `${n.tagName.toLowerCase()}#${n.id}.${cls}`;
+    const span = `${Math.round(r.left)}..${Math.round(r.right)}`;
+    if (r.right > w + 1 || r.left < -1) out.push(`${name} ${span}`);
   }
-  if (document.documentElement.scrollWidth > w) out.push(`page ${document.documentElement.scrollWidth} > ${w}`);
+  const page = document.documentElement.scrollWidth;
+  if (page > w) out.push(`page ${page} > ${w}`);
   if (window.innerWidth > w) out.push(`the phone zoomed out to ${window.innerWidth} px`);
   return out;
 }"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                              args=["--no-sandbox", "--disable-background-networking"])
+        yield b
+        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -215,6 +230,4 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
 
 
 def server_state(server) -> dict:
-    from test_browser import Api
-
     return Api(server.url).get("/api/state")

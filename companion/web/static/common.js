@@ -68,7 +68,7 @@ const I18n = (() => {
   function move(text) {
     const [robot, dir, ...rest] = String(text).split(" ");
     const arrow = {up: "↑", down: "↓", left: "←", right: "→"}[dir] || dir;
-    return `${t("color." + robot)} ${arrow}${rest.length ? " " + rest.join(" ") : ""}`;
+    return `${t(`color.${robot}`)} ${arrow}${rest.length ? " " + rest.join(" ") : ""}`;
   }
 
   return {t, tn, apply, set, follow, chip, move, get lang() { return lang; }};
