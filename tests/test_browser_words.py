@@ -6,11 +6,13 @@ Each language plays one round: Setup in plain words, straight to the table, two 
 keys, and after it the verdict, the best route and the scores on every phone. On every page
 no raw state word or option name shows, and no element is wider than the viewport. A
 screenshot of each phase in each language is saved in ``screenshots/`` (git-ignored) for a
-person to look at.
+person to look at. ``COMPANION_SCREENSHOT=1`` also refreshes the README's pictures of the
+table page and a phone (``companion/web/static/screenshot*.png``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from companion import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "screenshots"
+STATIC = ROOT / "companion" / "web" / "static"
 TABLE = {"viewport": {"width": 1280, "height": 800}, "bypass_csp": True}  # for wait_for_function
 LOCALES = {"en": "en-GB", "de": "de-DE", "fr": "fr-FR"}
 LONG = "Maximiliane Hohenzollern"  # 24 characters: the longest name Setup takes
@@ -203,6 +206,11 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     assert table.locator(".route-step").count() == n
     check_page(table, f"{lang} table round over")
     shot(table, lang, "table-round-over")
+    if os.environ.get("COMPANION_SCREENSHOT") and lang == "en":  # the README's pictures
+        table.evaluate("window.scrollTo(0, 0)")
+        table.screenshot(path=str(STATIC / "screenshot.png"))
+        anna.evaluate("window.scrollTo(0, 0)")
+        anna.screenshot(path=str(STATIC / "screenshot-phone.png"))
 
     # History, Layouts and Calibrate on a phone and the table screen.
     for ctx, size in ((screen, "table"), (anna.context, "phone")):
@@ -231,3 +239,64 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
 
 def server_state(server) -> dict:
     return Api(server.url).get("/api/state")
+
+
+SIZES = {"phone360": {"width": 360, "height": 740}, "phone390": {"width": 390, "height": 844},
+         "table1280": {"width": 1280, "height": 800},
+         "screen1080p": {"width": 1920, "height": 1080}}
+
+
+def test_every_page_of_both_games_fits_from_a_360_px_phone_to_1080p(browser, server):
+    """Both games, every page, unlocked (the referee's controls shown): nothing wider than the
+    viewport; the Micro Robots layout grid as wide as its column, its numbers inside their
+    spaces."""
+    from test_browser import micro_rows
+
+    api = Api(server.url)
+    api.post("/api/unlock", {"pin": PIN})
+    api.post("/api/layouts", {"name": "Kitchen table", "rows": micro_rows(), "replace": True})
+    errors: list[str] = []
+    for game in ("ricochet-robots", "micro-robots"):
+        if game == "micro-robots":
+            api.post("/api/setup", {"game": game, "players": ["Anna", LONG, "Cleo"],
+                                    "layout": "Kitchen table"})
+            api.post("/api/command", {"type": "roll"})
+        else:
+            api.post("/api/setup", {"players": ["Anna", LONG], "rules": {"timer_seconds": 600}})
+            api.post("/api/command", {"type": "reveal"})
+        for size, viewport in SIZES.items():
+            phone = size.startswith("phone")
+            ctx = browser.new_context(viewport=viewport, **({"device_scale_factor": 2,
+                                      "is_mobile": True, "has_touch": True} if phone else {}))
+            page = ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url + "/setup")
+            page.fill("#pin-input", PIN)
+            page.click("#unlock button[type=submit]")
+            page.wait_for_selector("#unlock.hidden", state="attached")
+            for path in ("/", "/pad", "/setup", "/layouts", "/history", "/calibrate"):
+                page.goto(server.url + path)
+                page.wait_for_selector("#conn", state="attached")
+                if path == "/":
+                    page.wait_for_selector("#conn.up", timeout=WAIT)
+                if path == "/setup":
+                    page.wait_for_selector("#options .option", state="attached", timeout=WAIT)
+                if path == "/layouts":
+                    page.wait_for_selector("#saved option", state="attached", timeout=WAIT)
+                    grid = page.locator("#whole .micro-grid").bounding_box()
+                    column = page.locator("#whole").bounding_box()
+                    assert grid["width"] > 0.9 * min(column["width"], 640)  # not 68 px wide
+                    page.click("#load")
+                    page.wait_for_selector('#whole .space[data-space="pink1"]', timeout=WAIT)
+                    spill = page.evaluate("""() => [...document.querySelectorAll(
+                        '#whole .space .num')].filter((n) => {
+                          const s = n.parentElement.getBoundingClientRect();
+                          const r = n.getBoundingClientRect();
+                          return r.width && (r.right > s.right + 1 || r.bottom > s.bottom + 1);
+                        }).length""")
+                    assert spill == 0, f"{size}: numbers spill out of their spaces"
+                check_page(page, f"{game} {size} {path}")
+                if path in ("/", "/layouts", "/setup") and size in ("phone360", "screen1080p"):
+                    shot(page, "en", f"{game}-{size}-{path.strip('/') or 'table'}")
+            ctx.close()
+    assert errors == []

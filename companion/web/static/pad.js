@@ -163,8 +163,10 @@
   function tick() {
     if (state) {
       const tm = state.timer;
-      const left = timerRemaining(tm);
-      $("timer-text").textContent = tm ? fmtTime(left) : "–";
+      // the hourglass of a round that is over shows nothing rather than a stale 0:00
+      const live = tm && (tm.running || ["bidding", "timer", "round"].includes(state.phase));
+      const left = live ? timerRemaining(tm) : null;
+      $("timer-text").textContent = live ? fmtTime(left) : "–";
       const frac = tm && tm.total ? Math.max(0, Math.min(1, left / tm.total)) : 0;
       $("sand").style.transform = `scaleX(${frac})`;
       if (state.game !== "micro-robots" && tm && tm.running) {
