@@ -123,7 +123,11 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     inputs.nth(0).fill("Anna")
     inputs.nth(1).fill(LONG)
     table.fill('#options input[name="timer_seconds"]', "4")
-    assert table.locator("#preset-help").inner_text() == words(lang, "preset_help.abacus-2013")
+    # every edition explained in one line, the chosen one first
+    helps = table.locator("#preset-help li")
+    assert helps.count() == 3
+    assert helps.first.inner_text() == (words(lang, "preset.abacus-2013") + ": "
+                                        + words(lang, "preset_help.abacus-2013"))
     check_page(table, f"{lang} setup")
     shot(table, lang, "table-setup")
     table.click("#setup button[type=submit]")

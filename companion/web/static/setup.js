@@ -49,8 +49,11 @@
     box.replaceChildren();
     const values = info.presets[preset];
     for (const opt of info.options) box.append(optionInput(opt, values[opt.name]));
-    $("preset-help").textContent = t(`preset_help.${preset}`);
-    $("preset-help").dataset.i18n = `preset_help.${preset}`;
+    // every edition in one line, the chosen one first and marked
+    const names = [preset, ...Object.keys(info.presets).filter((p) => p !== preset && p !== "micro-robots")];
+    $("preset-help").replaceChildren(...names.map((p) => el("li", {class: p === preset ? "chosen" : "", "data-preset": p},
+      el("strong", {text: t(`preset.${p}`), "data-i18n": `preset.${p}`}), ": ",
+      el("span", {text: t(`preset_help.${p}`), "data-i18n": `preset_help.${p}`}))));
   }
 
   function game() {
