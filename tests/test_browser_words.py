@@ -152,6 +152,10 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     head = words(lang, "head.find", to=to)
     assert table.locator("#phase").inner_text() == head
     anna.wait_for_selector(f"#phase:has-text(\"{head}\")", timeout=WAIT)
+    # the simulated table's controls beside the board, its arrows in view without scrolling
+    board = table.locator("#board").bounding_box()
+    up = table.locator('[data-slide="up"]').bounding_box()
+    assert up["x"] > board["x"] + board["width"] and up["y"] + up["height"] <= 800
     check_page(table, f"{lang} table bidding")
     check_page(anna, f"{lang} phone bidding")
     shot(table, lang, "table-bidding")

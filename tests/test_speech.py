@@ -188,3 +188,11 @@ def test_a_bad_language_is_refused_and_changes_nothing(tmp_path):
     with pytest.raises(ValueError, match="language: one of en, de, fr"):
         table.set_language("xx")
     assert table.language == "en"
+
+
+def test_the_ci_and_the_pi_install_espeak_ng():
+    root = Path(__file__).resolve().parents[1]
+    for script in (root / ".ci" / "run", root / "hardware" / "install-pi.sh"):
+        text = script.read_text().replace("\\\n", " ")
+        installs = [line for line in text.splitlines() if "apt-get install" in line]
+        assert any("espeak-ng" in line.split() for line in installs), script
