@@ -252,12 +252,13 @@ def server_state(server) -> dict:
 SIZES = {"phone360": {"width": 360, "height": 740}, "phone390": {"width": 390, "height": 844},
          "table1280": {"width": 1280, "height": 800},
          "screen1080p": {"width": 1920, "height": 1080}}
+SIZE_LANG = {"phone360": "de", "phone390": "fr", "table1280": "en", "screen1080p": "de"}
 
 
 def test_every_page_of_both_games_fits_from_a_360_px_phone_to_1080p(browser, server):
-    """Both games, every page, unlocked (the referee's controls shown): nothing wider than the
-    viewport; the Micro Robots layout grid as wide as its column, its numbers inside their
-    spaces."""
+    """Both games, every page, unlocked (the referee's controls shown), in German and French
+    where words are longest: nothing wider than the viewport; the Micro Robots layout grid as
+    wide as its column, its numbers inside their spaces."""
     from test_browser import micro_rows
 
     api = Api(server.url)
@@ -282,6 +283,7 @@ def test_every_page_of_both_games_fits_from_a_360_px_phone_to_1080p(browser, ser
             page.fill("#pin-input", PIN)
             page.click("#unlock button[type=submit]")
             page.wait_for_selector("#unlock.hidden", state="attached")
+            page.evaluate(f"localStorage.setItem('companion.lang', '{SIZE_LANG[size]}')")
             for path in ("/", "/pad", "/setup", "/layouts", "/history", "/calibrate"):
                 page.goto(server.url + path)
                 page.wait_for_selector("#conn", state="attached")
@@ -305,6 +307,6 @@ def test_every_page_of_both_games_fits_from_a_360_px_phone_to_1080p(browser, ser
                     assert spill == 0, f"{size}: numbers spill out of their spaces"
                 check_page(page, f"{game} {size} {path}")
                 if path in ("/", "/layouts", "/setup") and size in ("phone360", "screen1080p"):
-                    shot(page, "en", f"{game}-{size}-{path.strip('/') or 'table'}")
+                    shot(page, SIZE_LANG[size], f"{game}-{size}-{path.strip('/') or 'table'}")
             ctx.close()
     assert errors == []

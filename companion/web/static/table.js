@@ -143,7 +143,7 @@
     }
     $("supply").textContent = s.phase === "game_over"
       ? (s.end_reason === "vp" ? t("micro.over_vp", {n: s.vp_to_win}) : t("micro.over_chips", {n: s.chips}))
-      : t("micro.supply", {n: s.chips_in_supply}) + (s.chip_on_target ? t("micro.on_target") : "") +
+      : tn("micro.supply", s.chips_in_supply) + (s.chip_on_target ? t("micro.on_target") : "") +
         t("micro.vp_wins", {n: s.vp_to_win});
     $("tap-hint").textContent = d
       ? (document.body.dataset.admin === "1" ? t("micro.tap_landing") : "")
@@ -260,7 +260,7 @@
         el("td", {class: "num", text: String(p.chips ?? 0)})));
     }
     $("supply").textContent = !s.players || !s.players.length ? ""
-      : s.chips_needed && s.chips_needed < 17 ? t("scores.to_win", {n: s.chips_needed}) : t("scores.all_chips");
+      : s.chips_needed && s.chips_needed < 17 ? tn("scores.to_win", s.chips_needed) : t("scores.all_chips");
   }
 
   let joinKey = null;
