@@ -161,8 +161,9 @@ const Companion = (() => {
 
   function targetText(t) {
     if (!t) return I18n.t("target.none");
-    if (t.shape === "vortex") return I18n.t("target.vortex", {cell: t.cell});
-    if (t.color && t.shape) return I18n.t("target.chip", {chip: I18n.chip(t), cell: t.cell});
+    // the chip as the players see it on the centre piece (cell names are not on the board)
+    if (t.shape === "vortex") return I18n.t("target.vortex");
+    if (t.color && t.shape) return I18n.t("target.chip", {chip: I18n.chip(t)});
     return I18n.t("target.robot", {cell: t.cell, robot: I18n.t(`robot.${t.robot || "any"}`)});
   }
 
