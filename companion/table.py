@@ -208,6 +208,9 @@ class Table:
             i18n.LANGUAGES else i18n.DEFAULT
         self.voice: Any = None
         self._announcer = speech.Announcer()
+        # the message in catalogue words, for the page to say in its language: (the message
+        # text it stands for, key, parameters); stale as soon as the message changes
+        self._notice: tuple[str, str, dict[str, Any]] | None = None
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
@@ -504,6 +507,8 @@ class Table:
             if t in ("chip_revealed", "game_set_up", "new_game"):
                 self._verdict = None
                 self._message = self._revealing if t == "chip_revealed" else ""
+                if t == "chip_revealed" and self._revealing:
+                    self._notice = (self._message, "notice.chip_read", {"chip": e["chip"]})
                 self._chip_seen = None
             if t == "chip_revealed":
                 self._chip_last = e["chip"]
@@ -853,6 +858,9 @@ class Table:
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
         state["lang"] = self.language
+        notice = self._notice
+        state["notice"] = ({"key": notice[1], "params": notice[2]}
+                           if notice is not None and notice[0] == state.get("message") else None)
         state["voice"] = self.voice.status() if self.voice is not None else None
         with self._state_lock:
             self._state = state
@@ -1183,6 +1191,7 @@ class Table:
                 self._message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
                     self._message = "Nobody called in time: a new target was rolled"
+                    self._notice = (self._message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
             elif t == "demonstration_started":

@@ -82,3 +82,24 @@ def test_setup_offers_the_seats_the_page_has_and_micro_robots_says_so(screen, ta
     assert screen.get("/api/setup-info").json["seats"] == 8
     r = screen.post("/api/setup", {"game": "micro-robots", "players": ["Solo"]})
     assert r.status_code == 400 and "2 to 8 players" in r.json["error"]
+
+
+def test_a_chip_the_camera_reads_is_told_in_catalogue_words(screen, table):  # noqa: F811
+    assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
+    table.observe_chip("blue triangle")
+    deadline = time.monotonic() + 5
+    while table.view()["phase"] != "bidding":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    state = table.view()
+    assert state["notice"] == {"key": "notice.chip_read", "params": {"chip": "blue triangle"}}
+    assert state["message"] == "The camera read the chip: blue triangle"
+    for lang in i18n.LANGUAGES:
+        assert "{chip}" in i18n.catalogue(lang)[state["notice"]["key"]]
+    # another message replaces it: the notice goes with it
+    table.observe({"red": "z99"}, source="camera")
+    deadline = time.monotonic() + 5
+    while table.view()["message"] == state["message"]:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert table.view()["notice"] is None

@@ -29,12 +29,21 @@
       renderClassic(s);
     }
     Companion.follow(s.lang);
-    $("message").textContent = s.message || "";
+    $("message").textContent = noticeText(s);
     renderCamera(s.camera);
     renderJoin(s);
     renderButtons(s);
     renderVoice(s.voice);
     document.body.dataset.seq = s.seq;
+  }
+
+  // the table's message, in this page's language where the table gave its words
+  function noticeText(s) {
+    const n = s.notice;
+    if (!n) return s.message || "";
+    const params = Object.assign({}, n.params);
+    if (params.chip) params.chip = params.chip === "vortex" ? t("chip.vortex") : t(`chip.${params.chip.replace(" ", ".")}`);
+    return t(n.key, params);
   }
 
   function renderClassic(s) {
