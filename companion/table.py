@@ -1393,7 +1393,8 @@ def _failure_kind(e: Mapping[str, Any]) -> str:
     reason = str(e.get("reason", ""))
     if "gave up" in reason:
         return "gave_up"
-    if "more than her bid" in reason or "bid was exactly" in reason:
+    if ("more than her bid" in reason or "more than the bid" in reason
+            or "bid was exactly" in reason):
         return "over_bid"
     if "fails" in reason or "made no moves" in reason:
         return "incomplete"

@@ -103,3 +103,22 @@ def test_a_chip_the_camera_reads_is_told_in_catalogue_words(screen, table):  # n
         assert time.monotonic() < deadline
         time.sleep(0.02)
     assert table.view()["notice"] is None
+
+
+def test_each_failure_gets_the_verdict_that_names_it():
+    # the game's own failure reasons, as it words them, sort into the page's verdicts
+    from test_game import Table as GameTable
+    from test_game import event
+
+    from companion.table import _failure_kind
+
+    g = GameTable(2)
+    g.to_demonstration({0: 2, 1: 3})
+    g.do("move", move="blue right")
+    g.do("move", move="blue up")
+    ev = g.do("move", move="blue right")  # three moves over Anna's bid of 2
+    assert _failure_kind(event(ev, "demonstration_failed")) == "over_bid"
+    ev = g.do("give_up", seat=1)
+    assert _failure_kind(event(ev, "demonstration_failed")) == "gave_up"
+    for kind in ("success", "over_bid", "illegal", "incomplete", "gave_up"):
+        assert f"verdict.{kind}" in i18n.catalogue("en")

@@ -229,6 +229,12 @@ const Companion = (() => {
     return I18n.t(`verdict.${key}`, {name, moves: v.moves ?? v.bid ?? ""});
   }
 
+  // the game's own reason, where the verdict alone does not say what went wrong (a rule broken,
+  // a route that missed); over a bid or given up needs no more words
+  function needsWhy(v) {
+    return !!(v && v.reason && ["illegal", "incomplete", "failure"].includes(v.result));
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     I18n.apply();
     const pickBox = document.getElementById("lang-pick");
@@ -250,5 +256,5 @@ const Companion = (() => {
   });
 
   return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, targetTo, playerName, names, csrf,
-    headline, verdictText, follow: I18n.follow, t: I18n.t, tn: I18n.tn};
+    headline, verdictText, needsWhy, follow: I18n.follow, t: I18n.t, tn: I18n.tn};
 })();

@@ -147,7 +147,7 @@
     const v = s.verdict;
     $("pad-verdict").textContent = over ? Companion.verdictText(s) : "";
     $("pad-verdict").dataset.result = over && v ? v.result : "";
-    $("pad-why").textContent = over && v && v.result !== "success" && v.reason ? t("verdict.why", {reason: v.reason}) : "";
+    $("pad-why").textContent = over && v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
     const o = s.optimal;
     $("pad-optimal").textContent = !o ? (s.optimal_known ? t("optimal.known") : "–")
       : o.moves.length ? tn("optimal.route", o.length, {route: o.moves.map(I18n.move).join(", ")}) : t("optimal.none");

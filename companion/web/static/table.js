@@ -133,7 +133,7 @@
       ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
         (v.chip_to ? t("micro.chip_to", {name: v.chip_to}) : "")
       : "";
-    $("verdict-why").textContent = v && v.result !== "success" && v.reason ? t("verdict.why", {reason: v.reason}) : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
     $("verdict").dataset.result = v ? v.result : "";
     $("answer").textContent = last
       ? (last.shortest === null ? t("micro.no_route") : t("micro.shortest", {moves: tn("moves", last.shortest)})) +
@@ -211,7 +211,7 @@
     const box = $("verdict");
     box.textContent = Companion.verdictText(s);
     box.dataset.result = v ? v.result : "";
-    $("verdict-why").textContent = v && v.result !== "success" && v.reason ? t("verdict.why", {reason: v.reason}) : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
   }
 
   function renderOptimal(s) {
