@@ -154,6 +154,8 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     head = words(lang, "head.find", to=to)
     assert table.locator("#phase").inner_text() == head
     anna.wait_for_selector(f"#phase:has-text(\"{head}\")", timeout=WAIT)
+    # the referee's buttons are live only when the game would take them
+    assert table.locator('#controls [data-command="reveal"]').is_disabled()
     # the simulated table's controls beside the board, its arrows in view without scrolling
     board = table.locator("#board").bounding_box()
     up = table.locator('[data-slide="up"]').bounding_box()
@@ -221,6 +223,7 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     table.wait_for_function(f"document.body.dataset.replayed === '{n}'", timeout=WAIT)
     table.wait_for_selector(f'.route-step[data-step="{n}"]', state="attached", timeout=WAIT)
     assert table.locator(".route-step").count() == n
+    assert table.locator('#controls [data-command="reveal"]').is_enabled()
     check_page(table, f"{lang} table round over")
     shot(table, lang, "table-round-over")
     if os.environ.get("COMPANION_SCREENSHOT") and lang == "en":  # the README's pictures

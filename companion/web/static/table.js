@@ -34,6 +34,7 @@
     renderJoin(s);
     renderButtons(s);
     renderVoice(s.voice);
+    renderReferee(s);
     document.body.dataset.seq = s.seq;
   }
 
@@ -328,6 +329,15 @@
     if (b.name === "start") return t(s.game === "micro-robots" ? "sim.start_micro" : "sim.start");
     if (b.name === "start-hold") return t("sim.start_hold");
     return b.label;
+  }
+
+  // The referee's buttons are live only when the game would take them.
+  function renderReferee(s) {
+    const waiting = s.phase === "idle" || s.phase === "round_over";
+    const live = {reveal: waiting, roll: waiting, reroll: s.phase === "round", undo: !!s.can_undo};
+    for (const b of document.querySelectorAll("#controls [data-command]")) {
+      if (b.dataset.command in live) b.disabled = !live[b.dataset.command];
+    }
   }
 
   // The voice's on/off and volume (the table's own settings: the PIN unlocks them).
