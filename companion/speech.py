@@ -215,8 +215,10 @@ class Announcer:
                     out.append(("bid", {"name": e["name"], "n": e["value"]}))
             elif t == "timer_ended":
                 out.append(("time_up", {}))
-            elif t == "demonstration_started" and e.get("bid") is not None:
-                out.append(("demonstrator", {"name": e["name"], "n": e["bid"]}))
+            elif t == "demonstration_started" and (e.get("bid") or e.get("number")) is not None:
+                # a bid in the classic game, a call in Micro Robots
+                n = e["bid"] if e.get("bid") is not None else e["number"]
+                out.append(("demonstrator", {"name": e["name"], "n": n}))
             elif t in ("demonstration_succeeded", "demonstration_failed"):
                 out.append(("verdict", {"name": e["name"],
                                         "success": t == "demonstration_succeeded"}))

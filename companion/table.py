@@ -499,6 +499,7 @@ class Table:
     def _after(self, events: list[dict[str, Any]], cmd: dict[str, Any] | None = None) -> None:
         if self.micro:
             self._after_micro(events)
+            self._speak(self._announcer.events(events))  # the call, the verdict, the winner
             return
         if self.micro_sim is not None and any(e.get("type") == "new_game" for e in events):
             self.micro_sim.sync(None, None)  # the micro board leaves the simulated table

@@ -211,7 +211,7 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     assert table.locator("#phase").inner_text() == verdict
     for phone in (anna, ben):
         phone.wait_for_selector('#pad-optimal[data-state="shown"]', timeout=WAIT)
-        assert phone.locator("#pad-verdict").inner_text() == verdict
+        assert phone.locator("#phase").inner_text() == verdict
         assert phone.locator("#pad-optimal").inner_text().startswith(
             i18n.count(lang, "optimal.route", n, route="").rstrip(": "))
         assert phone.locator('#pad-scores tr[data-seat="1"] td.num').inner_text() == "1"

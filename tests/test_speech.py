@@ -141,6 +141,16 @@ def test_only_a_new_lowest_bid_is_said():
         ("bid", {"name": "Cleo", "n": 12})
 
 
+def test_micro_robots_calls_verdicts_and_winners_are_said():
+    a = speech.Announcer()
+    assert a.events([{"type": "demonstration_started", "name": "Cleo", "number": 5},
+                     {"type": "demonstration_succeeded", "name": "Cleo", "number": 5},
+                     {"type": "game_over", "names": ["Cleo", "Anna"]}]) == [
+        ("demonstrator", {"name": "Cleo", "n": 5}), ("verdict", {"name": "Cleo", "success": True}),
+        ("winner", {"names": ["Cleo", "Anna"]})]
+    assert speech.phrase("fr", "winner", names=["Cleo", "Anna"]) == "Cleo et Anna gagnent la partie"
+
+
 def test_ten_seconds_is_said_once_per_run_and_never_for_a_short_hourglass():
     a = speech.Announcer()
     running = {"running": True, "duration": 60}

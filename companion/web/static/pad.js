@@ -145,7 +145,9 @@
     const over = s.phase === "round_over" || s.phase === "game_over";
     $("after-round").classList.toggle("hidden", !over || (!s.verdict && !s.optimal));
     const v = s.verdict;
-    $("pad-verdict").textContent = over ? Companion.verdictText(s) : "";
+    // the verdict once: in the headline when it is the round's news, else here
+    const said = over ? Companion.verdictText(s) : "";
+    $("pad-verdict").textContent = said === $("phase").textContent ? "" : said;
     $("pad-verdict").dataset.result = over && v ? v.result : "";
     $("pad-why").textContent = over && v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
     const o = s.optimal;
