@@ -126,7 +126,7 @@
     const open = s.phase === "bidding" || s.phase === "timer";
     $("mybid").textContent = myDemo ? tn("pad.your_turn", demo.bid)
       : demo ? t("pad.watch", {name: demo.name})
-        : mine !== null ? t("pad.your_bid", {n: mine}) : open ? t("pad.tap_to_bid") : "";
+        : mine !== null && open ? t("pad.your_bid", {n: mine}) : open ? t("pad.tap_to_bid") : "";
     $("mybid").dataset.moves = mine === null ? "" : String(mine);
     // a key is live only when a tap would be a bid the game takes: while bids are open, and
     // lower than this player's own bid
