@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import micro
+from . import i18n, micro, speech
 from .board import Board, tile_names
 from .game import COMMANDS, Game, GameError
 from .micro import MicroGame, MicroOptions, Space
@@ -61,6 +61,8 @@ log = logging.getLogger("companion.table")
 PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick", "resume"}
 MICRO_COMMANDS = frozenset(micro.COMMANDS) - {"tick", "resume"}
 DEFAULT_TILES = ("4B", "3B", "2B", "1A")
+# Seats the page offers (a phone and a QR code each); the games themselves allow more.
+SEATS = 8
 # What the setup page calls a rule option where its name alone says too little.
 OPTION_LABELS = {
     "transparent_robot": "transparent robot (variant: passes walls for +1 move each)",
@@ -199,6 +201,16 @@ class Table:
         self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
+        # The language of the screen and the voice, chosen on Setup and kept beside the journal.
+        self._settings_path = Path(f"{db}.settings.json") if db and db != ":memory:" else None
+        settings = speech.load_settings(self._settings_path)
+        self.language = settings.get("language") if settings.get("language") in \
+            i18n.LANGUAGES else i18n.DEFAULT
+        self.voice: Any = None
+        self._announcer = speech.Announcer()
+        # the message in catalogue words, for the page to say in its language: (the message
+        # text it stands for, key, parameters); stale as soon as the message changes
+        self._notice: tuple[str, str, dict[str, Any]] | None = None
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
@@ -290,6 +302,37 @@ class Table:
     def attach_hardware(self, hardware: Any) -> None:
         self.hardware = hardware
         self._show_hardware()
+
+    def attach_voice(self, voice: Any) -> None:
+        """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
+        saved = speech.load_settings(self._settings_path)
+        voice.configure(lang=self.language, on=saved.get("voice_on"),
+                        volume=saved.get("voice_volume"))
+        self.voice = voice
+
+    def set_language(self, lang: str, voice_on: bool | None = None,
+                     volume: int | None = None) -> None:
+        """The table's language (screen and voice) and the voice's settings; bad values raise
+        :class:`ValueError` naming the field. Kept beside the journal."""
+        lang = i18n.language(lang)
+        if self.voice is not None:
+            self.voice.configure(lang=lang, on=voice_on, volume=volume)
+        self.language = lang
+        data = {"language": lang}
+        if self.voice is not None:
+            data.update(voice_on=self.voice.on, voice_volume=self.voice.volume)
+        speech.save_settings(self._settings_path, data)
+        if self._thread is not None:
+            self.call_soon(lambda: None)  # republish: every page follows
+
+    def _speak(self, said: list[tuple[str, dict[str, Any]]]) -> None:
+        if self.voice is None:
+            return
+        for kind, params in said:
+            try:
+                self.voice.announce(kind, **params)
+            except Exception:  # noqa: BLE001 - a voice fault must not stop the game
+                log.exception("voice: %s", kind)
 
     def attach_camera(self, camera: Any) -> None:
         """Use ``camera`` (a :class:`CameraFeed`) from now on; it is told what to look for
@@ -393,6 +436,9 @@ class Table:
         g = self.game
         now = self.now()
         deadline = g.next_deadline()
+        if self.voice is not None and not self.micro and g.phase == "timer":
+            timer = g.view(now)["timer"]
+            self._speak(self._announcer.clock(timer, (self._round(), timer.get("run"))))
         active = clock_running(g) if self.micro else g.phase == "timer"
         if not active and (deadline is None or deadline > now):
             return
@@ -453,6 +499,7 @@ class Table:
     def _after(self, events: list[dict[str, Any]], cmd: dict[str, Any] | None = None) -> None:
         if self.micro:
             self._after_micro(events)
+            self._speak(self._announcer.events(events))  # the call, the verdict, the winner
             return
         if self.micro_sim is not None and any(e.get("type") == "new_game" for e in events):
             self.micro_sim.sync(None, None)  # the micro board leaves the simulated table
@@ -461,6 +508,8 @@ class Table:
             if t in ("chip_revealed", "game_set_up", "new_game"):
                 self._verdict = None
                 self._message = self._revealing if t == "chip_revealed" else ""
+                if t == "chip_revealed" and self._revealing:
+                    self._notice = (self._message, "notice.chip_read", {"chip": e["chip"]})
                 self._chip_seen = None
             if t == "chip_revealed":
                 self._chip_last = e["chip"]
@@ -472,10 +521,12 @@ class Table:
                 self._begin_demo(e["seat"], e.get("bid"))
             elif t == "demonstration_succeeded":
                 self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
-                                 "reason": f"{e['moves']} moves, bid {e['bid']}", "by": e["by"]}
+                                 "reason": f"{e['moves']} moves, bid {e['bid']}", "by": e["by"],
+                                 "moves": e["moves"], "bid": e["bid"]}
             elif t == "demonstration_failed":
                 self._verdict = {"result": _failure_kind(e), "seat": e["seat"],
-                                 "name": e["name"], "reason": e["reason"], "by": e["by"]}
+                                 "name": e["name"], "reason": e["reason"], "by": e["by"],
+                                 "bid": e.get("bid")}
                 if self._verifier is not None:
                     self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
@@ -501,6 +552,7 @@ class Table:
                                     if self._verdict else _public(e))
             elif t == "round_over":
                 self.broker.publish("round", _public(e))
+        self._speak(self._announcer.events(events))
         waiting = self.game.phase in CHIP_PHASES
         if waiting and not self._waiting:
             # whatever chip was revealed last may still lie on the piece: not a new one
@@ -787,6 +839,7 @@ class Table:
             "solving": self._solving is not None,
             "message": self._message,
             "rules": gv["rules"],
+            "solo": gv["solo"],
             "deck_size": gv["deck_size"],
             "chips_needed": gv["chips_needed"],
             "winners": gv["winners"],
@@ -805,6 +858,11 @@ class Table:
         return self._store_state(state)
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        state["lang"] = self.language
+        notice = self._notice
+        state["notice"] = ({"key": notice[1], "params": notice[2]}
+                           if notice is not None and notice[0] == state.get("message") else None)
+        state["voice"] = self.voice.status() if self.voice is not None else None
         with self._state_lock:
             self._state = state
         return state
@@ -982,7 +1040,7 @@ class Table:
             preset = "abacus-2013"
         game = MICRO if micro_game or (not s.players and self.preset == "micro-robots") \
             else CLASSIC
-        return {"game": game, "games": [CLASSIC, MICRO],
+        return {"game": game, "games": [CLASSIC, MICRO], "seats": SEATS,
                 "players": self._player_names(), "preset": preset, "options": options,
                 "presets": {p: v for p, v in presets.items() if p != "micro-robots"},
                 "tiles": self._current_tiles(), "detected_tiles": detected,
@@ -1004,9 +1062,10 @@ class Table:
                       "status": "playing", "rules": s["rules"], "players": s["players"],
                       "chips": s["chips"],
                       "winners": [s["players"][i] for i in s["winners"]],
-                      "rounds": len(s["rounds"])}] if s["players"] else []
+                      "rounds": len(s["rounds"]), "plays": _plays(s)}] if s["players"] else []
             return {"games": games, "players": []}
-        games = [{k: v for k, v in g.items() if k != "summary"} for g in self.store.history()]
+        games = [{**{k: v for k, v in g.items() if k != "summary"}, "plays": _plays(g["summary"])}
+                 for g in self.store.history()]
         stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
         stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
         return {"games": games, "players": stats}
@@ -1017,8 +1076,9 @@ class Table:
                           first_roller: int = 0) -> dict[str, Any]:
         """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
         the field. ``layout``: the name of a saved layout, or a ``micro-layout/1`` object."""
-        if not 2 <= len(players) <= micro.MAX_PLAYERS:
-            raise ValueError(f"players: Micro Robots is for 2 to {micro.MAX_PLAYERS} players")
+        most = min(micro.MAX_PLAYERS, SEATS)
+        if not 2 <= len(players) <= most:
+            raise ValueError(f"players: Micro Robots is for 2 to {most} players")
         if isinstance(layout, str):
             if self.layouts is None:
                 raise ValueError("layout: this table keeps no saved layouts")
@@ -1132,6 +1192,7 @@ class Table:
                 self._message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
                     self._message = "Nobody called in time: a new target was rolled"
+                    self._notice = (self._message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
             elif t == "demonstration_started":
@@ -1318,11 +1379,23 @@ class Table:
 # ---------------------------------------------------------------- helpers
 
 
+def _plays(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each finished round of a game as History charts it: the optimum and every bid."""
+    out = []
+    for r in summary.get("rounds", []):
+        bids = [{"name": b.get("name"), "value": b.get("value")} for b in r.get("bids") or []
+                if isinstance(b, Mapping) and isinstance(b.get("value"), int)]
+        out.append({"round": r.get("round"), "optimum": r.get("optimum"), "bids": bids,
+                    "winner": r.get("winner_name")})
+    return out
+
+
 def _failure_kind(e: Mapping[str, Any]) -> str:
     reason = str(e.get("reason", ""))
     if "gave up" in reason:
         return "gave_up"
-    if "more than her bid" in reason or "bid was exactly" in reason:
+    if ("more than her bid" in reason or "more than the bid" in reason
+            or "bid was exactly" in reason):
         return "over_bid"
     if "fails" in reason or "made no moves" in reason:
         return "incomplete"

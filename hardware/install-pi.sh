@@ -19,13 +19,13 @@ USER_NAME=companion
 
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    python3-venv python3-pip python3-picamera2 python3-lgpio libcap-dev
+    python3-venv python3-pip python3-picamera2 python3-lgpio libcap-dev espeak-ng
 
 if ! id "$USER_NAME" >/dev/null 2>&1; then
     useradd --system --create-home --home-dir /var/lib/ricochet-companion \
         --shell /usr/sbin/nologin "$USER_NAME"
 fi
-for group in gpio video; do
+for group in gpio video audio; do  # audio: the table speaks (espeak-ng)
     getent group "$group" >/dev/null && usermod -aG "$group" "$USER_NAME"
 done
 

@@ -282,10 +282,10 @@ def test_killed_mid_round_it_comes_back_with_the_same_round(browser, tmp_path):
         page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
         page.goto(again.url + "/")
         page.wait_for_selector('#phase[data-phase="timer"]', timeout=WAIT)
+        t = before["target"]
         assert page.locator("#target").inner_text() == (
-            f"{before['target']['color']} {before['target']['shape']} at "
-            f"{before['target']['cell']}" if before["target"]["shape"] != "vortex"
-            else "the vortex (any robot)")
+            f"Target chip: {t['color']} {t['shape']}" if t["shape"] != "vortex"
+            else "Target chip: the vortex — any robot may go")
         page.wait_for_selector("#bids li.lead >> text=Ann", timeout=WAIT)
         assert page.locator("#bids .bid-moves").first.inner_text() == "11"
         after = Api(again.url).get("/api/state")

@@ -554,3 +554,35 @@ def layout_delete(name: str) -> Response:
     except LayoutError as e:
         abort(404 if "no layout called" in str(e) else 400, description=str(e))
     return jsonify({"ok": True, "layouts": _shelf().list()})
+
+
+@bp.post("/settings")
+@guard.admin_required
+def settings() -> Response:
+    """The table's language (screen and voice) and the voice's on/off and volume."""
+    data = body()
+    unknown = sorted(set(data) - {"language", "voice_on", "volume"})
+    if unknown:
+        abort(400, description=f"{unknown[0]}: not a setting (language, voice_on, volume)")
+    table = _table()
+    try:
+        table.set_language(data.get("language", table.language), data.get("voice_on"),
+                           data.get("volume"))
+    except ValueError as e:
+        abort(400, description=str(e))
+    return jsonify({"language": table.language,
+                    "voice": table.voice.status() if table.voice is not None else None})
+
+
+@bp.post("/voice/test")
+@guard.admin_required
+def voice_test() -> Response:
+    """Say the game's name, to try the volume."""
+    from .. import i18n
+
+    table = _table()
+    if table.voice is None:
+        abort(409, description="this table has no voice")
+    words = i18n.text(table.language, "say.test")
+    table.voice.say(words)
+    return jsonify({"said": words, "voice": table.voice.status()})

@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, render_template
 
+from .. import i18n
 from . import guard
 
 bp = Blueprint("pages", __name__)
@@ -27,6 +28,9 @@ def _context(page: str) -> dict[str, Any]:
         # The PIN shows only on the table's own screen (and in the terminal), never on phones.
         "pin": table.pin if screen else None,
         "simulated": table.simulated,
+        # every catalogue: the page picks the phone's own language, or the table's
+        "catalogues": i18n.catalogues(),
+        "lang": getattr(table, "language", i18n.DEFAULT),
     }
 
 

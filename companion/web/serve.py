@@ -95,6 +95,7 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from .. import solver
     from ..gpio import Hardware, PinMap
     from ..rules import PRESETS
+    from ..speech import Voice
     from ..store import Store, default_path
     from ..table import CameraFeed, MicroSimWorld, SimWorld, Table
     from . import create_app
@@ -129,6 +130,7 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
 
     factory = None if pi else MockFactory(pin_class=MockPWMPin)
     table.attach_hardware(Hardware(pins, from_buttons, clock=table.now, pin_factory=factory))
+    table.attach_voice(Voice())  # silent where espeak-ng is not installed
     address = lan_address() if opts.host in ("0.0.0.0", "::", "") else opts.host
     url = f"http://{address}:{opts.port}/"
     app = create_app(table, {"PUBLIC_URL": url})

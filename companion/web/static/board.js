@@ -104,6 +104,8 @@ const BoardView = (() => {
       svg.append(walls);
       this.goal = node("rect", {class: "goal hidden", width: U, height: U});
       svg.append(this.goal);
+      this.routeLayer = node("g", {class: "route"});
+      svg.append(this.routeLayer);
       this.robotLayer = node("g", {class: "robots"});
       svg.append(this.robotLayer);
       this.robots = {};
@@ -131,6 +133,9 @@ const BoardView = (() => {
           g.append(node("circle", {cx: U / 2, cy: U / 2, r: U * 0.36, fill: FILL[name] || "#888", class: "robot-body"}));
           g.append(node("circle", {cx: U / 2, cy: U * 0.42, r: U * 0.13, class: "robot-head"}));
           g.addEventListener("click", () => this.onPick && this.onPick(name));
+          g.addEventListener("keydown", (ev) => {  // Tab to a robot, Enter or Space picks it
+            if ((ev.key === "Enter" || ev.key === " ") && this.onPick) { ev.preventDefault(); this.onPick(name); }
+          });
           this.robotLayer.append(g);
           this.robots[name] = g;
         }
@@ -138,6 +143,38 @@ const BoardView = (() => {
         g.style.transform = `translate(${x}px, ${y}px)`;
         g.dataset.cell = cell;
       }
+    }
+
+    // The best route drawn on the board: one numbered arrow per move, in the moving robot's
+    // colour, from where it stood to where it stopped (null clears it).
+    setRoute(o) {
+      if (!this.routeLayer) return;
+      this.routeLayer.replaceChildren();
+      if (!o || !o.steps || !o.start) return;
+      let before = o.start;
+      o.steps.forEach((step, i) => {
+        const robot = String(step.move).split(" ")[0];
+        const from = before[robot], to = step.robots[robot];
+        before = step.robots;
+        if (!from || !to || from === to) return;
+        const [x1, y1] = cellXY(from, this.size).map((v) => v + U / 2);
+        const [x2, y2] = cellXY(to, this.size).map((v) => v + U / 2);
+        const len = Math.hypot(x2 - x1, y2 - y1);
+        const ux = (x2 - x1) / len, uy = (y2 - y1) / len;
+        const ex = x2 - ux * 3.2, ey = y2 - uy * 3.2;  // stop short of the robot's centre
+        const colour = FILL[robot] || FILL.any;
+        const g = node("g", {class: "route-step", "data-step": String(i + 1)});
+        g.append(node("line", {x1: x1 + ux * 2, y1: y1 + uy * 2, x2: ex - ux * 2, y2: ey - uy * 2, stroke: colour, class: "route-line"}));
+        const px = -uy, py = ux;
+        g.append(node("polygon", {points: `${ex},${ey} ${ex - ux * 3 + px * 1.8},${ey - uy * 3 + py * 1.8} ${ex - ux * 3 - px * 1.8},${ey - uy * 3 - py * 1.8}`,
+          fill: colour, class: "route-head"}));
+        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
+        g.append(node("circle", {cx: mx, cy: my, r: 2.6, fill: "#fff", stroke: colour, class: "route-badge"}));
+        const label = node("text", {x: mx, y: my + 1.3, "text-anchor": "middle", class: "route-num"});
+        label.textContent = String(i + 1);
+        g.append(label);
+        this.routeLayer.append(g);
+      });
     }
 
     pick(name) {

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {api} = Companion;
+  const {api, t} = Companion;
   const $ = (id) => document.getElementById(id);
   let corners = [];
 
@@ -32,7 +32,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     const img = $("snap");
     img.addEventListener("load", drawClicks);
-    img.addEventListener("error", () => { $("cal-msg").textContent = "no camera picture yet"; });
+    img.addEventListener("error", () => { $("cal-msg").textContent = t("calibrate.no_picture"); });
     img.addEventListener("click", (ev) => {
       if (corners.length >= 4) corners = [];
       const r = img.getBoundingClientRect();
@@ -45,7 +45,7 @@
     $("send-corners").addEventListener("click", async () => {
       try {
         await api("/api/calibrate", {corners});
-        $("cal-msg").textContent = "Corners saved.";
+        $("cal-msg").textContent = t("calibrate.corners_saved");
         corners = [];
         snapshot();
       } catch (e) { $("cal-msg").textContent = e.message; }

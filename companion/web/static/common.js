@@ -1,6 +1,79 @@
 // Shared by every page: the CSRF-protected JSON calls, the live event stream, the PIN unlock.
 "use strict";
 
+// The words of every page, from the catalogue of the chosen language (companion/catalogues):
+// a phone's own choice, else its browser's language on a bid pad and the table's elsewhere.
+const I18n = (() => {
+  const node = document.getElementById("catalogues");
+  const all = node ? JSON.parse(node.textContent) : {en: {}};
+  const KEY = "companion.lang";
+  const code = (v) => { const c = String(v || "").slice(0, 2).toLowerCase(); return all[c] ? c : null; };
+  let lang = choose(document.body.dataset.tableLang);
+
+  function stored() { try { return code(localStorage.getItem(KEY)); } catch (e) { return null; } }
+
+  function choose(table) {
+    const browser = (navigator.languages || [navigator.language]).map(code).find(Boolean);
+    const pad = document.body.classList.contains("page-pad");
+    return stored() || (pad ? browser || code(table) : code(table) || browser) || "en";
+  }
+
+  // "{name} bids {moves}" with its placeholders filled
+  function t(key, params) {
+    const words = all[lang] || {};
+    const text = key in words ? words[key] : (all.en && key in all.en ? all.en[key] : key);
+    return text.replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
+  }
+
+  // a count: KEY.one or KEY.other by the language's plural rule ("1 move", "6 moves")
+  function tn(key, n, params) {
+    const form = new Intl.PluralRules(lang).select(n) === "one" ? "one" : "other";
+    return t(`${key}.${form}`, Object.assign({n}, params || {}));
+  }
+
+  function apply(root) {
+    const scope = root || document;
+    for (const n of scope.querySelectorAll("[data-i18n]")) n.textContent = t(n.dataset.i18n);
+    for (const [attr, data] of [["placeholder", "i18nPlaceholder"], ["aria-label", "i18nAriaLabel"], ["title", "i18nTitle"]]) {
+      for (const n of scope.querySelectorAll(`[data-${attr === "aria-label" ? "i18n-aria-label" : "i18n-" + attr}]`)) {
+        n.setAttribute(attr, t(n.dataset[data]));
+      }
+    }
+    document.documentElement.lang = lang;
+    const pickBox = document.getElementById("lang-pick");
+    if (pickBox) pickBox.value = lang;
+  }
+
+  function set(next, remember) {
+    const c = code(next);
+    if (!c) return;
+    if (remember) { try { localStorage.setItem(KEY, c); } catch (e) { /* private mode */ } }
+    if (c === lang) return;
+    lang = c;
+    apply();
+    document.dispatchEvent(new Event("companion:language"));
+  }
+
+  // the table's language changed on Setup: pages without a choice of their own follow it
+  function follow(table) {
+    if (!stored()) set(choose(table), false);
+  }
+
+  function chip(target) {
+    if (!target) return "";
+    if (target.shape === "vortex") return t("chip.vortex");
+    return t(`chip.${target.color}.${target.shape}`);
+  }
+
+  function move(text) {
+    const [robot, dir, ...rest] = String(text).split(" ");
+    const arrow = {up: "↑", down: "↓", left: "←", right: "→"}[dir] || dir;
+    return `${t(`color.${robot}`)} ${arrow}${rest.length ? " " + rest.join(" ") : ""}`;
+  }
+
+  return {t, tn, apply, set, follow, chip, move, get lang() { return lang; }};
+})();
+
 const Companion = (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
 
@@ -87,18 +160,85 @@ const Companion = (() => {
   }
 
   function targetText(t) {
-    if (!t) return "no chip revealed";
-    if (t.shape === "vortex") return "the vortex (any robot)";
-    if (t.color && t.shape) return `${t.color} ${t.shape} at ${t.cell}`;
-    return `${t.cell} for ${t.robot}`;
+    if (!t) return I18n.t("target.none");
+    // the chip as the players see it on the centre piece (cell names are not on the board)
+    if (t.shape === "vortex") return I18n.t("target.vortex");
+    if (t.color && t.shape) return I18n.t("target.chip", {chip: I18n.chip(t)});
+    return I18n.t("target.robot", {cell: t.cell, robot: I18n.t(`robot.${t.robot || "any"}`)});
+  }
+
+  // "to the green circle": the end of "Find a route …"
+  function targetTo(t) {
+    if (!t) return "";
+    if (t.shape === "vortex") return I18n.t("to.vortex");
+    if (t.color && t.shape) return I18n.t(`to.${t.color}.${t.shape}`);
+    return I18n.t("to.cell", {cell: t.cell, robot: I18n.t(`robot.${t.robot || "any"}`)});
   }
 
   function playerName(state, seat) {
     const p = (state.players || []).find((q) => q.seat === seat);
-    return p ? p.name : `seat ${seat + 1}`;
+    return p ? p.name : I18n.t("seat", {n: seat + 1});
+  }
+
+  function names(list) {
+    if (list.length <= 1) return list.join("");
+    return list.slice(0, -1).join(", ") + I18n.t("and") + list[list.length - 1];
+  }
+
+  // The headline of the classic game, in the players' words: what is happening and what to
+  // do now ("Find a route to the green circle", "Anna bids 6 — 38 s left to go lower").
+  function headline(s, left) {
+    const t = I18n.t;
+    const lead = (s.bids || []).find((b) => b.seat === s.leader) || (s.bids || []).find((b) => !b.out);
+    const d = s.demonstrating;
+    switch (s.phase) {
+      case "setup": return t("head.setup");
+      case "idle": return t("head.reveal_first");
+      case "bidding":
+        if (lead) return t("head.lead_stopped", {name: lead.name, moves: I18n.tn("moves", lead.moves)});
+        return t(s.solo ? "head.find_solo" : "head.find", {to: targetTo(s.target)});
+      case "timer": {
+        const secs = left === null || left === undefined ? "–" : Math.ceil(left);
+        if (!lead) return t("head.no_bid", {secs});
+        return t("head.lead", {name: lead.name, moves: I18n.tn("moves", lead.moves), secs});
+      }
+      case "demonstrating":
+        if (!d) return t("head.waiting");
+        if (d.restoring) return t("head.restoring", {name: d.name});
+        return I18n.tn("head.shows", d.bid, {name: d.name});
+      case "round_over": {
+        const v = s.verdict;
+        if (v && v.result === "success") return verdictText(s);
+        return t((s.bids || []).length ? "head.nobody" : "head.no_bids");
+      }
+      case "game_over": {
+        const w = (s.winners || []).map((seat) => playerName(s, seat));
+        if (!w.length) return t("head.game_over_none");
+        return t(w.length > 1 ? "head.game_over_many" : "head.game_over", {names: names(w)});
+      }
+      default: return t("head.waiting");
+    }
+  }
+
+  // The verdict of the last demonstration ("Ben did it in 6 — +1 chip").
+  function verdictText(s) {
+    const v = s.verdict;
+    if (!v) return "";
+    const name = v.name || playerName(s, v.seat);
+    const key = ["success", "over_bid", "illegal", "incomplete", "gave_up"].includes(v.result) ? v.result : "incomplete";
+    return I18n.t(`verdict.${key}`, {name, moves: v.moves ?? v.bid ?? ""});
+  }
+
+  // the game's own reason, where the verdict alone does not say what went wrong (a rule broken,
+  // a route that missed); over a bid or given up needs no more words
+  function needsWhy(v) {
+    return !!(v && v.reason && ["illegal", "incomplete", "failure"].includes(v.result));
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    I18n.apply();
+    const pickBox = document.getElementById("lang-pick");
+    if (pickBox) pickBox.addEventListener("change", () => I18n.set(pickBox.value, true));
     const form = document.getElementById("unlock");
     if (!form) return;
     form.addEventListener("submit", async (ev) => {
@@ -115,5 +255,6 @@ const Companion = (() => {
     });
   });
 
-  return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, playerName, csrf};
+  return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, targetTo, playerName, names, csrf,
+    headline, verdictText, needsWhy, follow: I18n.follow, t: I18n.t, tn: I18n.tn};
 })();

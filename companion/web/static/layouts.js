@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const {api, el} = Companion;
+  const {api, el, t} = Companion;
   const {Grid, COLORS, parse} = MicroBoard;
   const $ = (id) => document.getElementById(id);
   const empty = (n) => Array.from({length: n}, () => Array(n).fill(null));
@@ -38,7 +38,7 @@
   }
 
   function pick(kind, value) {
-    if (!selected) { $("layout-err").textContent = "tap a space first"; return; }
+    if (!selected) { $("layout-err").textContent = t("layouts.tap_first"); return; }
     pending[kind] = value;
     showPalette();
     if (pending.color && pending.number) {
@@ -66,7 +66,7 @@
       const list = $("problems");
       list.replaceChildren(...r.problems.map((p) => el("li", {text: p})));
       list.dataset.complete = r.complete ? "1" : "0";
-      if (r.complete) list.append(el("li", {class: "ok", text: "Every colour and number once: the board is complete."}));
+      if (r.complete) list.append(el("li", {class: "ok", text: t("layouts.complete")}));
     } catch (e) { $("layout-err").textContent = e.message; }
     draw();
   }
@@ -85,8 +85,7 @@
     $("sections").classList.toggle("hidden", m !== "sections");
     $("whole").classList.toggle("preview", m === "sections");
     $("entry-hint").textContent = m === "rows"
-      ? "Tap a space, then its colour and its number. The next space is picked for you."
-      : "Enter each section as printed, then turn it as it lies on the table. The board below shows the result.";
+      ? t("layouts.hint") : t("layouts.hint_sections");
     selected = null;
     changed();
   }
@@ -94,7 +93,7 @@
   async function refresh(pick) {
     const r = await api("/api/layouts");
     const sel = $("saved");
-    sel.replaceChildren(...r.layouts.map((l) => el("option", {value: l.name, text: l.error ? `${l.name} (unreadable)` : l.name})));
+    sel.replaceChildren(...r.layouts.map((l) => el("option", {value: l.name, text: l.error ? t("setup.unreadable", {name: l.name}) : l.name})));
     if (pick) sel.value = pick;
     $("proposal-row").classList.toggle("hidden", !r.proposal);
   }
@@ -109,18 +108,18 @@
     whole = new Grid($("whole"), (space, r, c) => { if (mode() === "rows") select("whole", r, c); });
     for (let k = 0; k < 4; k++) {
       const box = el("div", {class: "section"});
-      const turn = el("select", {"aria-label": `turn section ${k + 1}`, "data-section": String(k)});
+      const turn = el("select", {"aria-label": t("layouts.turn", {n: k + 1}), "data-section": String(k)});
       for (const d of [0, 90, 180, 270]) turn.append(el("option", {value: String(d), text: `${d}°`}));
       turn.addEventListener("change", () => { rotations[k] = Number(turn.value); changed(); });
-      const names = ["north-west", "north-east", "south-east", "south-west"];
-      box.append(el("div", {class: "hint", text: names[k]}));
+      const names = ["setup.nw", "setup.ne", "setup.se", "setup.sw"];
+      box.append(el("div", {class: "hint", text: t(names[k])}));
       const holder = el("div", {class: "micro-board small"});
       box.append(holder, turn);
       $("sections").append(box);
       parts.push(new Grid(holder, (space, r, c) => select(k, r, c), 3));
     }
     for (const c of COLORS) {
-      const b = el("button", {type: "button", class: `swatch c-${c}`, "data-color": c, text: c});
+      const b = el("button", {type: "button", class: `swatch c-${c}`, "data-color": c, text: t(`color.${c}`)});
       b.addEventListener("click", () => pick("color", c));
       $("colours").append(b);
     }
@@ -158,14 +157,14 @@
       const to = $("rename-to").value.trim();
       await api(`/api/layouts/${encodeURIComponent($("saved").value)}/rename`, {to});
       await refresh(to);
-      $("layout-ok").textContent = `Renamed to ${to}.`;
+      $("layout-ok").textContent = t("layouts.renamed", {name: to});
     }));
     $("delete").addEventListener("click", () => act(async () => {
       const name = $("saved").value;
-      if (!name || !window.confirm(`Delete the layout ${name}?`)) return;
+      if (!name || !window.confirm(t("layouts.confirm_delete", {name}))) return;
       await api(`/api/layouts/${encodeURIComponent(name)}/delete`, {});
       await refresh();
-      $("layout-ok").textContent = `Deleted ${name}.`;
+      $("layout-ok").textContent = t("layouts.deleted", {name});
     }));
     function showProposal(p) {
       rows = p.rows; flagged = {}; fromProposal = true;
@@ -202,7 +201,7 @@
       const r = await api("/api/layouts", body);
       if (fromProposal) { await api("/api/layouts/proposal/dismiss", {}); fromProposal = false; flagged = {}; draw(); }
       await refresh(r.layout.name);
-      $("layout-ok").textContent = `Saved as ${r.layout.name}.`;
+      $("layout-ok").textContent = t("layouts.saved_as", {name: r.layout.name});
     }));
     const start = () => { refresh().catch((e) => { $("layout-err").textContent = e.message; }); changed(); };
     document.addEventListener("companion:unlocked", start);

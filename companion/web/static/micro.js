@@ -14,7 +14,8 @@ const MicroBoard = (() => {
 
   function label(name) {
     const p = parse(name);
-    return p ? `${p.color} ${p.number}` : (name || "–");
+    const color = p && typeof I18n !== "undefined" ? I18n.t(`color.${p.color}`) : p && p.color;
+    return p ? `${color} ${p.number}` : (name || "–");
   }
 
   class Grid {

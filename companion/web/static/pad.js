@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {api, live, el, timerRemaining, fmtTime, targetText, playerName} = Companion;
+  const {api, live, el, timerRemaining, fmtTime, targetText, playerName, t, tn} = Companion;
   const $ = (id) => document.getElementById(id);
   const KEY = "companion.pad";
   let me = null;
@@ -32,15 +32,15 @@
 
   function showWho() {
     const who = $("who");
-    if (!me) { who.textContent = "Scan your seat's QR code on the table screen."; return; }
+    if (!me) { who.textContent = t("pad.scan"); return; }
     const name = state ? playerName(state, me.seat) : me.name;
-    who.textContent = state && state.game === "micro-robots" ? `${name}'s pad` : `${name}'s bid pad`;
+    who.textContent = t(state && state.game === "micro-robots" ? "pad.who_micro" : "pad.who", {name});
     who.dataset.seat = String(me.seat);
     document.body.dataset.joined = "1";
   }
 
   async function send(path, body) {
-    if (!me) { $("pad-err").textContent = "join first: scan your QR code"; return; }
+    if (!me) { $("pad-err").textContent = t("pad.join_first"); return; }
     try {
       await api(path, body, {"X-Player-Token": me.token});
       $("pad-err").textContent = "";
@@ -72,21 +72,24 @@
     const d = s.demonstrating;
     grid.mark({robot: s.robot, target: s.target, via: s.via, start: s.phase === "round" || d ? s.start : null,
       steps: d ? d.landings : []});
-    $("phase").textContent = {idle: "Waiting for the dice", round: "Find a route and call!",
-      demonstrating: "Demonstration", round_over: "Round over", game_over: "Game over",
-      setup: "Waiting for the game"}[s.phase] || s.phase;
+    $("phase").textContent = d ? t("micro.head.demonstrating", {name: d.name, n: d.number})
+      : s.phase === "idle" ? t("micro.pad.wait") : s.phase === "round" ? t("micro.pad.call")
+        : t(`micro.head.${s.phase}`);
     $("target").textContent = s.target ? `${label(s.start)} → ${label(s.target)}` +
-      (s.via ? ` via ${label(s.via)}` : "") : "";
+      (s.via ? ` (${label(s.via)})` : "") : "";
     const mine = me ? (s.players || []).find((p) => p.seat === me.seat) : null;
     const myDemo = d && me && d.seat === me.seat;
-    $("mybid").textContent = myDemo ? `You called ${d.number}: tap each landing (${d.moves_left} to go)`
-      : d ? `${d.name} called ${d.number}` : (mine ? `Your VP: ${mine.vp}` : "");
+    $("mybid").textContent = myDemo ? t("micro.pad.your_call", {n: d.number, left: d.moves_left})
+      : d ? t("micro.pad.called", {name: d.name, n: d.number}) : (mine ? t("micro.pad.vp", {n: mine.vp}) : "");
     $("mybid").dataset.moves = myDemo ? String(d.number) : "";
     const v = s.verdict;
-    $("pad-hint").textContent = v && s.phase !== "round" ? `${v.name}: ${v.result.replace("_", " ")}` +
-      (v.reason && v.result !== "success" ? ` — ${v.reason}` : "") : "";
-    for (const k of document.querySelectorAll("#keys button")) k.disabled = s.phase !== "round";
+    $("pad-hint").textContent = v && s.phase !== "round"
+      ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
+        (v.reason && v.result !== "success" ? ` — ${v.reason}` : "") : "";
+    for (const k of document.querySelectorAll("#keys button")) k.disabled = !!me && s.phase !== "round";
+    $("keys").classList.toggle("resting", !!me && s.phase !== "round");
     $("demo-actions").classList.toggle("hidden", !myDemo);
+    $("list-title").textContent = t("scores.title");
     const list = $("bids");
     list.replaceChildren();
     for (const p of s.players || []) {
@@ -96,12 +99,18 @@
     showWho();
   }
 
+  // a new round or phase clears what a tap said about the last one ("the timer has run out")
+  let lastStep = null;
   function render(s) {
+    const step = `${s.game}:${s.round}:${s.phase}`;
+    if (step !== lastStep) { $("pad-err").textContent = ""; lastStep = step; }
     state = s;
     document.body.dataset.game = s.game === "micro-robots" ? "micro" : "classic";
     if (s.game === "micro-robots") { renderMicro(s); return; }
-    $("phase").textContent = s.phase || "…";
-    $("target").textContent = targetText(s.target);
+    $("phase").textContent = Companion.headline(s, timerRemaining(s.timer));
+    $("phase").dataset.phase = s.phase || "";
+    $("target").textContent = s.phase === "round_over" ? t("pad.wait_chip") : targetText(s.target);
+    $("list-title").textContent = t("bids.title");
     const list = $("bids");
     list.replaceChildren();
     let mine = null;
@@ -111,23 +120,61 @@
         el("span", {class: "bid-moves", text: String(b.moves)}),
         el("span", {class: "bid-name", text: b.name || playerName(s, b.seat)})));
     }
-    $("mybid").textContent = mine === null ? "" : `Your bid: ${mine}`;
-    $("mybid").dataset.moves = mine === null ? "" : String(mine);
-    for (const k of document.querySelectorAll("#keys button")) {
-      k.disabled = mine !== null && Number(k.dataset.moves) >= mine;
-    }
+    if (!list.children.length) list.append(el("li", {class: "empty", text: t("bids.none")}));
     const demo = s.demonstrating;
-    $("demo-actions").classList.toggle("hidden", !(demo && me && demo.seat === me.seat));
+    const myDemo = !!(demo && me && demo.seat === me.seat);
+    const open = s.phase === "bidding" || s.phase === "timer";
+    $("mybid").textContent = myDemo ? tn("pad.your_turn", demo.bid)
+      : demo ? t("pad.watch", {name: demo.name})
+        : mine !== null && open ? t("pad.your_bid", {n: mine}) : open ? t("pad.tap_to_bid") : "";
+    $("mybid").dataset.moves = mine === null ? "" : String(mine);
+    // a key is live only when a tap would be a bid the game takes: while bids are open, and
+    // lower than this player's own bid
+    // (a phone not yet joined keeps them: a tap tells it how to join)
+    for (const k of document.querySelectorAll("#keys button")) {
+      k.disabled = !!me && (!open || (mine !== null && Number(k.dataset.moves) >= mine));
+    }
+    $("keys").classList.toggle("resting", !!me && !open);
+    $("demo-actions").classList.toggle("hidden", !myDemo);
+    renderAfter(s);
     showWho();
+  }
+
+  // After the round, on every phone: the verdict, the best route and the scores.
+  function renderAfter(s) {
+    const over = s.phase === "round_over" || s.phase === "game_over";
+    $("after-round").classList.toggle("hidden", !over || (!s.verdict && !s.optimal));
+    const v = s.verdict;
+    // the verdict once: in the headline when it is the round's news, else here
+    const said = over ? Companion.verdictText(s) : "";
+    $("pad-verdict").textContent = said === $("phase").textContent ? "" : said;
+    $("pad-verdict").dataset.result = over && v ? v.result : "";
+    $("pad-why").textContent = over && v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
+    const o = s.optimal;
+    $("pad-optimal").textContent = !o ? (s.optimal_known ? t("optimal.known") : "–")
+      : o.moves.length ? tn("optimal.route", o.length, {route: o.moves.map(I18n.move).join(", ")}) : t("optimal.none");
+    $("pad-optimal").dataset.state = o ? "shown" : "";
+    const tbl = $("pad-scores");
+    tbl.replaceChildren();
+    for (const p of s.players || []) {
+      tbl.append(el("tr", {"data-seat": String(p.seat), class: me && p.seat === me.seat ? "mine" : ""},
+        el("td", {class: "name", text: p.name}), el("td", {class: "num", text: String(p.chips ?? 0)})));
+    }
   }
 
   function tick() {
     if (state) {
-      const t = state.timer;
-      const left = timerRemaining(t);
-      $("timer-text").textContent = t ? fmtTime(left) : "–";
-      const frac = t && t.total ? Math.max(0, Math.min(1, left / t.total)) : 0;
+      const tm = state.timer;
+      // the hourglass of a round that is over shows nothing rather than a stale 0:00
+      const live = tm && (tm.running || ["bidding", "timer", "round"].includes(state.phase));
+      const left = live ? timerRemaining(tm) : null;
+      $("timer-text").textContent = live ? fmtTime(left) : "–";
+      const frac = tm && tm.total ? Math.max(0, Math.min(1, left / tm.total)) : 0;
       $("sand").style.transform = `scaleX(${frac})`;
+      if (state.game !== "micro-robots" && tm && tm.running) {
+        const head = Companion.headline(state, left);
+        if ($("phase").textContent !== head) $("phase").textContent = head;
+      }
     }
     requestAnimationFrame(tick);
   }
@@ -136,6 +183,7 @@
     buildKeys();
     $("done").addEventListener("click", () => send("/api/player/done", {}));
     $("give-up").addEventListener("click", () => send("/api/player/give_up", {}));
+    document.addEventListener("companion:language", () => { if (state) render(state); else showWho(); });
     await join();
     live(render);
     requestAnimationFrame(tick);

@@ -2,7 +2,7 @@
 "use strict";
 
 (() => {
-  const {api, live, el, timerRemaining, fmtTime, targetText, playerName} = Companion;
+  const {api, live, el, timerRemaining, fmtTime, targetText, targetTo, playerName, names, t, tn} = Companion;
   const $ = (id) => document.getElementById(id);
   let state = null;
   let picked = null;
@@ -12,23 +12,11 @@
     picked = name;
     board.pick(name);
     const p = $("picked");
-    if (p) p.textContent = `${name} robot picked`;
+    if (p) p.textContent = t("sim.picked", {robot: t(`robot.${name}`)});
     // the transparent robot (a variant) may pass walls: the hand says how many
     if ($("passes")) $("passes").classList.toggle("hidden", name !== "transparent");
   });
 
-  const PHASES = {
-    setup: "Set up a game", idle: "Reveal a chip", waiting: "Reveal a chip",
-    thinking: "Think! First bid starts the hourglass", bidding: "Bidding",
-    demonstrating: "Demonstration", round_over: "Round over", over: "Game over",
-    game_over: "Game over",
-  };
-
-  const MICRO_PHASES = {
-    setup: "Set up a game", idle: "Roll the dice", round: "Find a route! The first call demonstrates",
-    demonstrating: "Demonstration", round_over: "Round over: roll for the next target",
-    game_over: "Game over",
-  };
   let microGrid = null;
 
   function render(s) {
@@ -40,20 +28,33 @@
     } else {
       renderClassic(s);
     }
-    $("message").textContent = s.message || "";
+    Companion.follow(s.lang);
+    $("message").textContent = noticeText(s);
     renderCamera(s.camera);
     renderJoin(s);
     renderButtons(s);
+    renderVoice(s.voice);
+    renderReferee(s);
     document.body.dataset.seq = s.seq;
+  }
+
+  // the table's message, in this page's language where the table gave its words
+  function noticeText(s) {
+    const n = s.notice;
+    if (!n) return s.message || "";
+    const params = Object.assign({}, n.params);
+    if (params.chip) params.chip = params.chip === "vortex" ? t("chip.vortex") : t(`chip.${params.chip.replace(" ", ".")}`);
+    return t(n.key, params);
   }
 
   function renderClassic(s) {
     board.drawBoard(s.board || {size: 16});
     board.setTarget(s.target);
     if (!replaying) board.setRobots(s.robots || {});
-    $("phase").textContent = PHASES[s.phase] || s.phase || "…";
+    $("phase").textContent = Companion.headline(s, timerRemaining(s.timer));
     $("phase").dataset.phase = s.phase || "";
-    $("target").textContent = targetText(s.target);
+    $("target").textContent = s.phase === "round_over" ? t("head.reveal_next") : targetText(s.target);
+    board.setRoute(s.optimal && s.optimal.steps && !replaying ? s.optimal : null);
     renderBids(s);
     renderDemo(s);
     renderOptimal(s);
@@ -62,12 +63,12 @@
   }
 
   // What a real camera sees, or why it cannot (the simulated table's camera never fails).
-  const VIEWS = {hidden: "a hand is over the board", unseen: "cannot see the board"};
+  const VIEWS = {hidden: "camera.hidden", unseen: "camera.unseen"};
   function renderCamera(c) {
     const box = $("camera-status");
     const real = c && c.source !== "sim";
     const text = !real ? "" : c.error ? c.error
-      : c.view && VIEWS[c.view] ? `Camera: ${VIEWS[c.view]}` : c.note ? `Camera: ${c.note}` : "";
+      : c.view && VIEWS[c.view] ? t(VIEWS[c.view]) : c.note ? t("camera.note", {note: c.note}) : "";
     box.textContent = text;
     box.dataset.view = real ? (c.view || "") : "";
     box.dataset.ok = real && !c.error ? "1" : "0";
@@ -78,22 +79,22 @@
   let deckKey = null;
   function renderChip(s) {
     const seen = s.chip_seen;
-    const label = (c) => c === "vortex" ? "the vortex" : c;
+    const label = (c) => c === "vortex" ? t("chip.vortex") : t(`chip.${String(c).replace(" ", ".")}`);
     // (an unread or refused chip is explained in the message above)
     $("chip-seen").textContent = seen && seen.status === "previous"
-      ? `The camera sees last round's chip (${label(seen.chip)}) on the centre piece: lay the next one there, or pick it below.`
+      ? t("chip_seen.previous", {chip: label(seen.chip)})
       : "";
     $("chip-seen").dataset.status = seen ? seen.status : "";
     const waiting = s.phase === "idle" || s.phase === "round_over";
     $("pick").classList.toggle("hidden", !waiting || !(s.deck || []).length);
-    const key = JSON.stringify(s.deck || []) + (seen && seen.color ? seen.color : "");
+    const key = JSON.stringify(s.deck || []) + (seen && seen.color ? seen.color : "") + I18n.lang;
     if (key === deckKey) return;
     deckKey = key;
     // chips of the colour the camera saw first
     const first = seen && seen.status === "unread" && seen.color ? seen.color : null;
     const deck = (s.deck || []).slice().sort((a, b) =>
       (first && b.startsWith(first) ? 1 : 0) - (first && a.startsWith(first) ? 1 : 0));
-    $("pick-chip").replaceChildren(...deck.map((c) => el("option", {value: c, text: c})));
+    $("pick-chip").replaceChildren(...deck.map((c) => el("option", {value: c, text: label(c)})));
   }
 
   // ---------------------------------------------------------------- Micro Robots
@@ -110,49 +111,52 @@
       steps: d ? d.landings : (last && last.shortest_route ? last.shortest_route.slice(1) : []),
     });
     $("micro-board").dataset.phase = s.phase;
-    $("phase").textContent = MICRO_PHASES[s.phase] || s.phase;
+    $("phase").textContent = d ? t("micro.head.demonstrating", {name: d.name, n: d.number})
+      : t(`micro.head.${s.phase}`);
     $("phase").dataset.phase = s.phase || "";
     $("target").textContent = s.target
-      ? `from ${label(s.start)} to ${label(s.target)}` + (s.via ? `, landing on ${label(s.via)} first` : "")
-      : (s.start ? `the robot stands on ${label(s.start)}` : "no target rolled");
+      ? t(s.via ? "micro.target_via" : "micro.target", {from: label(s.start), to: label(s.target), via: label(s.via)})
+      : (s.start ? t("micro.stands", {space: label(s.start)}) : t("micro.no_target"));
     $("target").dataset.target = s.target || "";
     dice($("dice"), s.target);
     dice($("via-dice"), s.via);
-    $("roller").textContent = s.roller_name ? `${s.roller_name} rolls${s.phase === "round" ? "" : " next"}` : "";
+    $("roller").textContent = s.roller_name
+      ? t(s.phase === "round" ? "micro.rolls" : "micro.rolls_next", {name: s.roller_name}) : "";
     $("demo").textContent = d
-      ? `${d.name} called ${d.number}: ${d.landings.length ? d.landings.map(label).join(" → ") : "no landing yet"}` +
-        ` (${d.moves_left} to go)` + (d.via_landed === false ? `, not yet on ${label(s.via)}` : "")
-      : "–";
+      ? t("micro.demo", {name: d.name, n: d.number, left: d.moves_left,
+        route: d.landings.length ? d.landings.map(label).join(" → ") : t("micro.no_landing")}) +
+        (d.via_landed === false ? t("micro.not_via", {via: label(s.via)}) : "")
+      : t("demo.none");
     $("demo").dataset.moves = d ? String(d.landings.length) : "";
     document.body.dataset.demo = d ? "1" : "0";
     const v = s.verdict;
     $("verdict").textContent = v
-      ? `${v.name}: ${v.result === "success" ? `made exactly ${v.number} moves and wins a VP chip` : v.result.replace("_", " ")}` +
-        (v.result !== "success" && v.reason ? ` — ${v.reason}` : "") +
-        (v.chip_to ? `; gives a VP chip to ${v.chip_to}` : "")
+      ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
+        (v.chip_to ? t("micro.chip_to", {name: v.chip_to}) : "")
       : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
     $("verdict").dataset.result = v ? v.result : "";
     $("answer").textContent = last
-      ? `Shortest: ${last.shortest === null ? "no route" : `${last.shortest} moves`}` +
+      ? (last.shortest === null ? t("micro.no_route") : t("micro.shortest", {moves: tn("moves", last.shortest)})) +
         (last.shortest_route ? ` (${last.shortest_route.map(label).join(" → ")})` : "") +
-        `. Possible counts: ${last.lengths}.` + (last.possible ? "" : ` ${last.number} was not possible.`)
-      : (s.phase === "round" || d ? "shown after the round" : "–");
+        `. ${t("micro.counts", {counts: last.lengths})}` + (last.possible ? "" : ` ${t("micro.not_possible", {n: last.number})}`)
+      : (s.phase === "round" || d ? t("micro.after") : "–");
     $("answer").dataset.state = last ? "shown" : "";
-    const t = $("scores");
-    t.replaceChildren();
+    const tbl = $("scores");
+    tbl.replaceChildren();
     for (const p of s.players || []) {
       const won = (s.winners || []).includes(p.seat);
-      t.append(el("tr", {"data-seat": String(p.seat), class: won ? "winner" : ""},
+      tbl.append(el("tr", {"data-seat": String(p.seat), class: won ? "winner" : ""},
         el("td", {text: p.name + (won ? " 🏆" : "")}),
         el("td", {class: "chips", text: "●".repeat(p.vp)}),
         el("td", {class: "num", text: String(p.vp)})));
     }
     $("supply").textContent = s.phase === "game_over"
-      ? (s.end_reason === "vp" ? `Game over: ${s.vp_to_win} VP reached.` : `Game over: all ${s.chips} VP chips given out.`)
-      : `${s.chips_in_supply} VP chips in the supply` + (s.chip_on_target ? ", one on the target" : "") +
-        `; ${s.vp_to_win} VP wins.`;
+      ? (s.end_reason === "vp" ? t("micro.over_vp", {n: s.vp_to_win}) : t("micro.over_chips", {n: s.chips}))
+      : tn("micro.supply", s.chips_in_supply) + (s.chip_on_target ? t("micro.on_target") : "") +
+        t("micro.vp_wins", {n: s.vp_to_win});
     $("tap-hint").textContent = d
-      ? (document.body.dataset.admin === "1" ? "Tap where the robot lands, move by move." : "")
+      ? (document.body.dataset.admin === "1" ? t("micro.tap_landing") : "")
       : "";
     fillPlace(s);
   }
@@ -160,7 +164,7 @@
   let placeKey = null;
   function fillPlace(s) {
     const rows = s.layout ? s.layout.rows : null;
-    const key = JSON.stringify(rows) + (s.start ? "1" : "0") + s.options.expert;
+    const key = JSON.stringify(rows) + (s.start ? "1" : "0") + s.options.expert + I18n.lang;
     if (key === placeKey) return;
     placeKey = key;
     const names = rows ? rows.flat().slice().sort() : [];
@@ -169,9 +173,9 @@
       sel.replaceChildren(el("option", {value: "", text: first}), ...names.map((n) => el("option", {value: n, text: MicroBoard.label(n)})));
       sel.classList.toggle("hidden", !show);
     };
-    fill("place-start", "start", !s.start);
-    fill("place-target", "target", true);
-    fill("place-via", "intermediate", !!s.options.expert);
+    fill("place-start", t("referee.start"), !s.start);
+    fill("place-target", t("referee.target"), true);
+    fill("place-via", t("referee.via"), !!s.options.expert);
   }
 
   async function tapSpace(space) {
@@ -194,34 +198,35 @@
       if (b.out) li.classList.add("out");
       list.append(li);
     }
-    if (!list.children.length) list.append(el("li", {class: "empty", text: "no bids yet"}));
+    if (!list.children.length) list.append(el("li", {class: "empty", text: t("bids.none")}));
   }
 
   function renderDemo(s) {
     const d = s.demonstrating;
     $("demo").textContent = d
-      ? `${d.name || playerName(s, d.seat)}: ${d.moves} of ${d.bid} moves` +
-        (d.route && d.route.length ? ` — ${d.route.join(", ")}` : "")
-      : "–";
+      ? tn("demo.progress", d.bid, {name: d.name || playerName(s, d.seat), used: d.moves}) +
+        (d.route && d.route.length ? ` — ${d.route.map(I18n.move).join(", ")}` : "")
+      : t("demo.none");
     $("demo").dataset.moves = d ? d.moves : "";
     const v = s.verdict;
     const box = $("verdict");
-    box.textContent = v ? `${v.name || playerName(s, v.seat)}: ${v.result.replace("_", " ")}` +
-      (v.reason ? ` — ${v.reason}` : "") : "";
+    box.textContent = Companion.verdictText(s);
     box.dataset.result = v ? v.result : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
   }
 
   function renderOptimal(s) {
     const o = s.optimal;
     const box = $("optimal");
     if (!o) {
-      box.textContent = s.solving ? "searching…" : s.optimal_known ? "found — shown after the round" : "–";
+      box.textContent = s.solving ? t("optimal.searching") : s.optimal_known ? t("optimal.known") : "–";
       box.dataset.state = s.solving ? "solving" : s.optimal_known ? "known" : "";
       $("replay").classList.add("hidden");
       return;
     }
     box.dataset.state = "shown";
-    box.textContent = o.moves.length ? `${o.length} moves: ${o.moves.join(", ")}` : "no solution found";
+    box.textContent = o.moves.length ? tn("optimal.route", o.length, {route: o.moves.map(I18n.move).join(", ")})
+      : t("optimal.none");
     $("replay").classList.toggle("hidden", !o.steps || !o.steps.length);
     const roundKey = `${s.round}`;
     if (o.steps && o.steps.length && replayedRound !== roundKey) {
@@ -235,42 +240,49 @@
     replaying = true;
     const note = $("replay-note");
     note.classList.remove("hidden");
+    board.setRoute(null);
     board.setRobots(o.start);
     await wait(700);
     for (let i = 0; i < o.steps.length; i++) {
-      note.textContent = `Best solution, move ${i + 1} of ${o.steps.length}: ${o.steps[i].move}`;
+      note.textContent = t("replay.step", {i: i + 1, n: o.steps.length, move: I18n.move(o.steps[i].move)});
       board.setRobots(o.steps[i].robots);
       await wait(900);
     }
-    note.textContent = `Best solution: ${o.steps.length} moves`;
+    note.textContent = tn("replay.end", o.steps.length);
     document.body.dataset.replayed = String(o.steps.length);
     await wait(1500);
     note.classList.add("hidden");
     replaying = false;
-    if (state) board.setRobots(state.robots || {});
+    if (state) {
+      board.setRobots(state.robots || {});
+      board.setRoute(state.optimal && state.optimal.steps ? state.optimal : null);
+    }
   }
 
   function wait(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
   function renderScores(s) {
-    const t = $("scores");
-    t.replaceChildren();
+    const tbl = $("scores");
+    tbl.replaceChildren();
     for (const p of s.players || []) {
-      t.append(el("tr", {"data-seat": String(p.seat)},
-        el("td", {text: p.name}), el("td", {class: "num", text: String(p.chips ?? 0)})));
+      tbl.append(el("tr", {"data-seat": String(p.seat), class: (s.winners || []).includes(p.seat) ? "winner" : ""},
+        el("td", {class: "name", text: p.name}), el("td", {class: "chips", text: "●".repeat(Math.min(p.chips ?? 0, 17))}),
+        el("td", {class: "num", text: String(p.chips ?? 0)})));
     }
+    $("supply").textContent = !s.players || !s.players.length ? ""
+      : s.chips_needed && s.chips_needed < 17 ? tn("scores.to_win", s.chips_needed) : t("scores.all_chips");
   }
 
   let joinKey = null;
   function renderJoin(s) {
     const box = $("qrs");
     if (!box || $("join").hidden) return;
-    const key = JSON.stringify((s.players || []).map((p) => p.name)) + s.epoch;
+    const key = JSON.stringify((s.players || []).map((p) => p.name)) + s.epoch + I18n.lang;
     if (key === joinKey) return;
     joinKey = key;
     box.replaceChildren();
     (s.players || []).forEach((p) => {
-      const img = el("img", {src: `/api/qr/${p.seat}.svg?e=${s.epoch}`, alt: `QR code for ${p.name}`, class: "qr"});
+      const img = el("img", {src: `/api/qr/${p.seat}.svg?e=${s.epoch}`, alt: t("join.qr", {name: p.name}), class: "qr"});
       const link = el("a", {class: "join-link", "data-seat": String(p.seat), text: p.name});
       box.append(el("figure", {}, img, el("figcaption", {}, link)));
     });
@@ -291,23 +303,57 @@
   function renderButtons(s) {
     const box = $("buttons");
     if (!box || !s.buttons) return;
-    const key = JSON.stringify(s.buttons);
+    const key = JSON.stringify(s.buttons) + JSON.stringify((s.players || []).map((p) => p.name)) + I18n.lang;
     if (key === buttonsKey) return;
     buttonsKey = key;
     box.replaceChildren();
     for (const b of s.buttons) {
       if (b.kind === "dial") {
-        for (const [label, steps] of [[`${b.label} −`, -1], [`${b.label} +`, 1]]) {
+        for (const [label, steps] of [[t("sim.dial_down"), -1], [t("sim.dial_up"), 1]]) {
           const btn = el("button", {type: "button", "data-button": b.name, text: label});
           btn.addEventListener("click", () => press(b.name, "turn", steps));
           box.append(btn);
         }
       } else {
-        const btn = el("button", {type: "button", "data-button": b.name, text: b.label});
+        const btn = el("button", {type: "button", "data-button": b.name, text: buttonLabel(s, b)});
         btn.addEventListener("click", () => press(b.name, "press", 1));
         box.append(btn);
       }
     }
+  }
+
+  // the virtual buttons in the players' words: "Ann's button", "Start (reveal a chip)"
+  function buttonLabel(s, b) {
+    const m = /^bid-(\d+)(-hold)?$/.exec(b.name);
+    if (m) return t(m[2] ? "sim.button_hold" : "sim.button", {name: playerName(s, Number(m[1]))});
+    if (b.name === "start") return t(s.game === "micro-robots" ? "sim.start_micro" : "sim.start");
+    if (b.name === "start-hold") return t("sim.start_hold");
+    return b.label;
+  }
+
+  // The referee's buttons are live only when the game would take them.
+  function renderReferee(s) {
+    const waiting = s.phase === "idle" || s.phase === "round_over";
+    const live = {reveal: waiting, roll: waiting, reroll: s.phase === "round", undo: !!s.can_undo};
+    for (const b of document.querySelectorAll("#controls [data-command]")) {
+      if (b.dataset.command in live) b.disabled = !live[b.dataset.command];
+    }
+  }
+
+  // The voice's on/off and volume (the table's own settings: the PIN unlocks them).
+  function renderVoice(v) {
+    const card = $("voice-card");
+    card.classList.toggle("hidden", !v);
+    if (!v) return;
+    if (document.activeElement !== $("voice-on")) $("voice-on").checked = v.on;
+    if (document.activeElement !== $("voice-volume")) $("voice-volume").value = String(v.volume);
+    $("voice-missing").classList.toggle("hidden", v.available);
+    $("voice-test").disabled = !v.available || !v.on;
+  }
+
+  async function voiceSettings(change) {
+    try { await api("/api/settings", change); $("message").textContent = ""; }
+    catch (e) { $("message").textContent = e.message; }
   }
 
   async function press(name, action, steps) {
@@ -317,15 +363,29 @@
 
   function tick() {
     if (state) {
-      const t = state.timer;
-      const left = timerRemaining(t);
-      $("timer-text").textContent = t ? fmtTime(left) : "–";
-      const frac = t && t.total ? Math.max(0, Math.min(1, left / t.total)) : 0;
+      const tm = state.timer;
+      // the hourglass of a round that is over shows nothing rather than a stale 0:00
+      const live = tm && (tm.running || ["bidding", "timer", "round"].includes(state.phase));
+      const left = live ? timerRemaining(tm) : null;
+      $("timer-text").textContent = live ? fmtTime(left) : "–";
+      const frac = tm && tm.total ? Math.max(0, Math.min(1, left / tm.total)) : 0;
       $("sand").style.transform = `scaleY(${frac})`;
-      $("hourglass").classList.toggle("running", !!(t && t.running));
+      $("hourglass").classList.toggle("running", !!(tm && tm.running));
       $("hourglass").dataset.left = left === null ? "" : left.toFixed(1);
+      if (state.game !== "micro-robots" && tm && tm.running) {
+        const head = Companion.headline(state, left);
+        if ($("phase").textContent !== head) $("phase").textContent = head;
+      }
     }
     requestAnimationFrame(tick);
+  }
+
+  async function slide(dir) {
+    if (!picked) { $("message").textContent = t("sim.pick_first"); return; }
+    const passes = picked === "transparent" && $("passes") ? $("passes").value : "";
+    const direction = passes ? `${dir} ${passes}` : dir;
+    try { await api("/api/sim/move", {robot: picked, direction}); $("message").textContent = ""; }
+    catch (e) { $("message").textContent = e.message; }
   }
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -337,14 +397,24 @@
     }
     for (const b of document.querySelectorAll("[data-slide]")) {
       b.addEventListener("click", async () => {
-        if (!picked) { $("message").textContent = "click a robot on the board first"; return; }
-        const passes = picked === "transparent" && $("passes") ? $("passes").value : "";
-        const direction = passes ? `${b.dataset.slide} ${passes}` : b.dataset.slide;
-        try { await api("/api/sim/move", {robot: picked, direction}); $("message").textContent = ""; }
-        catch (e) { $("message").textContent = e.message; }
+        slide(b.dataset.slide);
       });
     }
+    // the arrow keys slide the picked robot on the simulated table
+    document.addEventListener("keydown", (ev) => {
+      const dir = {ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right"}[ev.key];
+      if (!dir || !$("sim") || document.body.dataset.admin !== "1" || document.body.dataset.game === "micro") return;
+      if (ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName)) return;
+      ev.preventDefault();
+      slide(dir);
+    });
+    document.addEventListener("companion:language", () => { if (state) render(state); });
     $("replay").addEventListener("click", () => state && state.optimal && replay(state.optimal));
+    $("voice-on").addEventListener("change", () => voiceSettings({voice_on: $("voice-on").checked}));
+    $("voice-volume").addEventListener("change", () => voiceSettings({volume: Number($("voice-volume").value)}));
+    $("voice-test").addEventListener("click", async () => {
+      try { await api("/api/voice/test", {}); } catch (e) { $("message").textContent = e.message; }
+    });
     $("pick").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       try { await api("/api/command", {type: "reveal", chip: $("pick-chip").value}); $("message").textContent = ""; }
