@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
+from . import inputs
 from .board import DOWN, LEFT, RIGHT, UP, Board
 from .rules import (
     InvalidMoveError,
@@ -40,17 +41,9 @@ def example_path(name: str = "hardest-25.json") -> Path:
     return Path(str(resources.files("companion").joinpath("examples", name)))
 
 
-def load_position(path: str, rules: str | None = None) -> Position:
+def load_position(path: str, rules: str | None = None, option: str = "POSITION") -> Position:
     """Read a position file; ``-`` reads standard input. ``rules`` overrides the file's."""
-    if path == "-":
-        pos = Position.from_json(sys.stdin.read())
-    else:
-        pos = Position.load(path)
-    if rules is not None:
-        from dataclasses import replace
-
-        pos = replace(pos, rules=Rules.from_spec(rules))
-    return pos
+    return inputs.read_position(path, option, rules)
 
 
 def _color_enabled(stream) -> bool:
@@ -156,6 +149,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         route = parse_route(args.route)
     except InvalidMoveError as e:
         raise UsageError(f"--route: {e}") from None
+    if not route:
+        raise UsageError(f"--route: no moves in {args.route!r}; write them like "
+                         "\"blue up, red left\"")
     result = validate_route(pos, route, args.bid)
     if args.json:
         print(json.dumps(result.to_json(pos.board)))
@@ -256,24 +252,25 @@ def _solve_batch(args: argparse.Namespace) -> int:
     solution within the limit, else 0."""
     from dataclasses import replace
 
-    try:
-        lines = Path(args.position).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise UsageError(f"{args.position}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{args.position}: not a text file") from None
-    rules = Rules.from_spec(args.rules) if args.rules is not None else None
-    status = EXIT_OK
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    rules = None
+    if args.rules is not None:
         try:
-            pos = Position.from_json(line)
+            rules = Rules.from_spec(args.rules)
+        except PositionError as e:
+            raise UsageError(f"--rules: {e}") from None
+    lines = list(inputs.read_jsonl(args.position, "POSITION"))
+    status = EXIT_OK
+    for number, value, error in lines:
+        try:
+            if error is not None:
+                raise error
+            pos = inputs.position_from_line(value, f"line {number}")
             if rules is not None:
                 pos = replace(pos, rules=rules)
             out = _solve_one(pos, args.max_moves)
-        except (PositionError, UsageError) as e:
-            print(json.dumps({"error": f"line {number}: {e}"}), flush=True)
+        except (inputs.InputError, UsageError) as e:
+            message = str(e) if str(e).startswith("line ") else f"line {number}: {e}"
+            print(json.dumps({"error": message}), flush=True)
             status = EXIT_BAD
             continue
         print(json.dumps(out), flush=True)
@@ -313,15 +310,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- Micro Robots
 
 
-def _micro_layout(path: str):
-    from .micro import Layout, LayoutError
-
-    try:
-        if path == "-":
-            return Layout.from_json(sys.stdin.read())
-        return Layout.load(path)
-    except LayoutError as e:
-        raise UsageError(f"layout {e}" if path == "-" else str(e)) from None
+def _micro_layout(path: str, option: str = "LAYOUT"):
+    return inputs.read_layout(path, option)
 
 
 def _micro_space(option: str, text: str | None):
@@ -462,7 +452,7 @@ def _micro_parser(sub) -> None:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    from .store import JournalError, Store, default_path, recover
+    from .store import JournalError, default_path, recover
 
     path = Path(args.db) if args.db else default_path()
     try:
@@ -472,13 +462,10 @@ def _cmd_history(args: argparse.Namespace) -> int:
             print(f"copied {kept} intact journal rows into {out}; {lost} rows after the damage "
                   f"were left out; {path} is untouched")
             return EXIT_OK
-        if not path.exists():
-            if args.db:
-                raise UsageError(f"--db: no journal at {path}")
+        if not path.exists() and not args.db:
             games, players = [], {}
         else:
-            with Store(path, readonly=True) as store:
-                games, players = store.history(), store.player_stats()
+            games, players = inputs.read_history(path, "--db")
     except JournalError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -527,7 +514,7 @@ def _history_parser(sub) -> None:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from . import verify
 
-    pos = load_position(args.start, args.rules)
+    pos = load_position(args.start, args.rules, "--start")
     if pos.target is None:
         raise UsageError("--start: the position has no target to verify against")
     if args.bid < 1:
@@ -537,10 +524,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"FRAMES: {args.frames!r} does not exist")
     try:
         if frames.is_file() and frames.suffix.lower() in (".jsonl", ".json"):
-            observations = verify.read_observation_log(frames)
+            observations = inputs.read_observations(frames, "FRAMES")
         else:
+            if frames.is_file():
+                inputs.check_video(frames, "FRAMES")
             observations = verify.frame_observations(frames, pos)
         result = verify.replay(pos, args.bid, observations)
+    except inputs.InputError:
+        raise
     except ValueError as e:
         raise UsageError(f"FRAMES: {e}") from None
     if args.json:
@@ -586,6 +577,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          f"stream URL; {camera!r} is none of them")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise UsageError("--pin: 4 to 12 digits")
+    if args.pins is not None:
+        inputs.read_pinmap(args.pins, "--pins")
+    if args.colours is not None:
+        inputs.read_profile(args.colours, "--colours")
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
                       preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet,
                       colours=args.colours)
@@ -747,17 +742,7 @@ def _calibration_parser(sub) -> None:
 
 
 def _vision_image(path: str):
-    from .vision.sources import FrameSourceError, load_image
-
-    try:
-        img = load_image(path)
-    except FrameSourceError as e:
-        raise UsageError(f"IMAGE: {e}") from None
-    if img.ndim == 2:
-        import cv2
-
-        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-    return img[..., :3]
+    return inputs.read_image(path, "IMAGE")
 
 
 def _vision_tiles(text: str | None) -> list[str] | None:
@@ -792,10 +777,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
     image = _vision_image(args.image)
     tiles = _vision_tiles(args.board)
     corners = _vision_corners(args.corners)
-    try:
-        profile = Profile.load(args.profile) if args.profile else Profile()
-    except ProfileError as e:
-        raise UsageError(f"--profile: {e}") from None
+    profile = inputs.read_profile(args.profile, "--profile") if args.profile else Profile()
     if args.robots is not None:
         try:
             profile = profile.for_robots([r.strip().lower() for r in args.robots.split(",")
@@ -840,7 +822,7 @@ def _cmd_micro_read(args: argparse.Namespace) -> int:
 
     image = _vision_image(args.image)
     corners = _vision_corners(args.corners)
-    layout = _micro_layout(args.layout) if args.layout else None
+    layout = _micro_layout(args.layout, "--layout") if args.layout else None
     if args.save and layout is not None:
         raise UsageError("--save: only when reading a layout, not with --layout")
     try:
@@ -1044,7 +1026,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (PositionError, UsageError, InvalidMoveError) as e:
+    except (PositionError, UsageError, InvalidMoveError, inputs.InputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD
     except KeyboardInterrupt:

@@ -102,14 +102,12 @@ class Profile:
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
+        from ..inputs import InputError, read_profile
+
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise ProfileError(f"colour profile {path}: {e.strerror or e}") from None
-        except json.JSONDecodeError as e:
-            raise ProfileError(f"colour profile {path}: not JSON ({e.msg}, line {e.lineno})") \
-                from None
-        return cls.from_dict(data)
+            return read_profile(path, "colour profile")
+        except InputError as e:
+            raise ProfileError(str(e)) from None
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
