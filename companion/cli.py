@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import inputs
 from .board import DOWN, LEFT, RIGHT, UP, Board
+from .names import shown
 from .rules import (
     InvalidMoveError,
     Position,
@@ -483,10 +484,11 @@ def _cmd_history(args: argparse.Namespace) -> int:
     for g in games:
         started = g["started"].replace("T", " ")[:16]
         game = "micro" if g.get("game") == "micro-robots" else "classic"
-        scores = ", ".join(f"{n} {c}" for n, c in zip(g["players"], g["chips"], strict=True))
-        won = ", ".join(g["winners"]) or "-"
-        print(f"{g['id']:>4}  {started:<19}  {game:<7}  {g['status']:<9}  {g['rounds']:>6}  "
-              f"{scores} → {won}")
+        scores = ", ".join(f"{shown(n)} {c}" for n, c in zip(g["players"], g["chips"],
+                                                             strict=True))
+        won = ", ".join(shown(n) for n in g["winners"]) or "-"
+        print(shown(f"{g['id']:>4}  {started:<19}  {game:<7}  {g['status']:<9}  "
+                    f"{g['rounds']:>6}  {scores} → {won}"))
     print()
     print("players")
     print(f"  {'name':<14} {'games':>5} {'won':>4} {'rounds':>6} {'bids':>5} {'optimal':>8} "
@@ -494,8 +496,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
     for name, st in players.items():
         share = "-" if st["optimal_share"] is None else f"{st['optimal_share']:.0%}"
         excess = "-" if st["average_excess"] is None else f"{st['average_excess']:+.2f}"
-        print(f"  {name:<14} {st['games']:>5} {st['games_won']:>4} {st['rounds_won']:>6} "
-              f"{st['bids_made']:>5} {share:>8} {excess:>10}")
+        print(f"  {shown(name):<14} {st['games']:>5} {st['games_won']:>4} "
+              f"{st['rounds_won']:>6} {st['bids_made']:>5} {share:>8} {excess:>10}")
     return EXIT_OK
 
 
@@ -1027,7 +1029,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (PositionError, UsageError, InvalidMoveError, inputs.InputError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {shown(e)}", file=sys.stderr)
         return EXIT_BAD
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)

@@ -47,7 +47,9 @@ class InputError(ValueError):
 
 def label(option: str, path: str | os.PathLike[str]) -> str:
     """``--profile colours.bin``; standard input is ``POSITION (standard input)``."""
-    return f"{option} (standard input)" if str(path) == "-" else f"{option} {path}"
+    from .names import shown
+
+    return f"{option} (standard input)" if str(path) == "-" else f"{option} {shown(path)}"
 
 
 # ---------------------------------------------------------------- bytes and text
@@ -288,7 +290,8 @@ def read_image(path: str | os.PathLike[str], option: str = "IMAGE") -> Any:
 
     must_be_file(path, option)
     try:
-        img = load_image(path)
+        with quiet_stderr():
+            img = load_image(path)
     except FrameSourceError as e:
         raise InputError(f"{option} {e}") from None
     if img.ndim == 2:
@@ -303,12 +306,12 @@ def quiet_stderr() -> Iterator[None]:
     """Silence what native libraries (FFmpeg inside OpenCV) write straight to the process's
     standard error while a file is probed; Python's own messages are flushed first."""
     sys.stderr.flush()
+    fd = 2  # the native libraries write to the descriptor, whatever sys.stderr is
     try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # a captured stream: nothing to silence
+        saved = os.dup(fd)
+    except OSError:  # no standard error at all: nothing to silence
         yield
         return
-    saved = os.dup(fd)
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), fd)
