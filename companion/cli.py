@@ -453,12 +453,12 @@ def _micro_parser(sub) -> None:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    from .store import JournalError, default_path, recover
+    from .store import JournalError, default_path
 
     path = Path(args.db) if args.db else default_path()
     try:
         if args.recover:
-            out, kept, left = recover(path)
+            out, kept, left = inputs.recover_journal(path, "--db")
             lost = "an unknown number of" if left < 0 else str(left)
             print(f"copied {kept} intact journal rows into {out}; {lost} rows after the damage "
                   f"were left out; {path} is untouched")
@@ -531,7 +531,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             if frames.is_file():
                 inputs.check_video(frames, "FRAMES")
             observations = verify.frame_observations(frames, pos)
-        result = verify.replay(pos, args.bid, observations)
+        with inputs.quiet_stderr():  # the decoders' own complaints; ours come after
+            result = verify.replay(pos, args.bid, observations)
     except inputs.InputError:
         raise
     except ValueError as e:
@@ -645,7 +646,7 @@ def _parse_pattern(text: str) -> tuple[int, int]:
 
 def _calibration_photos(paths: Sequence[str]):
     """Named pictures from files and folders; unreadable ones are named, not fatal."""
-    from .vision.sources import IMAGE_SUFFIXES, FrameSourceError, load_image
+    from .vision.sources import IMAGE_SUFFIXES
 
     files: list[Path] = []
     for text in paths:
@@ -662,9 +663,9 @@ def _calibration_photos(paths: Sequence[str]):
     images, unreadable = [], {}
     for f in files:
         try:
-            images.append((str(f), load_image(f)))
-        except FrameSourceError as e:
-            unreadable[str(f)] = str(e)
+            images.append((str(f), inputs.read_image(f, "PHOTOS")))
+        except inputs.InputError as e:
+            unreadable[str(f)] = str(e).removeprefix(f"PHOTOS {f}: ")
     return images, unreadable
 
 
@@ -685,7 +686,9 @@ def _cmd_calibration_camera(args: argparse.Namespace) -> int:
     pattern = _parse_pattern(args.pattern)
     images, unreadable = _calibration_photos(args.photos)
     for name, why in unreadable.items():
-        print(f"skipped {name}: {why}", file=sys.stderr)
+        print(f"skipped {shown(name)}: {shown(why)}", file=sys.stderr)
+    if not images:
+        raise UsageError(f"PHOTOS: none of the {len(unreadable)} pictures could be read")
     try:
         result = calibrate(images, pattern, args.square_mm)
     except LensError as e:

@@ -367,3 +367,22 @@ def read_history(path: str | os.PathLike[str], option: str = "--db"
             raise
         raise InputError(f"{where}: a damaged companion journal ({e}); `companion history "
                          "--db PATH --recover` copies the intact part") from None
+
+
+def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple[Path, int, int]:
+    """``companion history --recover``: copy the intact part of a damaged journal (see
+    :func:`companion.store.recover`); a file that is no journal at all is refused."""
+    from .store import JournalError, recover
+
+    where = label(option, path)
+    must_be_file(path, option)
+    if Path(path).stat().st_size == 0:
+        raise InputError(f"{where}: an empty file, not a companion journal; nothing to recover")
+    try:
+        return recover(path)
+    except JournalError as e:
+        raise InputError(f"{option}: {e}") from None
+    except sqlite3.Error as e:
+        raise InputError(f"{where}: nothing can be recovered from it ({e})") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None

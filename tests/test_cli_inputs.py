@@ -232,7 +232,8 @@ def run(capfd, command: str, argv: list[str], *, names: tuple[str, ...]) -> int:
     assert code in (0, 1, 2), (code, argv, err)
     if code == 2:
         # a .jsonl batch answers each bad line on the standard output, in order
-        lines = [line for line in err.splitlines() if line.strip()] or \
+        lines = [line for line in err.splitlines()  # calibration names each photo skipped
+                 if line.strip() and not line.startswith("skipped ")] or \
             [line for line in out.splitlines() if line.startswith('{"error": ')][:1]
         assert lines, (argv, out)
         message = lines[-1]
@@ -361,6 +362,49 @@ def test_verify_survives_any_recording(capfd, work, data):
         names=("FRAMES", video))
 
 
+@FUZZ
+@given(data=st.data())
+def test_verify_and_calibration_survive_any_folder_of_pictures(capfd, work, data):
+    folder = work / f"frames{next(_NUMBER)}"
+    folder.mkdir()
+    for k in range(data.draw(st.integers(0, 3))):
+        content = data.draw(hostile_bytes(_SEEDS["image"], is_json=False))
+        (folder / f"f{k}.png").write_bytes(content)
+    run(capfd, "verify FRAMES (folder)", ["verify", str(folder), "--start", HARDEST,
+                                          "--bid", "3"], names=("FRAMES", str(folder)))
+    run(capfd, "calibration camera PHOTOS",
+        ["calibration", "camera", str(folder), *map(str, folder.iterdir()),
+         "--out", str(work / "lens.json")], names=("PHOTOS", str(folder), "calibration"))
+
+
+@FUZZ
+@given(pattern=option_text, square=option_text, name=option_text)
+def test_calibration_and_example_survive_any_option_value(capfd, work, pattern, square, name):
+    good = place(work, "g.png", _SEEDS["image"])
+    run(capfd, "calibration camera --pattern --square-mm",
+        ["calibration", "camera", good, "--pattern", pattern, "--square-mm", square,
+         "--out", str(work / "lens.json")],
+        names=("--pattern", "--square-mm", "calibration"))
+    run(capfd, "micro example --name", ["micro", "example", "--name", name],
+        names=("--name",))
+
+
+@FUZZ
+@given(data=st.data())
+def test_standard_input_is_read_like_a_file(capfd, work, monkeypatch, data):
+    import io
+    import sys
+
+    for command, argv, valid in [
+        ("show -", ["show", "-", "--color", "never"], _SEEDS["position"]),
+        ("micro solve -", ["micro", "solve", "-", "--from", "pink1", "--to", "white2"],
+         _SEEDS["layout"]),
+    ]:
+        content = data.draw(hostile_bytes(valid))
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(content)))
+        run(capfd, command, argv, names=("(standard input)",))
+
+
 # ---------------------------------------------------------------- journal, pins, colours
 
 
@@ -371,6 +415,8 @@ def test_history_survives_any_journal_file(capfd, work, data):
                  data.draw(file_or_worse(_SEEDS["db"], is_json=False)))
     run(capfd, "history --db", ["history", "--db", path], names=("--db", path))
     run(capfd, "history --db --json", ["history", "--db", path, "--json"],
+        names=("--db", path))
+    run(capfd, "history --db --recover", ["history", "--db", path, "--recover"],
         names=("--db", path))
 
 
