@@ -97,3 +97,16 @@ def check_command_names(cmd: Mapping[str, Any]) -> dict[str, Any]:
             and "name" in out["name"]:
         out["name"] = {**out["name"], "name": check_player_name(out["name"]["name"], "name")}
     return out
+
+
+def shown_history(history: Mapping[str, Any]) -> dict[str, Any]:
+    """The history the page shows (``{"games", "players"}``) with every player's name made
+    safe to show (:func:`shown`): names journaled before they were checked keep their row."""
+    def names(value: Any) -> Any:
+        return [shown(n) for n in value] if isinstance(value, list) else value
+
+    games = [{**g, "players": names(g.get("players")), "winners": names(g.get("winners"))}
+             for g in history.get("games", [])]
+    players = [{**p, "name": shown(p["name"])} if "name" in p else p
+               for p in history.get("players", [])]
+    return {**history, "games": games, "players": players}

@@ -172,6 +172,21 @@ def test_history_prints_old_names_escaped(tmp_path, capsys):
     assert all(line.isprintable() for line in out.splitlines())
 
 
+def test_the_history_page_gets_old_names_escaped(tmp_path):
+    db = tmp_path / "old.db"
+    with Store(db, now=0.0) as s:  # straight into the journal, as older versions did
+        s.apply({"type": "setup", "at": 0, "players": ["An\nn", "\u202eBen"], "seed": 1})
+    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,
+              pin=PIN, simulated=True)
+    t.start()
+    try:
+        h = create_app(t, {}).test_client().get("/api/history").json
+    finally:
+        t.stop()
+    assert h["games"][0]["players"] == ["An\\nn", "\\u202eBen"]
+    assert sorted(p["name"] for p in h["players"]) == ["An\\nn", "\\u202eBen"]
+
+
 # ---------------------------------------------------------------- layout names
 
 

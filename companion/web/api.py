@@ -13,7 +13,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
-from ..names import PlayerNameError, check_player_name
+from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
 from .events import BrokerClosed, BrokerFull
 
@@ -147,7 +147,7 @@ def events() -> Response:
 
 @bp.get("/history")
 def history() -> Response:
-    return jsonify(_table().history())
+    return jsonify(shown_history(_table().history()))
 
 
 # ---------------------------------------------------------------- players
