@@ -480,3 +480,31 @@ def test_the_reported_inputs_exit_2_naming_option_and_file(capfd, work, argv, na
     assert message.startswith(("error: ", '{"error": ')) and message.count("\n") == 1, message
     assert all(n in message for n in names), message
     assert "moov" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    [b"check", HARDEST.encode(), b"--route", b"\xff up"],
+    [b"show", b"\xff\xfe.json"],
+    [b"micro", b"example", b"--name", b"\xff\xfe"],
+    [b"verify", b"{fake}", b"--start", HARDEST.encode(), b"--bid", b"3"],
+    [b"read", b"{png}", b"--profile", b"{deep}"],
+    [b"history", b"--db", b"{garbage}"],
+])
+def test_the_real_process_answers_without_a_traceback(work, argv):
+    """As a shell runs it: arguments that are not UTF-8 and the decoders' own output on the
+    process's standard error."""
+    import subprocess
+    import sys
+
+    files = {b"{fake}": place(work, "fake.mp4", bytes(range(256)) * 20),
+             b"{png}": place(work, "x.png", _SEEDS["image"]),
+             b"{deep}": place(work, "deep.json", b"[" * 100_000),
+             b"{garbage}": place(work, "garbage.bin", bytes(range(256)) * 8)}
+    argv = [os.fsencode(files[a]) if a in files else a for a in argv]
+    done = subprocess.run([sys.executable.encode(), b"-m", b"companion.cli", *argv],
+                          capture_output=True, timeout=120, cwd=ROOT)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode in (0, 1, 2) and "Traceback" not in err, err
+    if done.returncode == 2:
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert "moov" not in err and "libpng" not in err
