@@ -89,8 +89,9 @@ class Profile:
             if k not in DEFAULT_REFERENCES:
                 raise ProfileError(f"colour profile: unknown class {k!r}")
             if not (isinstance(v, list) and len(v) == 3
-                    and all(isinstance(x, int | float) for x in v)):
-                raise ProfileError(f"colour profile: references.{k} must be [L, a, b]")
+                    and all(isinstance(x, int | float) and -200 <= x <= 200 for x in v)):
+                raise ProfileError(f"colour profile: references.{k} must be [L, a, b] "
+                                   "(numbers from -200 to 200)")
             out[k] = (float(v[0]), float(v[1]), float(v[2]))
         robots = data.get("robots", list(DEFAULT_ROBOTS))
         if not isinstance(robots, list) or any(r not in ROBOT_COLOURS for r in robots):
