@@ -674,7 +674,12 @@ def _cmd_calibration_camera(args: argparse.Namespace) -> int:
     from .vision.markers import write_chessboard_sheets
 
     if args.sheet:
-        for path in write_chessboard_sheets(args.sheet_dir, args.paper):
+        try:
+            written = write_chessboard_sheets(args.sheet_dir, args.paper)
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--sheet-dir: cannot write into {args.sheet_dir!r} "
+                             f"({getattr(e, 'strerror', None) or e})") from None
+        for path in written:
             print(f"wrote {path}")
         if not args.photos:
             return EXIT_OK

@@ -405,6 +405,30 @@ def test_standard_input_is_read_like_a_file(capfd, work, monkeypatch, data):
         run(capfd, command, argv, names=("(standard input)",))
 
 
+out_paths = st.one_of(
+    st.sampled_from(["{file}", "{file}/below", "{dir}", "new/deeper/still", "/proc/none/x",
+                     "/dev/null", "", ".", "{file}.json/x"]),
+    st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\x00/"),
+            min_size=1, max_size=20),
+)
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 5, 5))
+@given(out=out_paths)
+def test_commands_that_write_refuse_any_place_they_cannot_write(capfd, work, monkeypatch,
+                                                                out):
+    """Where a command writes (``--out``, ``--sheet-dir``) is input too."""
+    monkeypatch.chdir(work)
+    n = next(_NUMBER)
+    file = place(work, f"taken{n}", b"x")
+    folder = place(work, f"folder{n}", "dir")
+    out = out.replace("{file}", file).replace("{dir}", folder)
+    run(capfd, "calibration markers --out", ["calibration", "markers", "--out", out],
+        names=("--out",))
+    run(capfd, "calibration camera --sheet-dir",
+        ["calibration", "camera", "--sheet", "--sheet-dir", out], names=("--sheet-dir",))
+
+
 # ---------------------------------------------------------------- journal, pins, colours
 
 
