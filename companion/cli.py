@@ -580,6 +580,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          f"stream URL; {camera!r} is none of them")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise UsageError("--pin: 4 to 12 digits")
+    if camera is not None and Path(camera).is_file():
+        from .vision.sources import IMAGE_SUFFIXES
+
+        if Path(camera).suffix.lower() in IMAGE_SUFFIXES:
+            inputs.read_image(camera, "--camera")
+        else:
+            inputs.check_video(camera, "--camera")
     if args.pins is not None:
         inputs.read_pinmap(args.pins, "--pins")
     if args.colours is not None:

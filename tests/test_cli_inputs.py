@@ -463,6 +463,13 @@ def test_run_refuses_any_bad_pin_map_or_colour_profile_before_starting(capfd, wo
     code = run(capfd, "run --colours", ["run", "--colours", colours, "--port", "0"],
                names=("--colours", colours))
     assert (code == 0) == (len(started) == before + 1)
+    kind, valid = data.draw(st.sampled_from([("avi", "video"), ("png", "image")]))
+    camera = place(work, f"camera.{kind}", data.draw(file_or_worse(_SEEDS[valid],
+                                                                   is_json=False)))
+    before = len(started)
+    code = run(capfd, "run --camera", ["run", "--camera", camera, "--port", "0"],
+               names=("--camera", camera))
+    assert (code == 0) == (len(started) == before + 1)
 
 
 # ---------------------------------------------------------------- the named defects
