@@ -260,3 +260,41 @@ def test_the_layout_api_keeps_names_apart(screen, table):
     r = screen.get("/api/layouts/Kitchen!Table")
     assert r.status_code == 404 and "Kitchen!Table" in r.json["error"]
     assert screen.get("/api/layouts/kitchen table").json["name"] == "Kitchen table"
+
+
+api_names = st.builds(  # letters, then the characters URLs treat specially, then anything
+    lambda a, p, b: a + p + b,
+    st.text(st.characters(categories=("L", "N")), min_size=1, max_size=4),
+    st.text(st.sampled_from("/%?#&+.\\ '\"~!<>"), max_size=3),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs")), max_size=4))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=api_names, b=api_names)
+def test_the_api_addresses_every_name_and_only_it(screen, a, b):
+    """Through the URL the page uses (``encodeURIComponent``): a name with ``/``, ``%``,
+    ``?`` or ``#`` in it is found, and deleting one name never deletes another."""
+    from urllib.parse import quote
+
+    try:
+        a, b = LayoutShelf.clean_name(a), LayoutShelf.clean_name(b)
+    except LayoutError:
+        return
+    if a.casefold() == b.casefold() or "proposal" in (a, b):
+        return
+    url = "/api/layouts/{}".format
+    turned = [[s.name for s in row] for row in example_layout().turn_section(1).rows]
+    assert screen.post("/api/layouts", json={"name": a, "rows": ROWS}).status_code == 200
+    assert screen.post("/api/layouts", json={"name": b, "rows": turned}).status_code == 200
+    assert screen.get(url(quote(b, safe=""))).json["rows"] == turned
+    assert screen.post(url(quote(b, safe="") + "/delete"), json={}).status_code == 200
+    assert screen.get(url(quote(b, safe=""))).status_code == 404
+    got = screen.get(url(quote(a, safe=""))).json
+    assert got["name"] == a and got["rows"] == ROWS
+    assert screen.post(url(quote(a, safe="") + "/delete"), json={}).json["layouts"] == []
+
+
+def test_proposal_is_not_a_layout_name_the_page_could_reach(screen):
+    r = screen.post("/api/layouts", json={"name": " proposal ", "rows": ROWS})
+    assert r.status_code == 400 and "camera's proposal" in r.json["error"]

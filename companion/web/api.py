@@ -505,7 +505,7 @@ def layout_proposal_dismiss() -> Response:
     return jsonify({"ok": True})
 
 
-@bp.get("/layouts/<name>")
+@bp.get("/layouts/<path:name>")  # a name may hold "/"
 @guard.admin_required
 def layout_get(name: str) -> Response:
     from ..micro import LayoutError
@@ -529,6 +529,7 @@ def layout_save() -> Response:
     rows, problems = _grid(data)
     if problems:
         abort(400, description="; ".join(problems))
+    _addressable(data.get("name"))
     try:
         layout = Layout.from_rows(rows, "")
         saved = _shelf().save(Layout(layout.rows, data.get("name")),  # type: ignore[arg-type]
@@ -538,12 +539,20 @@ def layout_save() -> Response:
     return jsonify({"ok": True, "layout": saved.to_dict(), "layouts": _shelf().list()})
 
 
-@bp.post("/layouts/<name>/rename")
+def _addressable(name: Any) -> None:
+    """A layout is addressed as ``/api/layouts/NAME``; ``proposal`` there is the camera's."""
+    if isinstance(name, str) and " ".join(name.split()) == "proposal":
+        abort(400, description="name: 'proposal' is where the camera's proposal is kept; "
+                               "choose another name")
+
+
+@bp.post("/layouts/<path:name>/rename")
 @guard.admin_required
 def layout_rename(name: str) -> Response:
     from ..micro import LayoutError
 
     data = body()
+    _addressable(data.get("to"))
     try:
         layout = _shelf().rename(name, data.get("to"))
     except LayoutError as e:
@@ -552,7 +561,7 @@ def layout_rename(name: str) -> Response:
     return jsonify({"ok": True, "layout": layout.to_dict(), "layouts": _shelf().list()})
 
 
-@bp.post("/layouts/<name>/delete")
+@bp.post("/layouts/<path:name>/delete")
 @guard.admin_required
 def layout_delete(name: str) -> Response:
     from ..micro import LayoutError
