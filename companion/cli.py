@@ -15,7 +15,9 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
+from . import inputs
 from .board import DOWN, LEFT, RIGHT, UP, Board
+from .names import shown
 from .rules import (
     InvalidMoveError,
     Position,
@@ -40,17 +42,9 @@ def example_path(name: str = "hardest-25.json") -> Path:
     return Path(str(resources.files("companion").joinpath("examples", name)))
 
 
-def load_position(path: str, rules: str | None = None) -> Position:
+def load_position(path: str, rules: str | None = None, option: str = "POSITION") -> Position:
     """Read a position file; ``-`` reads standard input. ``rules`` overrides the file's."""
-    if path == "-":
-        pos = Position.from_json(sys.stdin.read())
-    else:
-        pos = Position.load(path)
-    if rules is not None:
-        from dataclasses import replace
-
-        pos = replace(pos, rules=Rules.from_spec(rules))
-    return pos
+    return inputs.read_position(path, option, rules)
 
 
 def _color_enabled(stream) -> bool:
@@ -156,6 +150,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         route = parse_route(args.route)
     except InvalidMoveError as e:
         raise UsageError(f"--route: {e}") from None
+    if not route:
+        raise UsageError(f"--route: no moves in {args.route!r}; write them like "
+                         "\"blue up, red left\"")
     result = validate_route(pos, route, args.bid)
     if args.json:
         print(json.dumps(result.to_json(pos.board)))
@@ -256,24 +253,25 @@ def _solve_batch(args: argparse.Namespace) -> int:
     solution within the limit, else 0."""
     from dataclasses import replace
 
-    try:
-        lines = Path(args.position).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise UsageError(f"{args.position}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{args.position}: not a text file") from None
-    rules = Rules.from_spec(args.rules) if args.rules is not None else None
-    status = EXIT_OK
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    rules = None
+    if args.rules is not None:
         try:
-            pos = Position.from_json(line)
+            rules = Rules.from_spec(args.rules)
+        except PositionError as e:
+            raise UsageError(f"--rules: {e}") from None
+    lines = list(inputs.read_jsonl(args.position, "POSITION"))
+    status = EXIT_OK
+    for number, value, error in lines:
+        try:
+            if error is not None:
+                raise error
+            pos = inputs.position_from_line(value, f"line {number}")
             if rules is not None:
                 pos = replace(pos, rules=rules)
             out = _solve_one(pos, args.max_moves)
-        except (PositionError, UsageError) as e:
-            print(json.dumps({"error": f"line {number}: {e}"}), flush=True)
+        except (inputs.InputError, UsageError) as e:
+            message = str(e) if str(e).startswith("line ") else f"line {number}: {e}"
+            print(json.dumps({"error": message}), flush=True)
             status = EXIT_BAD
             continue
         print(json.dumps(out), flush=True)
@@ -313,15 +311,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- Micro Robots
 
 
-def _micro_layout(path: str):
-    from .micro import Layout, LayoutError
-
-    try:
-        if path == "-":
-            return Layout.from_json(sys.stdin.read())
-        return Layout.load(path)
-    except LayoutError as e:
-        raise UsageError(f"layout {e}" if path == "-" else str(e)) from None
+def _micro_layout(path: str, option: str = "LAYOUT"):
+    return inputs.read_layout(path, option)
 
 
 def _micro_space(option: str, text: str | None):
@@ -462,23 +453,20 @@ def _micro_parser(sub) -> None:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    from .store import JournalError, Store, default_path, recover
+    from .store import JournalError, default_path
 
     path = Path(args.db) if args.db else default_path()
     try:
         if args.recover:
-            out, kept, left = recover(path)
+            out, kept, left = inputs.recover_journal(path, "--db")
             lost = "an unknown number of" if left < 0 else str(left)
             print(f"copied {kept} intact journal rows into {out}; {lost} rows after the damage "
                   f"were left out; {path} is untouched")
             return EXIT_OK
-        if not path.exists():
-            if args.db:
-                raise UsageError(f"--db: no journal at {path}")
+        if not path.exists() and not args.db:
             games, players = [], {}
         else:
-            with Store(path, readonly=True) as store:
-                games, players = store.history(), store.player_stats()
+            games, players = inputs.read_history(path, "--db")
     except JournalError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -496,10 +484,11 @@ def _cmd_history(args: argparse.Namespace) -> int:
     for g in games:
         started = g["started"].replace("T", " ")[:16]
         game = "micro" if g.get("game") == "micro-robots" else "classic"
-        scores = ", ".join(f"{n} {c}" for n, c in zip(g["players"], g["chips"], strict=True))
-        won = ", ".join(g["winners"]) or "-"
-        print(f"{g['id']:>4}  {started:<19}  {game:<7}  {g['status']:<9}  {g['rounds']:>6}  "
-              f"{scores} → {won}")
+        scores = ", ".join(f"{shown(n)} {c}" for n, c in zip(g["players"], g["chips"],
+                                                             strict=True))
+        won = ", ".join(shown(n) for n in g["winners"]) or "-"
+        print(shown(f"{g['id']:>4}  {started:<19}  {game:<7}  {g['status']:<9}  "
+                    f"{g['rounds']:>6}  {scores} → {won}"))
     print()
     print("players")
     print(f"  {'name':<14} {'games':>5} {'won':>4} {'rounds':>6} {'bids':>5} {'optimal':>8} "
@@ -507,8 +496,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
     for name, st in players.items():
         share = "-" if st["optimal_share"] is None else f"{st['optimal_share']:.0%}"
         excess = "-" if st["average_excess"] is None else f"{st['average_excess']:+.2f}"
-        print(f"  {name:<14} {st['games']:>5} {st['games_won']:>4} {st['rounds_won']:>6} "
-              f"{st['bids_made']:>5} {share:>8} {excess:>10}")
+        print(f"  {shown(name):<14} {st['games']:>5} {st['games_won']:>4} "
+              f"{st['rounds_won']:>6} {st['bids_made']:>5} {share:>8} {excess:>10}")
     return EXIT_OK
 
 
@@ -527,7 +516,7 @@ def _history_parser(sub) -> None:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from . import verify
 
-    pos = load_position(args.start, args.rules)
+    pos = load_position(args.start, args.rules, "--start")
     if pos.target is None:
         raise UsageError("--start: the position has no target to verify against")
     if args.bid < 1:
@@ -537,10 +526,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"FRAMES: {args.frames!r} does not exist")
     try:
         if frames.is_file() and frames.suffix.lower() in (".jsonl", ".json"):
-            observations = verify.read_observation_log(frames)
+            observations = inputs.read_observations(frames, "FRAMES")
         else:
+            if frames.is_file():
+                inputs.check_video(frames, "FRAMES")
             observations = verify.frame_observations(frames, pos)
-        result = verify.replay(pos, args.bid, observations)
+        with inputs.quiet_stderr():  # the decoders' own complaints; ours come after
+            result = verify.replay(pos, args.bid, observations)
+    except inputs.InputError:
+        raise
     except ValueError as e:
         raise UsageError(f"FRAMES: {e}") from None
     if args.json:
@@ -586,6 +580,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
                          f"stream URL; {camera!r} is none of them")
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 12):
         raise UsageError("--pin: 4 to 12 digits")
+    if camera is not None and Path(camera).is_file():
+        from .vision.sources import IMAGE_SUFFIXES
+
+        if Path(camera).suffix.lower() in IMAGE_SUFFIXES:
+            inputs.read_image(camera, "--camera")
+        else:
+            inputs.check_video(camera, "--camera")
+    if args.pins is not None:
+        inputs.read_pinmap(args.pins, "--pins")
+    if args.colours is not None:
+        inputs.read_profile(args.colours, "--colours")
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
                       preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet,
                       colours=args.colours)
@@ -648,7 +653,7 @@ def _parse_pattern(text: str) -> tuple[int, int]:
 
 def _calibration_photos(paths: Sequence[str]):
     """Named pictures from files and folders; unreadable ones are named, not fatal."""
-    from .vision.sources import IMAGE_SUFFIXES, FrameSourceError, load_image
+    from .vision.sources import IMAGE_SUFFIXES
 
     files: list[Path] = []
     for text in paths:
@@ -665,9 +670,9 @@ def _calibration_photos(paths: Sequence[str]):
     images, unreadable = [], {}
     for f in files:
         try:
-            images.append((str(f), load_image(f)))
-        except FrameSourceError as e:
-            unreadable[str(f)] = str(e)
+            images.append((str(f), inputs.read_image(f, "PHOTOS")))
+        except inputs.InputError as e:
+            unreadable[str(f)] = str(e).removeprefix(f"PHOTOS {f}: ")
     return images, unreadable
 
 
@@ -676,7 +681,12 @@ def _cmd_calibration_camera(args: argparse.Namespace) -> int:
     from .vision.markers import write_chessboard_sheets
 
     if args.sheet:
-        for path in write_chessboard_sheets(args.sheet_dir, args.paper):
+        try:
+            written = write_chessboard_sheets(args.sheet_dir, args.paper)
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--sheet-dir: cannot write into {args.sheet_dir!r} "
+                             f"({getattr(e, 'strerror', None) or e})") from None
+        for path in written:
             print(f"wrote {path}")
         if not args.photos:
             return EXIT_OK
@@ -688,7 +698,9 @@ def _cmd_calibration_camera(args: argparse.Namespace) -> int:
     pattern = _parse_pattern(args.pattern)
     images, unreadable = _calibration_photos(args.photos)
     for name, why in unreadable.items():
-        print(f"skipped {name}: {why}", file=sys.stderr)
+        print(f"skipped {shown(name)}: {shown(why)}", file=sys.stderr)
+    if not images:
+        raise UsageError(f"PHOTOS: none of the {len(unreadable)} pictures could be read")
     try:
         result = calibrate(images, pattern, args.square_mm)
     except LensError as e:
@@ -747,17 +759,7 @@ def _calibration_parser(sub) -> None:
 
 
 def _vision_image(path: str):
-    from .vision.sources import FrameSourceError, load_image
-
-    try:
-        img = load_image(path)
-    except FrameSourceError as e:
-        raise UsageError(f"IMAGE: {e}") from None
-    if img.ndim == 2:
-        import cv2
-
-        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-    return img[..., :3]
+    return inputs.read_image(path, "IMAGE")
 
 
 def _vision_tiles(text: str | None) -> list[str] | None:
@@ -792,10 +794,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
     image = _vision_image(args.image)
     tiles = _vision_tiles(args.board)
     corners = _vision_corners(args.corners)
-    try:
-        profile = Profile.load(args.profile) if args.profile else Profile()
-    except ProfileError as e:
-        raise UsageError(f"--profile: {e}") from None
+    profile = inputs.read_profile(args.profile, "--profile") if args.profile else Profile()
     if args.robots is not None:
         try:
             profile = profile.for_robots([r.strip().lower() for r in args.robots.split(",")
@@ -840,7 +839,7 @@ def _cmd_micro_read(args: argparse.Namespace) -> int:
 
     image = _vision_image(args.image)
     corners = _vision_corners(args.corners)
-    layout = _micro_layout(args.layout) if args.layout else None
+    layout = _micro_layout(args.layout, "--layout") if args.layout else None
     if args.save and layout is not None:
         raise UsageError("--save: only when reading a layout, not with --layout")
     try:
@@ -1044,8 +1043,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.handler(args)
-    except (PositionError, UsageError, InvalidMoveError) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except (PositionError, UsageError, InvalidMoveError, inputs.InputError) as e:
+        print(f"error: {shown(e)}", file=sys.stderr)
         return EXIT_BAD
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)

@@ -47,7 +47,6 @@ import logging
 import math
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,14 +150,12 @@ class PinMap:
     @classmethod
     def load(cls, path: str | Path | None = None) -> PinMap:
         """Read a pins.toml (default: ``hardware/pins.toml`` of this checkout)."""
-        path = Path(path) if path is not None else DEFAULT_PINS
+        from .inputs import InputError, read_pinmap
+
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise PinMapError(f"{path}: cannot read the pin map ({e.strerror})") from None
-        except tomllib.TOMLDecodeError as e:
-            raise PinMapError(f"{path}: not valid TOML ({e})") from None
-        return cls.from_dict(data, source=str(path))
+            return read_pinmap(Path(path) if path is not None else DEFAULT_PINS, "pin map")
+        except InputError as e:
+            raise PinMapError(str(e)) from None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "pin map") -> PinMap:

@@ -264,25 +264,23 @@ class Layout:
 
     @classmethod
     def from_json(cls, text: str) -> Layout:
+        from .inputs import InputError, parse_json
+
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise LayoutError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+            data = parse_json(text)
+        except InputError as e:
+            raise LayoutError(str(e)) from None
         return cls.from_dict(data)
 
     @classmethod
     def load(cls, path: str | Path) -> Layout:
         """Read a layout file (``micro-layout/1``)."""
+        from .inputs import InputError, read_layout
+
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise LayoutError(f"{path}: {e.strerror or e}") from None
-        except UnicodeDecodeError:
-            raise LayoutError(f"{path}: not a text file") from None
-        try:
-            return cls.from_json(text)
-        except LayoutError as e:
-            raise LayoutError(f"{path}: {e}") from None
+            return read_layout(path, "layout")
+        except InputError as e:
+            raise LayoutError(str(e)) from None
 
     def to_dict(self) -> dict[str, Any]:
         """The layout file: ``{"format": "micro-layout/1", "name": "…", "rows": [["pink1", …],

@@ -480,22 +480,22 @@ class Position:
 
     @classmethod
     def from_json(cls, text: str) -> Position:
+        from .inputs import InputError, parse_json
+
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise PositionError(f"position: not valid JSON ({e.msg} at line {e.lineno})") from None
+            data = parse_json(text)
+        except InputError as e:
+            raise PositionError(f"position: {e}") from None
         return cls.from_dict(data)
 
     @classmethod
     def load(cls, path: str | Path) -> Position:
-        p = Path(path)
+        from .inputs import InputError, read_position
+
         try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise PositionError(f"position: cannot read {str(p)!r}: {e.strerror}") from None
-        except UnicodeDecodeError:
-            raise PositionError(f"position: {str(p)!r} is not a text file") from None
-        return cls.from_json(text)
+            return read_position(path, "position")
+        except InputError as e:
+            raise PositionError(str(e)) from None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

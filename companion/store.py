@@ -33,7 +33,9 @@ import math
 import random
 import re
 import sqlite3
+import threading
 import time
+import unicodedata
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
@@ -531,8 +533,15 @@ MAX_LAYOUT_NAME = 40
 class LayoutShelf:
     """The Micro Robots boards this table knows, saved by name: one ``micro-layout/1`` file
     each in a folder beside the journal (``micro-layouts/``), so ``companion micro solve``
-    reads them too. A layout's file name comes from its name (``Kitchen table`` →
-    ``kitchen-table.json``); two names that give one file name are refused.
+    reads them too.
+
+    The name inside each file is what the shelf goes by: a layout is found by reading the
+    names in the files (names are the same when they differ only in case or spacing), never
+    by guessing a file from a name. A new layout gets a file name of its own from its name
+    (``Kitchen table`` → ``kitchen-table.json``; ``日本`` → ``layout.json``, then ``中文`` →
+    ``layout-2.json``), so two names never share a file and deleting one never touches
+    another. Files written before (and by hand) read the same way; a file without a name goes
+    by its file name.
 
     >>> import tempfile
     >>> from companion.micro import example_layout
@@ -542,6 +551,8 @@ class LayoutShelf:
     >>> [x["name"] for x in shelf.list()]
     ['Kitchen table']
     """
+
+    _lock = threading.RLock()  # finding a free file and writing it are one step
 
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
@@ -557,7 +568,7 @@ class LayoutShelf:
         """A layout's name, trimmed; :class:`LayoutError` says what is wrong with it."""
         if not isinstance(name, str) or not name.strip():
             raise LayoutError("name: give the layout a name")
-        name = " ".join(name.split())
+        name = unicodedata.normalize("NFC", " ".join(name.split()))
         if len(name) > MAX_LAYOUT_NAME:
             raise LayoutError(f"name: at most {MAX_LAYOUT_NAME} characters")
         if not any(ch.isalnum() for ch in name):
@@ -566,24 +577,49 @@ class LayoutShelf:
             raise LayoutError("name: only printable characters")
         return name
 
+    @staticmethod
+    def _key(name: str) -> str:
+        return unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+
+    def _names(self) -> list[tuple[Path, str, str | None]]:
+        """Every file: (path, the name it goes by, why it does not read or None)."""
+        out = []
+        for f in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
+            try:
+                out.append((f, Layout.load(f).name or f.stem, None))
+            except LayoutError as e:
+                out.append((f, f.stem, str(e)))
+        return out
+
+    def _lookup(self, name: str) -> Path | None:
+        key = self._key(name)
+        return next((f for f, n, _ in self._names() if self._key(n) == key), None)
+
+    def _new_path(self, name: str) -> Path:
+        """A file no layout has yet, named after ``name`` as far as its letters allow."""
+        slug = re.sub(r"[^0-9a-z]+", "-", name.casefold()).strip("-")[:MAX_LAYOUT_NAME]
+        slug = slug.strip("-") or "layout"
+        path, n = self.folder / f"{slug}.json", 2
+        while path.exists():
+            path, n = self.folder / f"{slug}-{n}.json", n + 1
+        return path
+
     def path(self, name: str) -> Path:
-        slug = re.sub(r"[^0-9a-z]+", "-", self.clean_name(name).casefold()).strip("-")
-        return self.folder / f"{slug or 'layout'}.json"
+        """The file of the layout called ``name``, or the file a new one would get."""
+        name = self.clean_name(name)
+        with self._lock:
+            return self._lookup(name) or self._new_path(name)
 
     def list(self) -> list[dict[str, Any]]:
         """Every saved layout, by name: ``{"name", "file"}``, or with ``error`` for a file
         that no longer reads (it is listed, never deleted or overwritten unasked)."""
-        out = []
-        for f in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
-            try:
-                out.append({"name": Layout.load(f).name or f.stem, "file": f.name})
-            except LayoutError as e:
-                out.append({"name": f.stem, "file": f.name, "error": str(e)})
+        out = [{"name": n, "file": f.name} | ({"error": e} if e else {})
+               for f, n, e in self._names()]
         return sorted(out, key=lambda x: x["name"].casefold())
 
     def _find(self, name: str) -> Path:
-        path = self.path(name)
-        if not path.exists():
+        path = self._lookup(self.clean_name(name))
+        if path is None:
             raise LayoutError(f"no layout called {self.clean_name(name)!r}")
         return path
 
@@ -594,29 +630,34 @@ class LayoutShelf:
         """Save under the layout's name (replacing a layout of that name unless ``replace``
         is False); returns the layout as saved."""
         name = self.clean_name(layout.name)
-        path = self.path(name)
-        if path.exists():
-            try:
-                other = Layout.load(path).name
-            except LayoutError:
-                other = name
-            if not replace or other.casefold() != name.casefold():
+        with self._lock:
+            path = self._lookup(name)
+            if path is not None and not replace:
+                try:
+                    other = Layout.load(path).name or path.stem
+                except LayoutError:
+                    other = path.stem
                 raise LayoutError(f"name: a layout called {other!r} is already saved")
-        self.folder.mkdir(parents=True, exist_ok=True)
-        layout = layout.renamed(name)
-        layout.save(path)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            layout = layout.renamed(name)
+            layout.save(path or self._new_path(name))
         return layout
 
     def rename(self, old: str, new: str) -> Layout:
-        src = self._find(old)
-        layout = Layout.load(src).renamed(self.clean_name(new))
-        if self.path(new) != src:
-            self.save(layout, replace=False)
-            src.unlink()
-        else:
-            layout.save(src)
+        with self._lock:
+            src = self._find(old)
+            layout = Layout.load(src).renamed(self.clean_name(new))
+            other = self._lookup(layout.name)
+            if other is not None and other != src:
+                raise LayoutError(f"name: a layout called {layout.name!r} is already saved")
+            if self._key(layout.name) == self._key(old):
+                layout.save(src)
+            else:
+                layout.save(self._new_path(layout.name))
+                src.unlink()
         return layout
 
     def delete(self, name: str) -> None:
-        self._find(name).unlink()
+        with self._lock:
+            self._find(name).unlink()
 

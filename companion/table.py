@@ -50,6 +50,7 @@ from . import i18n, micro, speech
 from .board import Board, tile_names
 from .game import COMMANDS, Game, GameError
 from .micro import MicroGame, MicroOptions, Space
+from .names import PlayerNameError, check_command_names
 from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
 from .store import CLASSIC, GAMES, MICRO, LayoutShelf, command_kind, engine_command, game_kind
 from .store import running as clock_running
@@ -485,8 +486,9 @@ class Table:
         cmd.setdefault("source", source)
         clean = {k: v for k, v in cmd.items() if k != "source"}
         try:
+            clean = check_command_names(clean)  # names enter the game here, and only here
             events = self._game_apply(clean)
-        except GameError as e:
+        except (GameError, PlayerNameError) as e:
             return Outcome(False, str(e))
         except RuntimeError as e:  # the store's JournalError: the disk refused it
             log.error("journal: %s", e)

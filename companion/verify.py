@@ -64,7 +64,7 @@ page. Cells are names (``"c2"``).
 
 from __future__ import annotations
 
-import json
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -996,35 +996,26 @@ def read_observation_log(path: str | Path) -> list[tuple[float, dict[str, str] |
     """A recorded observation stream: one JSON object a line, ``{"at": 12.5, "robots":
     {"blue": "c2", ...}}`` (``"robots": null`` while the board was hidden).
 
-    Raises ``ValueError`` naming the line that is wrong."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ValueError(f"{str(p)!r}: cannot read it: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{str(p)!r}: not a text file of observations") from None
-    out: list[tuple[float, dict[str, str] | None]] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{p.name} line {n}: not JSON ({e.msg})") from None
-        if not isinstance(data, dict) or "robots" not in data:
-            raise ValueError(f"{p.name} line {n}: an object with 'at' and 'robots'")
-        at = data.get("at", float(n))
-        robots = data["robots"]
-        if isinstance(at, bool) or not isinstance(at, int | float):
-            raise ValueError(f"{p.name} line {n}: 'at' is a time in seconds, not {at!r}")
-        if robots is not None and not (
-            isinstance(robots, dict)
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in robots.items())
-        ):
-            raise ValueError(f"{p.name} line {n}: 'robots' maps robot names to cells, or null")
-        out.append((float(at), robots))
-    return out
+    Raises ``ValueError`` naming the file and the line that is wrong."""
+    from .inputs import read_observations
+
+    return read_observations(path, "observation log")
+
+
+def observation_from_line(data: Any, n: int) -> tuple[float, dict[str, str] | None]:
+    """One parsed line of an observation log (line ``n``), or ``ValueError`` naming it."""
+    if not isinstance(data, dict) or "robots" not in data:
+        raise ValueError(f"line {n}: an object with 'at' and 'robots'")
+    at = data.get("at", float(n))
+    robots = data["robots"]
+    if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
+        raise ValueError(f"line {n}: 'at' is a time in seconds, not {at!r}")
+    if robots is not None and not (
+        isinstance(robots, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in robots.items())
+    ):
+        raise ValueError(f"line {n}: 'robots' maps robot names to cells, or null")
+    return float(at), robots
 
 
 def frame_observations(

@@ -64,7 +64,7 @@ def test_check_reports_a_bid_not_met(cli, tmp_path):
 
 
 @pytest.mark.parametrize("data,message", [
-    ("{broken", "not valid JSON"),
+    ("{broken", "not JSON"),
     ({**SMALL, "colour": 1}, "unknown key 'colour'"),
     ({**SMALL, "robots": {"red": "a1", "green": "a1"}}, "robots.green"),
     ({**SMALL, "board": {"tiles": ["1A", "2A", "3A", "5A"]}}, "unknown tile"),

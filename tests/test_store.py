@@ -652,7 +652,7 @@ def test_layouts_are_saved_by_name_beside_the_journal(tmp_path):
     shelf.save(turned)  # the same name again replaces it
     assert shelf.load("Kitchen table") == turned
     with pytest.raises(LayoutError, match="already saved"):
-        shelf.save(example_layout().renamed("Kitchen-Table!"), replace=False)
+        shelf.save(example_layout().renamed("KITCHEN  TABLE"), replace=False)
     shelf.save(example_layout().renamed("Cellar"))
     shelf.rename("cellar", "Attic")
     assert [x["name"] for x in shelf.list()] == ["Attic", "kitchen table"]

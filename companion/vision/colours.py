@@ -89,8 +89,9 @@ class Profile:
             if k not in DEFAULT_REFERENCES:
                 raise ProfileError(f"colour profile: unknown class {k!r}")
             if not (isinstance(v, list) and len(v) == 3
-                    and all(isinstance(x, int | float) for x in v)):
-                raise ProfileError(f"colour profile: references.{k} must be [L, a, b]")
+                    and all(isinstance(x, int | float) and -200 <= x <= 200 for x in v)):
+                raise ProfileError(f"colour profile: references.{k} must be [L, a, b] "
+                                   "(numbers from -200 to 200)")
             out[k] = (float(v[0]), float(v[1]), float(v[2]))
         robots = data.get("robots", list(DEFAULT_ROBOTS))
         if not isinstance(robots, list) or any(r not in ROBOT_COLOURS for r in robots):
@@ -102,14 +103,12 @@ class Profile:
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
+        from ..inputs import InputError, read_profile
+
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise ProfileError(f"colour profile {path}: {e.strerror or e}") from None
-        except json.JSONDecodeError as e:
-            raise ProfileError(f"colour profile {path}: not JSON ({e.msg}, line {e.lineno})") \
-                from None
-        return cls.from_dict(data)
+            return read_profile(path, "colour profile")
+        except InputError as e:
+            raise ProfileError(str(e)) from None
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")

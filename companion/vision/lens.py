@@ -88,13 +88,14 @@ class LensProfile:
 
     @classmethod
     def load(cls, path: str | Path) -> LensProfile:
-        p = Path(path)
+        from ..inputs import InputError, read_json
+
+        if not Path(path).exists():
+            raise LensError(f"{path}: no such lens profile")
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise LensError(f"{p}: no such lens profile") from None
-        except (OSError, json.JSONDecodeError) as e:
-            raise LensError(f"{p}: not a readable JSON lens profile ({e})") from None
+            data = read_json(path, "lens profile")
+        except InputError as e:
+            raise LensError(f"{path}: not a readable JSON lens profile ({e})") from None
         return cls.from_dict(data)
 
     # -- use

@@ -403,7 +403,15 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as e:
         raise FrameSourceError(f"{p}: cannot be read ({e.strerror or e})") from None
-    img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    # A broken file is reported below, once, naming it; OpenCV's own warnings about it
+    # (several lines on the standard error) are kept off the terminal.
+    logging = cv2.utils.logging
+    level = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
+    finally:
+        logging.setLogLevel(level)
     if img is None:
         raise FrameSourceError(f"{p}: not a picture OpenCV can decode")
     return _check_image(img, str(p))

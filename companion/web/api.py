@@ -13,6 +13,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
+from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
 from .events import BrokerClosed, BrokerFull
 
@@ -146,7 +147,7 @@ def events() -> Response:
 
 @bp.get("/history")
 def history() -> Response:
-    return jsonify(_table().history())
+    return jsonify(shown_history(_table().history()))
 
 
 # ---------------------------------------------------------------- players
@@ -259,6 +260,11 @@ def command() -> Response:
                                 or not all(isinstance(x, str) and 0 < len(x) <= MAX_SPACE_TEXT
                                            for x in value)):
             abort(400, description="spaces: a list of spaces like ['pink6', 'white6']")
+        if key == "name" and isinstance(value, dict) and "name" in value:
+            try:
+                value = {**value, "name": check_player_name(value["name"], "name")}
+            except PlayerNameError as e:
+                abort(400, description=str(e))
         cmd[key] = value
     if kind in ("verdict", "correct"):
         cmd["by"] = "referee"
@@ -270,11 +276,14 @@ def command() -> Response:
 def setup() -> Response:
     data = body()
     players = data.get("players")
-    if (not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS
-            or not all(isinstance(p, str) and 0 < len(p.strip()) <= 24 for p in players)):
+    if not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS:
         abort(400, description=f"players: 1 to {MAX_SEATS} names of 1-24 characters")
+    try:
+        players = [check_player_name(p, f"players[{i}]") for i, p in enumerate(players)]
+    except PlayerNameError as e:
+        abort(400, description=str(e))
     if data.get("game", "ricochet-robots") == "micro-robots":
-        return _micro_setup(data, [p.strip() for p in players])
+        return _micro_setup(data, players)
     if data.get("game", "ricochet-robots") != "ricochet-robots":
         abort(400, description="game: ricochet-robots or micro-robots")
     preset = data.get("preset", "abacus-2013")
@@ -288,7 +297,7 @@ def setup() -> Response:
                               or not all(isinstance(t, str) for t in tiles)):
         abort(400, description="tiles: four tile names like ['4B', '3B', '2B', '1A']")
     try:
-        spec = _table().check_setup([p.strip() for p in players], preset, options, tiles)
+        spec = _table().check_setup(players, preset, options, tiles)
     except ValueError as e:
         abort(400, description=str(e))
     return _outcome(_table().submit(spec, "page"))
@@ -496,7 +505,7 @@ def layout_proposal_dismiss() -> Response:
     return jsonify({"ok": True})
 
 
-@bp.get("/layouts/<name>")
+@bp.get("/layouts/<path:name>")  # a name may hold "/"
 @guard.admin_required
 def layout_get(name: str) -> Response:
     from ..micro import LayoutError
@@ -520,6 +529,7 @@ def layout_save() -> Response:
     rows, problems = _grid(data)
     if problems:
         abort(400, description="; ".join(problems))
+    _addressable(data.get("name"))
     try:
         layout = Layout.from_rows(rows, "")
         saved = _shelf().save(Layout(layout.rows, data.get("name")),  # type: ignore[arg-type]
@@ -529,12 +539,20 @@ def layout_save() -> Response:
     return jsonify({"ok": True, "layout": saved.to_dict(), "layouts": _shelf().list()})
 
 
-@bp.post("/layouts/<name>/rename")
+def _addressable(name: Any) -> None:
+    """A layout is addressed as ``/api/layouts/NAME``; ``proposal`` there is the camera's."""
+    if isinstance(name, str) and " ".join(name.split()) == "proposal":
+        abort(400, description="name: 'proposal' is where the camera's proposal is kept; "
+                               "choose another name")
+
+
+@bp.post("/layouts/<path:name>/rename")
 @guard.admin_required
 def layout_rename(name: str) -> Response:
     from ..micro import LayoutError
 
     data = body()
+    _addressable(data.get("to"))
     try:
         layout = _shelf().rename(name, data.get("to"))
     except LayoutError as e:
@@ -543,7 +561,7 @@ def layout_rename(name: str) -> Response:
     return jsonify({"ok": True, "layout": layout.to_dict(), "layouts": _shelf().list()})
 
 
-@bp.post("/layouts/<name>/delete")
+@bp.post("/layouts/<path:name>/delete")
 @guard.admin_required
 def layout_delete(name: str) -> Response:
     from ..micro import LayoutError
