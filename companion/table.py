@@ -795,6 +795,7 @@ class Table:
             "buttons": self._virtual_buttons(),
             "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
+            "devices": self._devices_status(),
             "game": CLASSIC,
             "proposal": self._proposal is not None,
             # what the camera sees on the centre piece while the game waits for a chip, and
@@ -864,6 +865,16 @@ class Table:
             self.hardware.show(view)
         except Exception:  # noqa: BLE001 - a LED fault must not stop the game
             log.exception("hardware.show")
+
+    def _devices_status(self) -> dict[str, Any] | None:
+        """The buttons and lights that do not work and why, for the page (``None``: all do)."""
+        hw = self.hardware
+        if hw is None or not hasattr(hw, "status"):
+            return None
+        missing = [name for name, state in hw.status().items() if state != "ok"]
+        if not missing:
+            return None
+        return {"missing": missing, "problems": list(getattr(hw, "problems", ()))[:4]}
 
     def _virtual_buttons(self) -> list[dict[str, Any]] | None:
         """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
@@ -1096,6 +1107,7 @@ class Table:
             "buttons": self._virtual_buttons(),
             "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
+            "devices": self._devices_status(),
         }
 
     def _micro_hardware_view(self) -> dict[str, Any]:

@@ -42,6 +42,7 @@
     }
     $("message").textContent = s.message || "";
     renderCamera(s.camera);
+    renderDevices(s.devices);
     renderJoin(s);
     renderButtons(s);
     document.body.dataset.seq = s.seq;
@@ -71,6 +72,13 @@
     box.textContent = text;
     box.dataset.view = real ? (c.view || "") : "";
     box.dataset.ok = real && !c.error ? "1" : "0";
+  }
+
+  // Buttons and lights that do not work, and why (no GPIO, a chip that cannot be opened).
+  function renderDevices(d) {
+    const box = $("devices-status");
+    box.textContent = d ? `Not working: ${d.missing.join(", ")}. ${d.problems.join(" ")}` : "";
+    box.dataset.ok = d ? "0" : "1";
   }
 
   // The chip on the centre piece as the camera sees it while a chip is awaited, and the
