@@ -1595,8 +1595,9 @@ class CameraFeed:
     def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
                  micro_sim: MicroSimWorld | None = None, interval: float = 0.2,
                  profile: Any = None, profile_path: str | Path | None = None,
-                 stable: int = 3) -> None:
+                 stable: int = 3, setup: Any = None) -> None:
         self.table = table
+        self.setup = setup  # the camera's calibration (vision/camera_setup.py), or None
         self.spec = spec
         self.sim = sim
         self.micro_sim = micro_sim
@@ -1683,7 +1684,8 @@ class CameraFeed:
         while not self._stop.is_set():
             if self._source is None:
                 try:
-                    self._source = open_source(self.spec)
+                    opts = self.setup.options(self.spec) if self.setup is not None else {}
+                    self._source = open_source(self.spec, **opts)
                 except (FrameSourceError, ValueError, OSError) as e:
                     self._trouble(f"camera {self.spec}: {e}; trying again")
                     self._stop.wait(3.0)
@@ -1995,6 +1997,9 @@ class CameraFeed:
         with self._lock:
             self.profile = profile
             self._profile_version += 1
+        if self.setup is not None and self._source is not None:
+            # the colours hold while the light on them does: fix exposure and white balance
+            out["camera"] = self.setup.keep_lock(self._source)
         return out
 
     def read_layout(self) -> Any:

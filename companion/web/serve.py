@@ -92,6 +92,7 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from ..rules import PRESETS
     from ..store import Store, default_path
     from ..table import CameraFeed, MicroSimWorld, SimWorld, Table
+    from ..vision.camera_setup import CameraSetup
     from . import create_app
 
     if opts.preset not in PRESETS:
@@ -112,9 +113,12 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
         table.sim = SimWorld()
         table.micro_sim = MicroSimWorld()
     colours = Path(opts.colours) if opts.colours else db.parent / COLOURS_FILE
+    setup = CameraSetup(db.parent)  # lens.json and camera.json beside the journal
+    if camera != "sim":
+        print(f"camera calibration: {setup.describe(camera)}", file=out)
     table.attach_camera(CameraFeed(table, camera, sim=table.sim, micro_sim=table.micro_sim,
                                    profile=load_colours(colours, given=bool(opts.colours)),
-                                   profile_path=colours))
+                                   profile_path=colours, setup=setup))
 
     def from_buttons(cmd: dict[str, Any]) -> None:
         if cmd.get("type") == "dial":
