@@ -116,6 +116,9 @@ def test_locking_keeps_the_controls_and_the_next_start_applies_them(tmp_path, mo
         assert rig.manager[0].applied == {"AfMode": 0, "LensPosition": 2.0, **locked}
     assert rig.acquired == set()
     assert setup.keep_lock(object()) is None  # a camera that cannot be locked
+    closed = PiCameraSource()
+    assert setup.keep_lock(closed) == {"error": "exposure and white balance not locked: "
+                                                "pi: not open"}
 
 
 def test_the_table_opens_its_camera_with_the_calibration(tmp_path, monkeypatch):

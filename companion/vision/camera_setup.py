@@ -102,14 +102,18 @@ class CameraSetup:
 
     def keep_lock(self, source: Any) -> dict[str, Any] | None:
         """Lock the camera's exposure and white balance at their current values and keep
-        them in camera.json; ``None`` for a camera that cannot be locked (not a Pi camera)."""
+        them in camera.json; ``None`` for a camera that cannot be locked (not a Pi camera),
+        ``{"error": why}`` when locking or keeping failed (the colours are learned anyway)."""
         camera = getattr(source, "inner", source)  # an undistorted source wraps the camera
         if camera is None or not hasattr(camera, "lock"):
             return None
-        controls = camera.lock()
-        settings = self.load()
-        settings["controls"] = dict(controls)
-        self.save(settings)
+        try:
+            controls = camera.lock()
+            settings = self.load()
+            settings["controls"] = dict(controls)
+            self.save(settings)
+        except Exception as e:  # noqa: BLE001 - a camera gone, a full disk: say so
+            return {"error": f"exposure and white balance not locked: {e}"}
         return controls
 
     def save(self, settings: Mapping[str, Any]) -> None:
