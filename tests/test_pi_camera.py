@@ -105,14 +105,14 @@ def test_a_read_that_times_out_releases_the_camera_once_the_driver_lets_go(rig):
 
 
 def test_a_start_that_finishes_after_its_deadline_is_closed_when_it_does(rig):
-    rig.start_delay = 0.8
+    rig.start_delay = 2.0
     cam = PiCameraSource(open_timeout=0.3)
     t0 = time.monotonic()
     with pytest.raises(FrameSourceError, match="did not start within"):
         cam.open()
-    assert time.monotonic() - t0 < 0.7
+    assert time.monotonic() - t0 < 1.5
     assert rig.acquired == {0}  # still opening
-    assert wait_until(lambda: rig.opened == 1 and rig.acquired == set())
+    assert wait_until(lambda: rig.opened == 1 and rig.acquired == set(), 10.0)
     rig.start_delay = 0.0
     with cam.open():
         cam.read()
