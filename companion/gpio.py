@@ -453,6 +453,15 @@ class Hardware:
             return pin_factory
         from gpiozero import Device
 
+        from .pinfactory import PinFactoryError, pin_factory
+
+        try:  # the header's chip found by its label (gpiozero guesses it from the model)
+            factory = pin_factory()
+        except PinFactoryError as e:
+            self._report("factory", f"no GPIO: {e}; running without buttons and LEDs")
+            return None
+        if factory is not None:
+            return factory
         try:
             Device.ensure_pin_factory()
         except Exception as e:  # no GPIO library or not a Pi: run without hardware

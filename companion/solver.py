@@ -56,6 +56,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .memcap import memory_cap
 from .rules import Move, Position, validate_route
 from .solver_tables import (
     DEFLECTED_BIT,
@@ -887,7 +888,7 @@ class _Search:
         self.max_cost = max_cost
         self.deadline = deadline
         self.cancel = cancel
-        self.memory_limit = memory_limit
+        self.memory_limit = memory_cap(memory_limit)  # and no more than is free now
         self.layout = lay = _make_layout(position, claimers)
         self.tables: list[KindTables] = [kind_tables(self.board, self.rules, k)
                                          for k in lay.kinds]

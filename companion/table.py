@@ -850,6 +850,7 @@ class Table:
             "buttons": self._virtual_buttons(),
             "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
+            "devices": self._devices_status(),
             "game": CLASSIC,
             "proposal": self._proposal is not None,
             # what the camera sees on the centre piece while the game waits for a chip, and
@@ -924,6 +925,16 @@ class Table:
             self.hardware.show(view)
         except Exception:  # noqa: BLE001 - a LED fault must not stop the game
             log.exception("hardware.show")
+
+    def _devices_status(self) -> dict[str, Any] | None:
+        """The buttons and lights that do not work and why, for the page (``None``: all do)."""
+        hw = self.hardware
+        if hw is None or not hasattr(hw, "status"):
+            return None
+        missing = [name for name, state in hw.status().items() if state != "ok"]
+        if not missing:
+            return None
+        return {"missing": missing, "problems": list(getattr(hw, "problems", ()))[:4]}
 
     def _virtual_buttons(self) -> list[dict[str, Any]] | None:
         """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
@@ -1158,6 +1169,7 @@ class Table:
             "buttons": self._virtual_buttons(),
             "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
             "camera": self.camera.status() if self.camera is not None else None,
+            "devices": self._devices_status(),
         }
 
     def _micro_hardware_view(self) -> dict[str, Any]:
@@ -1658,8 +1670,9 @@ class CameraFeed:
     def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
                  micro_sim: MicroSimWorld | None = None, interval: float = 0.2,
                  profile: Any = None, profile_path: str | Path | None = None,
-                 stable: int = 3) -> None:
+                 stable: int = 3, setup: Any = None) -> None:
         self.table = table
+        self.setup = setup  # the camera's calibration (vision/camera_setup.py), or None
         self.spec = spec
         self.sim = sim
         self.micro_sim = micro_sim
@@ -1746,7 +1759,8 @@ class CameraFeed:
         while not self._stop.is_set():
             if self._source is None:
                 try:
-                    self._source = open_source(self.spec)
+                    opts = self.setup.options(self.spec) if self.setup is not None else {}
+                    self._source = open_source(self.spec, **opts)
                 except (FrameSourceError, ValueError, OSError) as e:
                     self._trouble(f"camera {self.spec}: {e}; trying again")
                     self._stop.wait(3.0)
@@ -2058,6 +2072,9 @@ class CameraFeed:
         with self._lock:
             self.profile = profile
             self._profile_version += 1
+        if self.setup is not None and self._source is not None:
+            # the colours hold while the light on them does: fix exposure and white balance
+            out["camera"] = self.setup.keep_lock(self._source)
         return out
 
     def read_layout(self) -> Any:

@@ -33,3 +33,18 @@ def test_too_few_or_too_many_frames_are_refused(tmp_path, capsys):
         with pytest.raises(SystemExit):
             camera.run(["--frames", n, "--out", str(tmp_path / "x.json")])
         assert "--frames" in capsys.readouterr().err
+
+
+def test_the_bench_reads_frames_at_the_size_asked_for(tmp_path, capsys):
+    import pytest
+
+    out = tmp_path / "bench.json"
+    assert camera.run(["--frames", "4", "--size", "1640x1232", "--out", str(out)]) == 0
+    assert "1640x1232" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["size"] == [1640, 1232]
+    assert all(r["frames"] == 4 and r["view"] == "board" for r in report["sets"])
+    for bad in ("1640", "10x10", "axb"):
+        with pytest.raises(SystemExit):
+            camera.run(["--size", bad, "--out", str(tmp_path / "x.json")])
+        assert "--size" in capsys.readouterr().err

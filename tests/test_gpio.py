@@ -26,6 +26,11 @@ from companion.gpio import (
     hourglass_levels,
     main,
 )
+from companion.wiring import render_svg
+
+# the full map (no HAT): a 10-LED hourglass and player LEDs, the devices these tests drive
+FULL_PINS = DEFAULT_PINS.with_name("pins-full.toml")
+AUDIO_AND_HAT_PINS = {0, 1, 12, 13, 18, 19, 20, 21}
 
 START = 1000.0  # fake-clock time the timer starts at
 WAIT = 5.0  # generous ceiling for events; tests finish long before it on a working build
@@ -79,7 +84,7 @@ def view(phase="bidding", *, mode="multi", running=False, duration=60.0, remaini
 
 @pytest.fixture
 def pins():
-    return PinMap.load()
+    return PinMap.load(FULL_PINS)
 
 
 @pytest.fixture
@@ -121,8 +126,9 @@ def tap(hw, name, index=None):
 # ---------------------------------------------------------------- the pin map
 
 
-def test_default_pin_map_fits_the_header_for_four_players_with_every_device():
-    data = tomllib.loads(DEFAULT_PINS.read_text())
+@pytest.mark.parametrize("path", [DEFAULT_PINS, FULL_PINS])
+def test_the_pin_maps_fit_the_header_for_four_players(path):
+    data = tomllib.loads(path.read_text())
     used: list[int] = []
 
     def collect(node):
@@ -135,13 +141,17 @@ def test_default_pin_map_fits_the_header_for_four_players_with_every_device():
                 used.extend(value)
 
     collect(data)
-    assert {"hourglass", "start", "bid", "dial", "buzzer", "display", "player_leds"} <= set(data)
-    assert len(data["hourglass"]["pins"]) == 10
-    assert len(data["bid"]["pins"]) == 4 and len(data["player_leds"]["pins"]) == 4
+    assert {"hourglass", "start", "bid", "dial", "buzzer", "display"} <= set(data)
+    assert len(data["bid"]["pins"]) == 4
+    if path == FULL_PINS:  # every device
+        assert len(data["hourglass"]["pins"]) == 10 and len(data["player_leds"]["pins"]) == 4
+    else:  # a sound HAT's pins stay free
+        assert len(data["hourglass"]["pins"]) == 7
+        assert not set(used) & AUDIO_AND_HAT_PINS
     assert all(isinstance(p, int) and p in HEADER_GPIOS for p in used), used
     duplicates = sorted({p for p in used if used.count(p) > 1})
     assert duplicates == [], f"pins used twice: {duplicates}"
-    assert len(PinMap.load().assignments()) == len(used)
+    assert len(PinMap.load(path).assignments()) == len(used)
 
 
 def test_pin_collision_is_rejected_naming_both_uses():
@@ -172,20 +182,38 @@ def test_wiring_diagram_shows_every_pin_of_the_pin_map():
     drawn = {int(g.get("data-gpio")): g.get("data-use") for g in svg.iter()
              if g.get("data-gpio") is not None}
     assert drawn == PinMap.load().assignments()
+    # the diagram is the drawing of the pin map, made by companion.wiring
+    assert (DEFAULT_PINS.parent / "wiring.svg").read_text() == render_svg(PinMap.load())
+    full = ET.fromstring(render_svg(PinMap.load(FULL_PINS)))
+    assert {int(g.get("data-gpio")) for g in full.iter() if g.get("data-gpio")} == \
+        set(PinMap.load(FULL_PINS).assignments())
+
+
+def test_the_diagram_wires_the_buttons_on_the_fixed_pull_ups_straight_to_the_switch():
+    svg = render_svg(PinMap.load(FULL_PINS))
+    for gpio in (2, 3):
+        group = svg.split(f'data-gpio="{gpio}"', 1)[1].split("</g>", 1)[0]
+        assert "no resistor" in group and "1 kΩ" not in group
+    group = svg.split('data-gpio="4"', 1)[1].split("</g>", 1)[0]
+    assert "1 kΩ → switch → GND" in group
 
 
 def test_pin_map_check_lists_every_pin_and_rejects_a_bad_map(tmp_path, capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
-    assert "GPIO18  buzzer.pin" in out and "27 pins in use; free: GPIO1" in out
+    assert "GPIO10  buzzer.pin" in out
+    assert "20 pins in use; free: GPIO0, GPIO1, GPIO12, GPIO13, GPIO18, GPIO19, GPIO20, " \
+           "GPIO21" in out
+    assert main([str(FULL_PINS)]) == 0
+    assert "27 pins in use; free: GPIO1" in capsys.readouterr().out
     bad = tmp_path / "pins.toml"
-    bad.write_text(DEFAULT_PINS.read_text().replace("pin = 18", "pin = 3"))
+    bad.write_text(DEFAULT_PINS.read_text().replace("pin = 10", "pin = 3"))
     assert main([str(bad)]) == 2
     assert "GPIO3 is used twice: start.pin and buzzer.pin" in capsys.readouterr().err
 
 
 def test_optional_devices_can_be_left_out():
-    data = tomllib.loads(DEFAULT_PINS.read_text())
+    data = tomllib.loads(FULL_PINS.read_text())
     for name in ("dial", "buzzer", "display", "player_leds"):
         del data[name]
     pins = PinMap.from_dict(data)

@@ -1,7 +1,8 @@
 """``companion bench camera``: how long the table's camera thread takes per frame.
 
 The real :class:`~companion.table.CameraFeed` of a table reads a folder of rendered frames at
-1280×960 (``companion run --camera DIR``), with the reader the game on the table asks for:
+1280×960 (``companion run --camera DIR``; the Pi camera's capture size, ``--size`` for another,
+e.g. 1640x1232, the sensor's binned full view), with the reader the game on the table asks for:
 
 * **classic, chip off** — a round is on (a chip revealed): the board's tiles, the five robots
   (the silver one plays) and the occlusion test, every frame;
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import logging
 import platform
+import re
 import statistics
 import tempfile
 import time
@@ -57,15 +59,23 @@ def _micro(t: Table) -> None:
     assert t.submit({"type": "place", "start": "pink1", "target": "white2"}).ok
 
 
-def _frames(folder: Path, kind: str, n: int, seed: int) -> Path:
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)x(\d+)", text)
+    if not m or not (320 <= int(m[1]) <= 4096 and 240 <= int(m[2]) <= 3072):
+        raise argparse.ArgumentTypeError(f"{text!r}: WIDTHxHEIGHT, like 1280x960 (320x240 to "
+                                         "4096x3072)")
+    return int(m[1]), int(m[2])
+
+
+def _frames(folder: Path, kind: str, n: int, seed: int, size: tuple[int, int] = SIZE) -> Path:
     folder.mkdir(parents=True)
     for i in range(n):
         if kind == "micro":
             image = render_micro(example_layout(), "pink1", seed=seed, noise_seed=i, noise=2,
-                                 tilt=12, size=SIZE).image
+                                 tilt=12, size=size).image
         else:
             image = render({"board": {"tiles": TILES}, "robots": ROBOTS, "target": CHIP},
-                           seed=seed, noise_seed=i, noise=2, tilt=12, size=SIZE).image
+                           seed=seed, noise_seed=i, noise=2, tilt=12, size=size).image
         cv2.imwrite(str(folder / f"{i:04d}.png"), image)
     return folder
 
@@ -101,6 +111,8 @@ def run(argv: list[str]) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=30, help="frames per set (30, at most 50)")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--size", type=_size, default=SIZE,
+                        help="frame size WIDTHxHEIGHT (1280x960, what the Pi camera captures)")
     parser.add_argument("--threads", type=int, default=1,
                         help="OpenCV threads (1: one core, 0: OpenCV's default)")
     parser.add_argument("--out", default="bench-camera.json", help="where to write the JSON")
@@ -119,20 +131,21 @@ def run(argv: list[str]) -> int:
     quiet.setLevel(logging.ERROR)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-camera-") as tmp:
-            folders = {kind: _frames(Path(tmp) / kind, kind, args.frames, args.seed)
+            folders = {kind: _frames(Path(tmp) / kind, kind, args.frames, args.seed, args.size)
                        for kind in ("classic", "micro")}
             for name, kind, prepare in sets:
                 rows.append({"set": name, **_measure(folders[kind], prepare)})
     finally:
         quiet.setLevel(level)
-    print(f"the table's camera thread at {SIZE[0]}x{SIZE[1]}, {args.frames} frames per set, "
+    print(f"the table's camera thread at {args.size[0]}x{args.size[1]}, {args.frames} frames "
+          "per set, "
           f"OpenCV threads: {args.threads or cv2.getNumThreads()}")
     print(f"{'set':<18} {'first ms':>9} {'median ms':>10} {'p90 ms':>8} {'max ms':>8} "
           f"{'frames/s':>9}")
     for r in rows:
         print(f"{r['set']:<18} {r['first_ms']:>9.1f} {r['median_ms']:>10.1f} "
               f"{r['p90_ms']:>8.1f} {r['max_ms']:>8.1f} {r['frames_per_s']:>9.1f}")
-    report = {"benchmark": "camera", "size": list(SIZE), "frames_per_set": args.frames,
+    report = {"benchmark": "camera", "size": list(args.size), "frames_per_set": args.frames,
               "seed": args.seed, "threads": args.threads, "machine": platform.platform(),
               "sets": rows}
     return write_report(args.out, report)

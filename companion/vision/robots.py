@@ -82,8 +82,14 @@ def prepare(image: np.ndarray, loc: Location) -> Frame:
     board's white and how the light falls across it."""
     h, w = image.shape[:2]
     scale = min(1.0, WORK_SIZE / max(h, w))
-    small = image if scale == 1.0 else cv2.resize(
-        image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    small, left = image, scale
+    while left <= 0.5:  # exact halvings (OpenCV's fast path), then bilinear under 2:1
+        hh, ww = small.shape[0] // 2 * 2, small.shape[1] // 2 * 2
+        small = cv2.resize(small[:hh, :ww], (ww // 2, hh // 2), interpolation=cv2.INTER_AREA)
+        left *= 2
+    if left < 1.0:
+        small = cv2.resize(small, (round(w * scale), round(h * scale)),
+                           interpolation=cv2.INTER_LINEAR)
     small = cv2.blur(small, (3, 3)).astype(np.float32)
     rect = loc.warp(image, 6)
     white = white_of(rect)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import queue
 import re
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -209,11 +210,31 @@ class _Worker:
             raise box["error"]
         return box.get("result")
 
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` after whatever the worker is doing now, without waiting for it."""
+        self._jobs.put((fn, {"done": threading.Event()}))
+
     def stop(self) -> None:
         self._jobs.put(None)
 
 
 # ---------------------------------------------------------------- OpenCV devices, files, streams
+
+
+def capture_attempts(target: int | str, timeout: float) -> list[tuple[int, list[int]]]:
+    """The OpenCV backends to try for ``target``, in order, each with only the parameters it
+    takes. The open and read timeouts are FFmpeg's alone: V4L2 (a USB camera on Linux) and
+    GStreamer refuse a parameter they do not know and the backend is then skipped. So a
+    camera index gets none; a stream gets them on FFmpeg (the backend that can time out); a
+    video file gets them on FFmpeg, then every other backend without them."""
+    ms = max(1, int(timeout * 1000))
+    if isinstance(target, int):
+        if sys.platform.startswith("linux"):
+            return [(cv2.CAP_V4L2, []), (cv2.CAP_ANY, [])]
+        return [(cv2.CAP_ANY, [])]
+    ffmpeg = (cv2.CAP_FFMPEG, [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms,
+                               cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
+    return [ffmpeg] if "://" in target else [ffmpeg, (cv2.CAP_ANY, [])]
 
 
 class OpenCVSource(FrameSource):
@@ -243,9 +264,13 @@ class OpenCVSource(FrameSource):
         self._worker = _Worker(self.name)
 
         def make() -> cv2.VideoCapture:
-            ms = int(self.timeout * 1000)
-            params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
-            cap = cv2.VideoCapture(self.target, cv2.CAP_ANY, params)
+            cap = None
+            for api, params in capture_attempts(self.target, self.timeout):
+                if cap is not None:
+                    cap.release()
+                cap = cv2.VideoCapture(self.target, api, params)
+                if cap.isOpened():
+                    break
             if cap.isOpened() and self.is_device:
                 cap.set(cv2.CAP_PROP_BUFFERSIZE, 1)  # the newest picture, not a queue of old
                 if self.size:
@@ -420,61 +445,140 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
 # ---------------------------------------------------------------- Raspberry Pi camera
 
 
+PI_SIZE = (1280, 960)  # twice the reader's working width: the ISP scales, the shrink is 2:1
+NUMPY_ABI = ("numpy.dtype size changed", "compiled using NumPy", "numpy.core.multiarray",
+             "_ARRAY_API", "numpy._core")
+
+
+def import_picamera2(name: str = "pi") -> Any:
+    """picamera2's ``Picamera2`` class, or :class:`FrameSourceError` saying what to do.
+
+    picamera2 comes from apt (Raspberry Pi OS) and imports apt's compiled helpers as it is
+    imported: ``simplejpeg`` built against Debian's numpy 1.x fails under the venv's numpy 2
+    with ``ValueError: numpy.dtype size changed``. Every failure of the import is caught here,
+    not only ``ImportError``: the table runs on without a camera and says why."""
+    fix = (f"install simplejpeg into the companion's venv: {sys.executable} -m pip install "
+           "simplejpeg (hardware/install-pi.sh does)")
+    try:
+        from picamera2 import Picamera2  # noqa: PLC0415 - only on the Pi
+    except ImportError as e:
+        if e.name in ("picamera2", "libcamera"):
+            raise FrameSourceError(
+                f"{name}: picamera2 is not installed (on Raspberry Pi OS: sudo apt install "
+                "--no-install-recommends python3-picamera2, in a venv made with "
+                "--system-site-packages); use --camera usb:0 or sim elsewhere") from None
+        if any(k in str(e) for k in NUMPY_ABI):
+            raise FrameSourceError(
+                f"{name}: picamera2 cannot be imported: a module built for another numpy "
+                f"({e}); {fix}") from None
+        raise FrameSourceError(
+            f"{name}: picamera2 cannot be imported: {e} (check with: {sys.executable} -c "
+            "'import picamera2')") from None
+    except Exception as e:  # noqa: BLE001 - any failure of a compiled dependency
+        what = f"{type(e).__name__}: {e}"
+        if any(k in str(e) for k in NUMPY_ABI):
+            raise FrameSourceError(
+                f"{name}: picamera2 cannot be imported: a module built for another numpy "
+                f"({what}); {fix}") from None
+        raise FrameSourceError(
+            f"{name}: picamera2 cannot be imported ({what}); check with: {sys.executable} -c "
+            "'import picamera2'") from None
+    return Picamera2
+
+
+def _release(cam: Any) -> None:
+    """Stop and close a picamera2 camera, whatever state it is in: picamera2 keeps an opened
+    camera acquired until ``close()``, and nothing can open it again until then."""
+    if cam is None:
+        return
+    try:
+        cam.stop()
+    except Exception:  # noqa: BLE001 - a half-started camera may refuse to stop
+        pass
+    try:
+        cam.close()
+    except Exception:  # noqa: BLE001
+        pass
+
+
 class PiCameraSource(FrameSource):
     """The Raspberry Pi camera through picamera2 (imported only when opened).
 
-    Frames come as ``RGB888``, which in picamera2 is already OpenCV's BGR byte order. After
-    the table is calibrated, :meth:`lock` fixes exposure and white balance so the colours of
-    the robots do not drift as hands and light change; :meth:`locked_controls` gives the
-    settings to store, and ``controls`` applies stored ones at open.
+    Frames come as ``RGB888``, which in picamera2 is already OpenCV's BGR byte order, at
+    ``size`` (1280×960 by default: the ISP scales the sensor's full view down at no cost to
+    the CPU). After the table is calibrated, :meth:`lock` fixes exposure and white balance so
+    the colours of the robots do not drift as hands and light change; :meth:`locked_controls`
+    gives the settings to store, and ``controls`` applies stored ones at open. ``lens_position``
+    (dioptres, 1/metres) fixes the focus of a camera that has one (Camera Module 3). Controls
+    the camera does not offer are left out and listed in :attr:`skipped_controls`.
+
+    The camera is always released: a failure part-way through opening, a read that times
+    out, and an open that finishes after its deadline all close it, so the next open finds
+    it free.
     """
 
-    def __init__(self, *, size: tuple[int, int] = (1640, 1232), camera: int = 0,
+    def __init__(self, *, size: tuple[int, int] = PI_SIZE, camera: int = 0,
                  controls: Mapping[str, Any] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 lens_position: float | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, open_timeout: float | None = None) -> None:
         super().__init__()
-        self.size = size
+        self.size = tuple(size)
         self.camera = camera
         self.controls = dict(controls or {})
+        if lens_position is not None:
+            self.controls.update(AfMode=0, LensPosition=float(lens_position))  # 0: manual
         self.timeout = timeout
+        # libcamera's start takes a second or two; a camera that takes far longer is stuck
+        self.open_timeout = open_timeout if open_timeout is not None else timeout + 5
         self.name = "pi" if camera == 0 else f"pi:{camera}"
+        self.skipped_controls: list[str] = []
         self._cam: Any = None
         self._worker: _Worker | None = None
 
     def _open(self) -> None:
-        try:
-            from picamera2 import Picamera2  # noqa: PLC0415 - only on the Pi
-        except ImportError:
-            raise FrameSourceError(
-                f"{self.name}: picamera2 is not installed (on Raspberry Pi OS: "
-                "sudo apt install python3-picamera2); use --camera usb:0 or sim elsewhere"
-            ) from None
-        self._worker = _Worker(self.name)
+        picamera2 = import_picamera2(self.name)
+        worker = self._worker = _Worker(self.name)
+        made: dict[str, Any] = {}
 
         def start() -> Any:
-            cam = Picamera2(self.camera)
-            config = cam.create_video_configuration(
-                main={"size": tuple(self.size), "format": "RGB888"}, buffer_count=3)
-            cam.configure(config)
-            cam.start()
-            if self.controls:
-                cam.set_controls(dict(self.controls))
+            cam = made["cam"] = picamera2(self.camera)
+            try:
+                config = cam.create_video_configuration(
+                    main={"size": self.size, "format": "RGB888"}, buffer_count=3)
+                cam.configure(config)
+                cam.start()
+                if self.controls:
+                    offered = set(cam.camera_controls)
+                    self.skipped_controls = sorted(set(self.controls) - offered)
+                    cam.set_controls({k: v for k, v in self.controls.items() if k in offered})
+            except BaseException:
+                _release(cam)
+                raise
             return cam
 
         try:
-            self._cam = self._worker.call(start, self.timeout + 5)
+            self._cam = worker.call(start, self.open_timeout)
         except TimeoutError:
-            raise FrameSourceError(f"{self.name}: the camera did not start") from None
+            # start() is still running: the camera it ends up with is closed right after
+            worker.post(lambda: _release(made.get("cam")))
+            worker.stop()
+            self._worker = None
+            raise FrameSourceError(
+                f"{self.name}: the camera did not start within {self.open_timeout:g} s") from None
         except (IndexError, RuntimeError, OSError) as e:
-            raise FrameSourceError(f"{self.name}: no camera found or it is busy ({e})") from e
+            raise FrameSourceError(f"{self.name}: no camera found or it is busy ({e}); is "
+                                   "another program using it (rpicam-still, rpicam-hello)?") from e
 
     def _read(self) -> tuple[np.ndarray, float, Any]:
         assert self._worker is not None and self._cam is not None
         try:
             img = self._worker.call(lambda: self._cam.capture_array("main"), self.timeout)
         except TimeoutError:
-            self._worker.stop()
-            self._worker = None
+            # the worker is stuck in the driver: the camera is closed as soon as it returns
+            cam, worker = self._cam, self._worker
+            self._cam, self._worker = None, None
+            worker.post(lambda: _release(cam))
+            worker.stop()
             raise FrameSourceError(f"{self.name}: no frame within {self.timeout:g} s") from None
         return _check_image(np.ascontiguousarray(img[..., :3]), self.name), time.monotonic(), None
 
@@ -496,22 +600,20 @@ class PiCameraSource(FrameSource):
         controls = self.locked_controls()
         assert self._worker is not None
         self._worker.call(lambda: self._cam.set_controls(controls), self.timeout)
-        self.controls = controls
+        self.controls.update(controls)
         return controls
 
     def _close(self) -> None:
         cam, worker = self._cam, self._worker
         self._cam, self._worker = None, None
-        if cam is not None and worker is not None:
-            def stop() -> None:
-                cam.stop()
-                cam.close()
+        if worker is None:
+            return
+        if cam is not None:
             try:
-                worker.call(stop, 3.0)
-            except (TimeoutError, Exception):  # noqa: BLE001 - closing must not raise
-                pass
-        if worker is not None:
-            worker.stop()
+                worker.call(lambda: _release(cam), 3.0)
+            except TimeoutError:
+                pass  # still queued: it runs when the driver lets the worker go
+        worker.stop()
 
 
 # ---------------------------------------------------------------- the renderer
@@ -640,7 +742,7 @@ def open_source(spec: str, *, position_fn: Callable[[], Any] | None = None,
     spec = spec.strip()
     src: FrameSource
     if spec == "pi":
-        src = PiCameraSource(size=size or (1640, 1232), timeout=timeout, **kwargs)
+        src = PiCameraSource(size=size or PI_SIZE, timeout=timeout, **kwargs)
     elif spec == "sim":
         if position_fn is None:
             raise ValueError("camera sim: the simulated table needs a position to render")
@@ -673,6 +775,6 @@ def open_source(spec: str, *, position_fn: Callable[[], Any] | None = None,
 __all__ = [
     "EndOfFrames", "Frame", "FrameSource", "FrameSourceError", "ImageFileSource",
     "ImageFolderSource", "OpenCVSource", "PiCameraSource", "RenderedSource", "UndistortedSource",
-    "describe_spec",
+    "capture_attempts", "describe_spec", "import_picamera2",
     "load_image", "open_source",
 ]

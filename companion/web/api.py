@@ -97,6 +97,8 @@ def seat_of_token(token: str | None) -> int | None:
 
 def join_url(seat: int) -> str:
     base = current_app.config.get("PUBLIC_URL") or request.host_url
+    if callable(base):  # worked out per request (web/address.py): the network may change
+        base = base(request.host)
     return f"{base.rstrip('/')}/pad?seat={seat}&code={join_code(seat)}"
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 import signal
-import socket
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
+
+from .address import PublicAddress
 
 log = logging.getLogger("companion.run")
 
@@ -59,15 +60,9 @@ def on_raspberry_pi() -> bool:
 
 
 def lan_address() -> str:
-    """The address other devices on the network reach this machine at (no packet is sent)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        s.connect(("192.0.2.1", 9))  # TEST-NET: routing only, nothing leaves the machine
-        return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-    finally:
-        s.close()
+    """The address other devices on the network reach this machine at now (no packet is
+    sent): see :mod:`companion.web.address`."""
+    return PublicAddress("0.0.0.0", 0).guess() or "127.0.0.1"
 
 
 def load_colours(path: Path, *, given: bool) -> Any:
@@ -98,6 +93,7 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from ..speech import Voice
     from ..store import Store, default_path
     from ..table import CameraFeed, MicroSimWorld, SimWorld, Table
+    from ..vision.camera_setup import CameraSetup
     from . import create_app
 
     if opts.preset not in PRESETS:
@@ -118,9 +114,12 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
         table.sim = SimWorld()
         table.micro_sim = MicroSimWorld()
     colours = Path(opts.colours) if opts.colours else db.parent / COLOURS_FILE
+    setup = CameraSetup(db.parent)  # lens.json and camera.json beside the journal
+    if camera != "sim":
+        print(f"camera calibration: {setup.describe(camera)}", file=out)
     table.attach_camera(CameraFeed(table, camera, sim=table.sim, micro_sim=table.micro_sim,
                                    profile=load_colours(colours, given=bool(opts.colours)),
-                                   profile_path=colours))
+                                   profile_path=colours, setup=setup))
 
     def from_buttons(cmd: dict[str, Any]) -> None:
         if cmd.get("type") == "dial":
@@ -131,10 +130,9 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     factory = None if pi else MockFactory(pin_class=MockPWMPin)
     table.attach_hardware(Hardware(pins, from_buttons, clock=table.now, pin_factory=factory))
     table.attach_voice(Voice())  # silent where espeak-ng is not installed
-    address = lan_address() if opts.host in ("0.0.0.0", "::", "") else opts.host
-    url = f"http://{address}:{opts.port}/"
-    app = create_app(table, {"PUBLIC_URL": url})
-    return table, app, url
+    public = PublicAddress(opts.host, opts.port)
+    app = create_app(table, {"PUBLIC_URL": public})
+    return table, app, public()
 
 
 def run(opts: RunOptions, out: TextIO = sys.stdout) -> int:
@@ -160,8 +158,8 @@ def run(opts: RunOptions, out: TextIO = sys.stdout) -> int:
     table.broker.max_clients = STREAM_CLIENTS
     port = server.effective_port
     if port != opts.port:
-        url = url.rsplit(":", 1)[0] + f":{port}/"
-        app.config["PUBLIC_URL"] = url
+        app.config["PUBLIC_URL"].port = port
+        url = app.config["PUBLIC_URL"]()
     table.start()
     print(f"Ricochet Companion at {url}   table PIN {table.pin}", file=out)
     print(f"journal: {table.store.path if table.store is not None else '-'}", file=out)

@@ -31,6 +31,7 @@
     Companion.follow(s.lang);
     $("message").textContent = noticeText(s);
     renderCamera(s.camera);
+    renderDevices(s.devices);
     renderJoin(s);
     renderButtons(s);
     renderVoice(s.voice);
@@ -72,6 +73,13 @@
     box.textContent = text;
     box.dataset.view = real ? (c.view || "") : "";
     box.dataset.ok = real && !c.error ? "1" : "0";
+  }
+
+  // Buttons and lights that do not work, and why (no GPIO, a chip that cannot be opened).
+  function renderDevices(d) {
+    const box = $("devices-status");
+    box.textContent = d ? `Not working: ${d.missing.join(", ")}. ${d.problems.join(" ")}` : "";
+    box.dataset.ok = d ? "0" : "1";
   }
 
   // The chip on the centre piece as the camera sees it while a chip is awaited, and the
