@@ -493,9 +493,10 @@ class Position:
         from .inputs import InputError, read_position
 
         try:
-            return read_position(path, "position")
+            position: Position = read_position(path, "position")
         except InputError as e:
             raise PositionError(str(e)) from None
+        return position
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

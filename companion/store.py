@@ -583,7 +583,7 @@ class LayoutShelf:
 
     def _names(self) -> list[tuple[Path, str, str | None]]:
         """Every file: (path, the name it goes by, why it does not read or None)."""
-        out = []
+        out: list[tuple[Path, str, str | None]] = []
         for f in sorted(self.folder.glob("*.json")) if self.folder.is_dir() else []:
             try:
                 out.append((f, Layout.load(f).name or f.stem, None))
