@@ -22,6 +22,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeAlias
 
+from .errors import CompanionError
+
 Cell: TypeAlias = int
 
 FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -31,7 +33,7 @@ SHAPES = ("circle", "triangle", "square", "hexagon")
 VORTEX = "vortex"
 
 
-class BoardError(ValueError):
+class BoardError(CompanionError, ValueError):
     """A board description that cannot be built; the message names the field."""
 
 

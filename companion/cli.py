@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import inputs
 from .board import DOWN, LEFT, RIGHT, UP, Board
+from .errors import CompanionError
 from .names import shown
 from .rules import (
     InvalidMoveError,
@@ -30,7 +31,7 @@ from .rules import (
 EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
 
 
-class UsageError(ValueError):
+class UsageError(CompanionError, ValueError):
     """Bad input on the command line: printed as ``error: …`` with exit status 2."""
 
 

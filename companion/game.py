@@ -96,6 +96,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import COLORS, SHAPES, VORTEX, Board, BoardError, Cell, cell_name, parse_cell
+from .errors import CompanionError
 from .rules import (
     FIFTH_ROBOTS,
     ROBOTS,
@@ -126,7 +127,7 @@ MAX_PLAYERS = 12
 UNDO_DEPTH = 200
 
 
-class GameError(ValueError):
+class GameError(CompanionError, ValueError):
     """A command the game refuses; the message is meant for the players.
 
     ``events``: what time itself did before the command was refused (the timer may have run

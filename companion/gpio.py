@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .errors import CompanionError
+
 DEFAULT_PINS = Path(__file__).resolve().parents[1] / "hardware" / "pins.toml"
 
 PHASES = ("setup", "idle", "bidding", "timer", "demonstrating", "round_over", "game_over")
@@ -88,7 +90,7 @@ BCD_FONT[" "] = (1, 1, 1, 1)
 log = logging.getLogger(__name__)
 
 
-class PinMapError(ValueError):
+class PinMapError(CompanionError, ValueError):
     """The pin map is malformed; the message names the file and the key at fault."""
 
 

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .errors import CompanionError
+
 MAX_DEPTH = 64
 """No file of the companion nests deeper than a few levels; deeper is not ours."""
 
@@ -41,7 +43,7 @@ MAX_NUMBER_DIGITS = 100
 """Longer numbers in JSON are refused (Python would otherwise spend seconds on them)."""
 
 
-class InputError(ValueError):
+class InputError(CompanionError, ValueError):
     """A file (or an option's value) that cannot be used; the message names it."""
 
 

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from .errors import CompanionError
 from .game import GameError
 
 COLORS = ("blue", "yellow", "green", "red", "pink", "white")
@@ -69,11 +70,11 @@ SECTION_ORIGINS = ((0, 0), (0, 3), (3, 3), (3, 0))
 SECTION_NAMES = ("north-west", "north-east", "south-east", "south-west")
 
 
-class LayoutError(ValueError):
+class LayoutError(CompanionError, ValueError):
     """A layout that cannot be used; the message names every problem found."""
 
 
-class SpaceError(ValueError):
+class SpaceError(CompanionError, ValueError):
     """Text that is not a space (``"purple 3"``)."""
 
 

@@ -15,6 +15,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from .errors import CompanionError
+
 MAX_NAME = 24
 """The longest player's name, in characters (the page's columns fit it)."""
 
@@ -29,7 +31,7 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 JOINERS = frozenset("\u200c\u200d")
 
 
-class PlayerNameError(ValueError):
+class PlayerNameError(CompanionError, ValueError):
     """A name that cannot be a player's; the message says why, for the players."""
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import CompanionError
+
 HEADER_LABELS = ("pinctrl-rp1", "pinctrl-bcm2711", "pinctrl-bcm2835")
 DEV = Path("/dev")
 SYS = Path("/sys")
@@ -30,7 +32,7 @@ GPIO_GET_CHIPINFO_IOCTL = 0x8044B401  # _IOR(0xB4, 0x01, struct gpiochip_info): 
 _CHIP = re.compile(r"^gpiochip(\d+)$")
 
 
-class PinFactoryError(RuntimeError):
+class PinFactoryError(CompanionError, RuntimeError):
     """No pin factory for the header: the message says why and what to do."""
 
 

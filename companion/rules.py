@@ -29,6 +29,7 @@ from .board import (
     Cell,
     Direction,
 )
+from .errors import CompanionError
 
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver", "transparent")
 FIFTH_ROBOTS = ("black", "silver")
@@ -39,15 +40,15 @@ POSITION_FORMAT = "ricochet-position/1"
 MAX_PASSES = 15
 
 
-class PositionError(ValueError):
+class PositionError(CompanionError, ValueError):
     """A position that cannot be used; the message names the field that is wrong."""
 
 
-class InvalidMoveError(ValueError):
+class InvalidMoveError(CompanionError, ValueError):
     """Text that is not a move at all (``"blue sideways"``)."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(CompanionError, ValueError):
     """A well-formed move that the rules do not allow here; ``rule`` names the rule."""
 
     def __init__(self, message: str, rule: str) -> None:

@@ -56,6 +56,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .errors import CompanionError
 from .memcap import memory_cap
 from .rules import Move, Position, validate_route
 from .solver_tables import (
@@ -128,7 +129,7 @@ _FLAG_NEXT_LIST = _FLAG_NEXT.tolist()
 _TURN_BITS = (DEFLECTED_BIT | HORIZONTAL_BIT) >> 8
 
 
-class SolverError(ValueError):
+class SolverError(CompanionError, ValueError):
     """A position the solver cannot work on; the message says why."""
 
 

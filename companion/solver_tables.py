@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from .board import DIRECTIONS, Board, Direction
+from .errors import CompanionError
 from .rules import MAX_PASSES, TRANSPARENT, Rules
 
 # Ways to slide from one cell the tables hold (a real board has at most 12 for the transparent
@@ -38,7 +39,7 @@ OK_BIT, HORIZONTAL_BIT, DEFLECTED_BIT, BACKWARD_BIT = 1 << 8, 1 << 9, 1 << 10, 1
 PLAIN = "plain"  # a robot that no barrier lets through: all such robots move alike
 
 
-class TableError(ValueError):
+class TableError(CompanionError, ValueError):
     """A board the solver's tables cannot hold (more than 256 cells, absurdly long paths)."""
 
 

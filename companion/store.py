@@ -43,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .errors import CompanionError
 from .game import Event, Game, GameError
 from .micro import Layout, LayoutError, MicroGame
 
@@ -75,7 +76,7 @@ MICRO = "micro-robots"
 GAMES: dict[str, type] = {CLASSIC: Game, MICRO: MicroGame}
 
 
-class JournalError(RuntimeError):
+class JournalError(CompanionError, RuntimeError):
     """The journal cannot be read or written; the message names the file and the problem."""
 
 

@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from .board import DIRECTIONS, Board, Cell, Direction
+from .errors import CompanionError
 from .rules import (
     MAX_PASSES,
     TRANSPARENT,
@@ -100,7 +101,7 @@ DEFAULT_NODE_BUDGET = 60_000
 MAX_EXPLANATIONS = 24
 
 
-class NotRestoredError(RuntimeError):
+class NotRestoredError(CompanionError, RuntimeError):
     """The next bidder may not begin: the board does not show the round's snapshot yet."""
 
 

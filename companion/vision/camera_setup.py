@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import CompanionError
+
 CAMERA_FILE = "camera.json"
 LENS_FILE = "lens.json"
 CAMERA_FORMAT = "companion-camera/1"
@@ -38,7 +40,7 @@ CONTROLS: dict[str, tuple[type, ...]] = {
 MAX_LENS_POSITION = 32.0  # dioptres: a few centimetres
 
 
-class CameraSetupError(ValueError):
+class CameraSetupError(CompanionError, ValueError):
     """A camera.json that cannot be used: the message names the file and the field."""
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..errors import CompanionError
+
 PROFILE_FORMAT = "ricochet-colour-profile/1"
 ROBOT_COLOURS = ("red", "green", "blue", "yellow", "black", "silver", "transparent")
 # Looked for unless a profile says otherwise: the four colours and the black fifth robot.
@@ -48,7 +50,7 @@ HUE_SPREAD = 0.30
 DEFAULT_SPREAD = 16.0  # kept in profile files for older readers; unused
 
 
-class ProfileError(ValueError):
+class ProfileError(CompanionError, ValueError):
     """A colour profile file that cannot be used."""
 
 

@@ -21,13 +21,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..errors import CompanionError
 from .markers import CHESSBOARD_PATTERN, CHESSBOARD_SQUARE_MM
 
 LENS_FORMAT = "companion-lens/1"
 MIN_VIEWS = 5
 
 
-class LensError(ValueError):
+class LensError(CompanionError, ValueError):
     """Calibration that cannot be done or a profile that cannot be used; says why."""
 
 

@@ -30,10 +30,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..errors import CompanionError
+
 GRID = 16
 
 
-class VisionError(ValueError):
+class VisionError(CompanionError, ValueError):
     """The frame cannot be read; the message says what is wrong, in the user's words."""
 
 

@@ -36,11 +36,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..errors import CompanionError
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
 DEFAULT_TIMEOUT = 3.0  # seconds a device or stream may take for one frame
 
 
-class FrameSourceError(RuntimeError):
+class FrameSourceError(CompanionError, RuntimeError):
     """A source that cannot give a frame: the message names the source and what failed."""
 
 

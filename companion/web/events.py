@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import CompanionError
+
 _CLOSED = object()
 
 
@@ -168,11 +170,11 @@ class Broker:
             s.close()
 
 
-class BrokerClosed(RuntimeError):
+class BrokerClosed(CompanionError, RuntimeError):
     """The broker no longer takes subscribers."""
 
 
-class BrokerFull(RuntimeError):
+class BrokerFull(CompanionError, RuntimeError):
     """Every client slot is taken."""
 
 
