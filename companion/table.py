@@ -677,7 +677,9 @@ class Table:
             if self._verdict is not None:
                 self._verdict.update(result="illegal", reason=e.get("reason"))
         elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
-                   "rule_unmet", "restored", "robots_back"):
+                   "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
+            # "unsure": the camera could not tell (its question is the message); no verdict
+            # is given for it, the players judge
             self._message = e.get("message") or e.get("reason") or ""
 
     # ------------------------------------------------------------ the solver
