@@ -595,6 +595,9 @@ class Table:
             events = self._verifier.observe(robots, self.now())
             for e in events:
                 self._on_verifier_event(e)
+            asked = [e for e in events if e.get("question")]
+            if asked and self.game.phase == "demonstrating":
+                self._message = asked[-1]["message"]  # the camera's question stays in view
             self._publish()
             return Outcome(True)
         if g.phase in ("setup", "demonstrating", "game_over"):

@@ -60,6 +60,11 @@ def test_a_cell_that_looks_like_another_robots_colour_too_is_doubted():
         f"it looks like the black robot too ({DOUBT_ALIKE + 0.05:.2f})")
     scores["black"][4, 3] = best * (DOUBT_ALIKE - 0.05)
     assert doubt_of("blue", best, 0.5, scores, 3, 4) is None
+    scores["black"][4, 3] = best * (DOUBT_ALIKE + 0.05)
+    # a black robot standing well elsewhere says nothing of this cell (a polished silver or
+    # a dark blue robot may look a little like it)
+    scores["black"][10, 12] = best
+    assert doubt_of("blue", best, 0.5, scores, 3, 4) is None
     # black and silver are told apart by the print, not by each other's score
     scores = _scores(black={(3, 4): best}, silver={(3, 4): best})
     assert doubt_of("black", best, 0.5, scores, 3, 4) is None

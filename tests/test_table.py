@@ -816,15 +816,19 @@ def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table)
     after = pos.push(first)
     state = tuple(after.robots[n] for n in names)
 
-    def unreachable(robot: str) -> int:
+    def unreachable(robot: str, avoid: tuple[int, ...] = ()) -> int:
         i = names.index(robot)
+        def proven(c: int) -> bool:  # no legal moves reach it, the search done in full
+            r = finder.explain(state, (*state[:i], c, *state[i + 1:]), 4)
+            return not r.explanations and not r.exhausted
+
         return next(c for c in board.cells() if c not in board.blocked
-                    and board.diagonal_at(c) is None and c not in state
-                    and not finder.explain(state, (*state[:i], c, *state[i + 1:]), 4,
-                                           node_budget=20_000).explanations)
+                    and board.diagonal_at(c) is None and c not in (*state, *avoid)
+                    and proven(c))
 
     still = next(r for r in names if r != first.robot)
-    wrong = board.name(unreachable(still))
+    wrong_cell = unreachable(still)
+    wrong = board.name(wrong_cell)
     seen = {r: board.name(c) for r, c in after.robots.items()}
     table.observe(None, "camera")
     table.observe({**seen, still: wrong}, "camera")
@@ -834,8 +838,8 @@ def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table)
     # the moving robot then seen where nothing stops it, the doubt still open: unsure, and
     # the players judge (no verdict, the question on the page)
     table.observe(None, "camera")
-    table.observe({**seen, still: wrong, first.robot: board.name(unreachable(first.robot))},
-                  "camera")
+    table.observe({**seen, still: wrong,
+                   first.robot: board.name(unreachable(first.robot, (wrong_cell,)))}, "camera")
     view = wait_state(table, lambda s: "not sure" in s["message"])
     assert view["phase"] == "demonstrating" and view["verdict"] is None
     assert f"{still} seen on {wrong} — is that right?" in view["message"]

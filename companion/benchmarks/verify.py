@@ -16,7 +16,8 @@ still seen on a wrong cell for one or two frames, or for all the frames of a sti
 reader makes the same mistake while the picture does not change), or a robot not seen. Two
 sources of the per-frame readings: the truth with the injected misreadings (many
 demonstrations, fast), and **frames** rendered by :mod:`companion.vision.render` (varied
-scenes) and read by the reader, misreadings injected on top of its own. Rows: verdicts right,
+scenes, every other one under a hard condition: haze, a strong cast, glare, dim bluish
+light) and read by the reader, misreadings injected on top of its own. Rows: verdicts right,
 and false ``illegal`` verdicts (an honest or over-bid demonstration judged illegal) on their
 own; goal 0.
 
@@ -266,14 +267,17 @@ def true_readings(rec: Recorded) -> list[Reading | str]:
 
 def rendered_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SIZE
                       ) -> list[Any]:
-    """Every frame of the recording rendered (one varied scene, a hand between moves) and
-    read by the game's reader: an Observation, or why the frame could not be read."""
+    """Every frame of the recording rendered (one varied scene, for odd seeds a hard one; a
+    hand between moves) and read by the game's reader: an Observation, or why the frame
+    could not be read."""
     from dataclasses import replace
 
     from ..vision.read import Reader, VisionError
-    from ..vision.render import Scene, render
+    from ..vision.render import Scene, hard_scene, render
 
-    scene = replace(Scene.random(seed, hands=0.0), chip=False)
+    # every other recording under one of the hard conditions (haze, casts, glare, dim blue)
+    scene = replace(hard_scene(seed) if seed % 2 else Scene.random(seed, hands=0.0),
+                    chip=False)
     reader = Reader(tiles=list(rec.position.board.tiles or ()) or None, read_chip=False)
     states = [dict(rec.position.robots), *rec.states]
     out: list[Any] = []

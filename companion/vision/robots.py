@@ -275,6 +275,7 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
     order = sorted(scores, key=lambda c: -float(scores[c].max()))
     for colour in order:
         s = scores[colour].copy()
+        own = divmod(int(np.argmax(s)), GRID)  # its best cell, taken or not: (row, col)
         for (c, r) in taken:
             s[r, c] = -1.0
         idx = int(np.argmax(s))
@@ -286,8 +287,10 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
         if best < PRESENT or (colour == "silver" and best < PRESENT_SILVER and not (
                 view is not None and lead >= SILVER_LEAD)):
             continue
-        hits[colour] = RobotHit(colour, c, r, best, lead,
-                                doubt_of(colour, best, lead, scores, c, r))
+        doubt = doubt_of(colour, best, lead, scores, c, r)
+        if doubt is None and (own[1], own[0]) in taken:
+            doubt = f"it looks most like the {taken[(own[1], own[0])]} robot's cell"
+        hits[colour] = RobotHit(colour, c, r, best, lead, doubt)
         taken[(c, r)] = colour
     return hits
 
@@ -296,8 +299,10 @@ def doubt_of(colour: str, best: float, lead: float, scores: dict[str, np.ndarray
              col: int, row: int) -> str | None:
     """Why a robot's best cell ``(col, row)`` is a guess, in words, or None when it is not:
     another cell away from it scores nearly as well, or the robot is weak and another cell
-    comes close, or the cell looks nearly as much like another robot's colour (the colourless
-    two are not compared with each other: the print tells them apart)."""
+    comes close, or the cell looks nearly as much like another robot's colour, which finds
+    no better cell of its own (a robot of that colour standing elsewhere says nothing of
+    this one; the colourless two are not compared with each other: the print tells them
+    apart)."""
     if lead < DOUBT_LEAD:
         return f"another cell looks nearly as much like it ({lead:.2f} apart)"
     if best < DOUBT_WEAK and lead < DOUBT_WEAK_LEAD:
@@ -306,7 +311,8 @@ def doubt_of(colour: str, best: float, lead: float, scores: dict[str, np.ndarray
         if other == colour or (other in COLOURLESS and colour in COLOURLESS):
             continue
         alike = float(s[row, col]) / max(best, 1e-6)
-        if alike >= DOUBT_ALIKE:
+        r, c = divmod(int(np.argmax(s)), GRID)
+        if alike >= DOUBT_ALIKE and max(abs(r - row), abs(c - col)) <= 1:
             return f"it looks like the {other} robot too ({alike:.2f})"
     return None
 
