@@ -108,7 +108,6 @@ Event = dict[str, Any]
 State = tuple[Cell, ...]
 
 
-
 class Verdict(StrEnum):
     """How a demonstration ended. ``unsure`` is no failure: the camera could not tell, and
     the players judge (the event's ``question`` says what to look at)."""
@@ -634,6 +633,9 @@ class Demonstration:
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
+                self.phase = WATCHING
+                self._lifted.clear()
+                self._look.problem = None
                 return events
             chosen, tried, result = self._search(obs)
             if chosen is None:
@@ -742,7 +744,8 @@ class Demonstration:
             self.names.index(n)])} for n, c in new.items()}
         return [self._event("doubt", at, robots=robots, question=question, reason=why,
                             message=f"{question} (no legal move explains it: the count goes "
-                                    f"on as if it had not moved)")]
+                                    f"on as if {'it' if len(new) == 1 else 'they'} had not "
+                                    f"moved)")]
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
         """The verdict when what no legal move explains rests on a doubtful reading: no
@@ -889,9 +892,10 @@ class Demonstration:
 
     def _fail(self, verdict: str, at: float, reason: str, seen: State | None = None,
               restore: bool = True, **extra: Any) -> list[Event]:
-        """A failed demonstration: the verdict, then which robots go back where (as the board
-        was last seen, ``seen``, or as the moves so far left it; with ``restore`` false, from
-        the next look on, so the verdict's own message is the one on the page)."""
+        """A demonstration ended without a success (failed, or ``unsure``): the verdict, then
+        which robots go back where for the next bidder (as the board was last seen, ``seen``,
+        or as the moves so far left it; with ``restore`` false, from the next look on, so the
+        verdict's own message is the one on the page)."""
         self.phase = RESTORING
         verdict = Verdict(verdict)
         e = self._event(verdict.value, at, verdict=verdict.value, reason=reason,
