@@ -25,6 +25,7 @@ from companion.vision.robots import (
     DOUBT_WEAK,
     DOUBT_WEAK_LEAD,
     doubt_of,
+    place,
 )
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "photos" / "real"
@@ -68,6 +69,32 @@ def test_a_cell_that_looks_like_another_robots_colour_too_is_doubted():
     # black and silver are told apart by the print, not by each other's score
     scores = _scores(black={(3, 4): best}, silver={(3, 4): best})
     assert doubt_of("black", best, 0.5, scores, 3, 4) is None
+
+
+def test_placed_on_clear_cells_the_robots_carry_no_doubt():
+    scores = _scores(red={(2, 3): 0.9, (9, 9): 0.2}, blue={(12, 5): 0.8, (2, 3): 0.1},
+                     yellow={(5, 14): 0.7})
+    hits = place(scores)
+    assert {c: (h.col, h.row, h.doubt) for c, h in hits.items()} == {
+        "red": (2, 3, None), "blue": (12, 5, None), "yellow": (5, 14, None)}
+
+
+def test_a_robot_whose_own_best_cell_another_took_is_not_placed_on_its_next_best():
+    # pale yellow under haze: green is strongest on the cell, yellow would fall back on a
+    # weaker cell elsewhere, which is a guess
+    scores = _scores(green={(4, 4): 0.9}, yellow={(4, 4): 0.8, (11, 2): 0.7})
+    hits = place(scores)
+    assert hits["yellow"].doubt == "it looks most like the green robot's cell"
+    assert (hits["yellow"].col, hits["yellow"].row) == (11, 2)
+    # … and green's own cell looks like yellow too, which has no better cell of its own
+    assert hits["green"].doubt.startswith("it looks like the yellow robot too")
+    # a yellow robot standing clearly elsewhere is believed
+    scores = _scores(green={(4, 4): 0.9}, yellow={(4, 4): 0.2, (11, 2): 0.8})
+    assert {c: h.doubt for c, h in place(scores).items()} == {"green": None, "yellow": None}
+
+
+def test_a_faint_robot_below_the_bar_is_not_placed_at_all():
+    assert place(_scores(red={(2, 3): 0.3})) == {}
 
 
 def test_a_second_look_alike_of_a_robot_makes_it_not_seen_with_the_reason():

@@ -269,7 +269,13 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
     next best cell. A hit whose cell is a guess carries a ``doubt`` (:func:`doubt_of`): the
     caller reports that robot as not seen, with the reason, and still knows something
     stands there."""
-    scores = score_cells(frame, loc, profile, view)
+    return place(score_cells(frame, loc, profile, view), print_seen=view is not None)
+
+
+def place(scores: dict[str, np.ndarray], *, print_seen: bool = False) -> dict[str, RobotHit]:
+    """Robots on cells from their ``(16, 16)`` score arrays (:func:`find_robots`), strongest
+    first; ``print_seen``: the scores judged the print too (a silver robot well ahead of
+    every other cell is then believed below its usual bar)."""
     hits: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
     order = sorted(scores, key=lambda c: -float(scores[c].max()))
@@ -285,7 +291,7 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
         far[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = -1.0
         lead = best - float(far.max())
         if best < PRESENT or (colour == "silver" and best < PRESENT_SILVER and not (
-                view is not None and lead >= SILVER_LEAD)):
+                print_seen and lead >= SILVER_LEAD)):
             continue
         doubt = doubt_of(colour, best, lead, scores, c, r)
         if doubt is None and (own[1], own[0]) in taken:
