@@ -598,9 +598,11 @@ class Demonstration:
         put_back = {n: self._name(self.state[self.names.index(n)])
                     for n in [*missing, *(n for g in merged for n in g)]}
         if missing:
-            words = ", ".join(f"put {n} back on {put_back[n]}" for n in missing)
+            words = ", ".join(f"{n} on {put_back[n]}" for n in missing)
             who = " and ".join(missing)
-            msg = f"{who} {'is' if len(missing) == 1 else 'are'} off the board: {words}"
+            # lifted off, or only not seen surely enough to be placed: the camera cannot tell
+            msg = (f"{who} {'is' if len(missing) == 1 else 'are'} not seen (off the board, or "
+                   f"not clearly in view): the count waits for {words}")
             return [self._event("robot_missing", at, robots=missing, put_back=put_back,
                                 message=msg)]
         group = merged[0]
