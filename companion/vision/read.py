@@ -44,6 +44,11 @@ from .robots import (
 from .tileid import TileReading, read_tiles
 from .track import OCC_PX, occlusion
 
+# Below this confidence in which way the board lies (the tiles' reading) every cell name is a
+# guess: the robots are seen, but none is placed (a right reading is above 0.85 on renders
+# under haze and glare and on the real photos; the wrong ones fell below 0.25).
+NORTH_SURE = 0.5
+
 
 @dataclass
 class Observation:
@@ -165,17 +170,23 @@ class Reader:
                                reading.confidence if reading else None, {}, {}, None, True,
                                cells, loc.method, list(loc.notes))
         robots, scores, doubtful = {}, {}, {}
+        unsure_north = reading is not None and reading.confidence < NORTH_SURE
         for colour, h in hits.items():
             c, r = rotate_cell(h.col, h.row, k)
-            if h.doubt is not None:
+            doubt = h.doubt or (f"which way the board lies is not sure "
+                                f"({reading.confidence:.2f})" if unsure_north else None)
+            if doubt is not None:
                 # not placed on a guessed cell: said to be not seen, and why
-                doubtful[colour] = f"{grid_cell_name(c, r)}? {h.doubt}"
+                doubtful[colour] = f"{grid_cell_name(c, r)}? {doubt}"
                 continue
             robots[colour] = grid_cell_name(c, r)
             scores[colour] = round(h.score, 3)
         if CLEAR in self.profile.robots and view is not None:
             clear = find_clear(image, oriented, board, _shadowed(loc, hits, k), view.alike)
-            if clear is not None:
+            if clear is not None and unsure_north:
+                doubtful[CLEAR] = (f"{grid_cell_name(clear.col, clear.row)}? which way the "
+                                   f"board lies is not sure ({reading.confidence:.2f})")
+            elif clear is not None:
                 robots[CLEAR] = grid_cell_name(clear.col, clear.row)
                 scores[CLEAR] = round(clear.score, 3)
         chip = None
