@@ -649,6 +649,9 @@ class Table:
             events = self._verifier.observe(robots, self.now())
             for e in events:
                 self._on_verifier_event(e)
+            asked = [e for e in events if e.get("question")]
+            if asked and self.game.phase == "demonstrating":
+                self._message = asked[-1]["message"]  # the camera's question stays in view
             self._publish()
             return Outcome(True)
         if g.phase in ("setup", "demonstrating", "game_over"):
@@ -731,7 +734,9 @@ class Table:
             if self._verdict is not None:
                 self._verdict.update(result="illegal", reason=e.get("reason"))
         elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
-                   "rule_unmet", "restored", "robots_back"):
+                   "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
+            # "unsure": the camera could not tell (its question is the message); no verdict
+            # is given for it, the players judge
             self._message = e.get("message") or e.get("reason") or ""
 
     # ------------------------------------------------------------ the solver

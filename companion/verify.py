@@ -9,12 +9,22 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   moves; two robots moved under one hand are both counted;
 * every move is reported with its count against the bid; passing the bid is ``over_bid`` at
   the move that passes it; a change no legal sequence explains is ``illegal`` at once, in
-  words ("blue stopped on f7: nothing stops it there");
+  words ("blue stopped on f7: nothing stops it there") — but only when the readings behind
+  it can be trusted (below);
+* a change no legal move explains that involves a robot **not moving** (one that changed
+  while no hand reached over the board, or the odd one out of a look whose other changes
+  are legal, or one already in doubt) is first taken for a misreading: that
+  robot is believed where it stood, the page is asked ("blue seen on k10 — is that
+  right?") and the next looks are watched. A reading back where the robot stood, or a legal
+  move from there, clears the doubt; one that stays unexplained never makes the
+  demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
+  players judge;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
-* a robot lifted off the board (or two robots seen on one cell) pauses the count until it is
-  back; after a failure the demonstration says which robots go back where and reports
-  ``restored`` once the board shows the snapshot again.
+* a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
+  of the others are still counted (with it where it stood), anything else waits; two robots
+  seen on one cell pause the count; after a failure the demonstration says which robots go
+  back where and reports ``restored`` once the board shows the snapshot again.
 
 A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
 may begin only once the board is restored, and the round ends with the optimal solution.
@@ -34,6 +44,13 @@ page. Cells are names (``"c2"``).
 ``success``        ``count``, ``cost``, ``robot`` (who arrived), ``route``
 ``over_bid``       ``count``/``cost`` at the move that passed the bid, ``reason``, ``route``
 ``illegal``        ``reason`` in words, ``move_number``, ``seen_robots`` (the look judged)
+``doubt``          a reading no legal move explains, of a robot not moving: ``robots``
+                   (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
+                   the robots are believed where they stood and the count goes on
+``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
+``unsure``         (a verdict) a doubt stays unexplained when the demonstration ends, or a
+                   change no legal move explains comes while a doubt is open: ``reason``,
+                   ``question``; the players judge
 ``incomplete``     the player pressed done without a success (``reason``)
 ``gave_up``        the player gave up
 ``rule_unmet``     a claimant stands on the target but the route is not a success yet
@@ -68,6 +85,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -90,7 +108,20 @@ from .rules import (
 Event = dict[str, Any]
 State = tuple[Cell, ...]
 
-VERDICTS = ("success", "over_bid", "illegal", "incomplete", "gave_up")
+
+class Verdict(StrEnum):
+    """How a demonstration ended. ``unsure`` is no failure: the camera could not tell, and
+    the players judge (the event's ``question`` says what to look at)."""
+
+    SUCCESS = "success"
+    OVER_BID = "over_bid"
+    ILLEGAL = "illegal"
+    INCOMPLETE = "incomplete"
+    GAVE_UP = "gave_up"
+    UNSURE = "unsure"
+
+
+VERDICTS = tuple(v.value for v in Verdict)
 FAILURES = ("over_bid", "illegal", "incomplete", "gave_up")
 
 # More moves than this between two looks is not believed: the hand would have been seen.
@@ -427,6 +458,12 @@ class Demonstration:
         self._look = _Look()
         self._lifted: dict[str, Cell] = {}
         self._last_rejection: str | None = None
+        # Readings taken for misreadings: robot → the cell it is seen on, while it is believed
+        # where it stood (see the module docstring), and the questions already asked.
+        self.doubts: dict[str, Cell] = {}
+        self._asked: set[tuple[str, Cell]] = set()
+        self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
+        self._hand_since = False  # … since the last look
 
     # -- reading
     @property
@@ -467,6 +504,8 @@ class Demonstration:
             if self._look.occluded or self.phase in (RESTORING, RESTORED):
                 return []
             self._look.occluded = True
+            self._hands += 1
+            self._hand_since = True
             return [self._event("occluded", at, message="the board is hidden")]
         self._look.occluded = False
         seen = self._read(robots)
@@ -479,22 +518,30 @@ class Demonstration:
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
-            return self._robot_off(missing, merged, at)
+            events = self._count_without(seen, at) if not merged else []
+            if self.verdict is not None:
+                return events
+            return events + self._robot_off(missing, merged, at)
         obs = tuple(seen[n] for n in self.names)
+        hand, self._hand_since = self._hand_since, False
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message="every robot is on the board"))
+        obs, again = self._recheck(obs, at, events)
         if obs == self.state:
             self.phase = WATCHING
             self._lifted.clear()
             self._look.problem = None
             return events
-        return events + self._explain(obs, at)
+        return events + self._explain(obs, at, hand, again)
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
             return []
+        if self.doubts:
+            return self._unsure(self.state, at, "the demonstration ended with a reading no legal "
+                                "move explains")
         result = validate_route(self.snapshot, self.route, self.bid)
         if self.phase == WAITING:
             reason = "a robot is off the board"
@@ -525,6 +572,17 @@ class Demonstration:
             out[name] = cell
         return out
 
+    def _count_without(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
+        """The moves of the robots seen while others are not (lifted, or lost to the
+        camera): counted when legal with the missing ones where they stood; anything else
+        waits until every robot is seen again."""
+        filled = tuple(seen.get(n, c) for n, c in zip(self.names, self.state, strict=True))
+        if filled == self.state or any(n not in seen for n in self.doubts):
+            return []
+        chosen, _tried, _result = self._search(filled)
+        self._last_rejection = None
+        return [] if chosen is None else self._play(chosen, filled, at)
+
     def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
         if self.phase == WATCHING:
             self._lifted = {}
@@ -541,9 +599,11 @@ class Demonstration:
         put_back = {n: self._name(self.state[self.names.index(n)])
                     for n in [*missing, *(n for g in merged for n in g)]}
         if missing:
-            words = ", ".join(f"put {n} back on {put_back[n]}" for n in missing)
+            words = ", ".join(f"{n} on {put_back[n]}" for n in missing)
             who = " and ".join(missing)
-            msg = f"{who} {'is' if len(missing) == 1 else 'are'} off the board: {words}"
+            # lifted off, or only not seen surely enough to be placed: the camera cannot tell
+            msg = (f"{who} {'is' if len(missing) == 1 else 'are'} not seen (off the board, or "
+                   f"not clearly in view): the count waits for {words}")
             return [self._event("robot_missing", at, robots=missing, put_back=put_back,
                                 message=msg)]
         group = merged[0]
@@ -554,11 +614,50 @@ class Demonstration:
             message=f"{' and '.join(group)} are seen as one (a robot knocked?): the count "
                     f"waits until they stand apart again ({words}; last seen near {cell})")]
 
-    def _explain(self, obs: State, at: float) -> list[Event]:
-        """Explain a new look by the shortest legal moves: first within the bid (plus the move
-        that would pass it), then, only to say whether it is over the bid or not legal at all,
-        up to :attr:`max_gap`. Sequences the rules reject (an immediate reversal) make the
-        search go on to longer ones."""
+    def _explain(self, obs: State, at: float, hand: bool = True,
+                 again: frozenset[str] = frozenset()) -> list[Event]:
+        """Explain a new look by the shortest legal moves (:meth:`_search`); a look nothing
+        explains is ``illegal`` only when every robot it changed was read with confidence
+        and none was standing still (:meth:`_suspects`): otherwise those robots are believed
+        where they stood and asked about, and the rest of the look is explained without
+        them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
+        before and now seen elsewhere."""
+        chosen, tried, result = self._search(obs)
+        if chosen is None:
+            if self.phase == WAITING and self._lifted_misplaced(obs):
+                return self._misplaced(obs, at)
+            suspects = self._suspects(obs, hand, again)
+            if not suspects:
+                if self.doubts:  # the doubted robots may be what makes it unexplained
+                    return self._unsure(obs, at, self._why(obs, tried, result))
+                return self._illegal(obs, at, tried, result)
+            why = self._why(obs, tried, result)
+            events = self._doubt(obs, suspects, at, why)
+            obs = tuple(self.state[i] if n in suspects else c
+                        for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
+            if obs == self.state:
+                self.phase = WATCHING
+                self._lifted.clear()
+                self._look.problem = None
+                return events
+            chosen, tried, result = self._search(obs)
+            if chosen is None:
+                return events + self._unsure(obs, at, self._why(obs, tried, result))
+            return events + self._accept(chosen, obs, at)
+        return self._accept(chosen, obs, at)
+
+    def _accept(self, chosen: _Choice, obs: State, at: float) -> list[Event]:
+        self.phase = WATCHING
+        self._lifted.clear()
+        self._look.problem = None
+        return self._play(chosen, obs, at)
+
+    def _search(self, obs: State) -> tuple[_Choice | None, int, SearchResult]:
+        """The shortest legal moves from the believed state to ``obs``: first within the bid
+        (plus the move that would pass it), then, only to say whether it is over the bid or
+        not legal at all, up to :attr:`max_gap`. Sequences the rules reject (an immediate
+        reversal) make the search go on to longer ones. Returns the choice (None when nothing
+        explains it), how many moves were tried, and the last search."""
         within = max(1, min(self.bid - self.cost + 1, self.max_gap))
         low, tried = 1, 0
         chosen: _Choice | None = None
@@ -576,14 +675,103 @@ class Demonstration:
                 break
             else:
                 low = high + 1
-        if chosen is None:
-            if self.phase == WAITING and self._lifted_misplaced(obs):
-                return self._misplaced(obs, at)
-            return self._illegal(obs, at, tried, result)
-        self.phase = WATCHING
-        self._lifted.clear()
-        self._look.problem = None
-        return self._play(chosen, obs, at)
+        return chosen, tried, result
+
+    # -- doubtful readings
+    def _recheck(self, obs: State, at: float, events: list[Event]
+                 ) -> tuple[State, frozenset[str]]:
+        """The look with every doubted robot still seen on its doubted cell believed where it
+        stood; a doubted robot seen back there clears its doubt (an event), one seen on a
+        third cell is judged afresh (returned: it stays a suspect if nothing explains it)."""
+        if not self.doubts:
+            return obs, frozenset()
+        out = list(obs)
+        cleared, again = [], set()
+        for n, cell in list(self.doubts.items()):
+            i = self.names.index(n)
+            if obs[i] == cell:
+                out[i] = self.state[i]
+                continue
+            del self.doubts[n]
+            if obs[i] == self.state[i]:
+                cleared.append(n)
+            else:
+                again.add(n)
+        if cleared:
+            words = ", ".join(f"{n} on {self._name(self.state[self.names.index(n)])}"
+                              for n in cleared)
+            events.append(self._event("doubt_cleared", at, robots=cleared,
+                                      message=f"seen again where they stood: {words}"))
+        return tuple(out), frozenset(again)
+
+    def _suspects(self, obs: State, hand: bool, again: frozenset[str]) -> set[str]:
+        """The robots of an unexplained look whose readings may be wrong rather than their
+        moves: those doubted before; every robot that changed while no hand reached over the
+        board (in a stream that shows hands); and, of several changes, the robot without
+        which the rest is legal in the fewest moves (a robot standing still, misread while
+        another one moved)."""
+        changed = [i for i, (a, b) in enumerate(zip(self.state, obs, strict=True)) if a != b]
+        out = {self.names[i] for i in changed if self.names[i] in again}
+        if self._hands and not hand:
+            return out | {self.names[i] for i in changed}
+        if len(changed) == 1:
+            return out  # the robot moved: its reading agreed over the tracker's frames
+        kept = self._last_rejection
+        odd: dict[str, int] = {}
+        for i in changed:
+            # the odd one out: the rest is legal without it (a misread cell may well be
+            # one a few legal moves could reach: it is the sum that no hand makes)
+            rest = (*obs[:i], self.state[i], *obs[i + 1:])
+            chosen = self._search(rest)[0]
+            if chosen is not None:
+                odd[self.names[i]] = sum(s.cost for s in chosen.steps)
+        self._last_rejection = kept
+        # … and of several, the one whose absence leaves the fewest moves to explain
+        return out | {n for n, c in odd.items() if c == min(odd.values())}
+
+    def _question(self, cells: Mapping[str, Cell]) -> str:
+        seen = ", ".join(f"{n} seen on {self._name(c)}" for n, c in cells.items())
+        return f"{seen} — is that right?"
+
+    def _doubt(self, obs: State, suspects: set[str], at: float, why: str) -> list[Event]:
+        """Take the suspects' readings for misreadings: believe them where they stood, and
+        ask about each reading once."""
+        cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
+        self.doubts.update(cells)
+        new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
+        if not new:
+            return []
+        self._asked.update(new.items())
+        question = self._question(new)
+        robots = {n: {"seen": self._name(c), "believed": self._name(self.state[
+            self.names.index(n)])} for n, c in new.items()}
+        return [self._event("doubt", at, robots=robots, question=question, reason=why,
+                            message=f"{question} (no legal move explains it: the count goes "
+                                    f"on as if {'it' if len(new) == 1 else 'they'} had not "
+                                    f"moved)")]
+
+    def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
+        """The verdict when what no legal move explains rests on a doubtful reading: no
+        failure, a question for the players."""
+        cells = dict(self.doubts) or {n: c for n, a, c in zip(self.names, self.state, obs,
+                                                              strict=True) if a != c}
+        question = self._question(cells)
+        return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
+                          message=f"the camera is not sure: {question}")
+
+    def _why(self, obs: State, tried: int, result: SearchResult) -> str:
+        """Words for a change no legal sequence explains (consumes the last rejection)."""
+        reason = describe_change(self.finder, self.state, obs, self.rules)
+        rejection, self._last_rejection = self._last_rejection, None
+        if reason is not None:
+            return reason
+        if rejection:
+            return rejection
+        changes = ", ".join(
+            f"{n} {self._name(a)}→{self._name(b)}"
+            for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b)
+        limit = "(the search gave up)" if result.exhausted else f"of up to {tried} moves"
+        return f"{changes}: no sequence {limit} of legal moves does that"
 
     def _choose(self, result: SearchResult) -> _Choice | None:
         """Among explanations of equal length: the legal ones (by the rules' own judge); of
@@ -706,14 +894,20 @@ class Demonstration:
         return [e]
 
     def _fail(self, verdict: str, at: float, reason: str, seen: State | None = None,
-              **extra: Any) -> list[Event]:
-        """A failed demonstration: the verdict, then which robots go back where (as the board
-        was last seen, ``seen``, or as the moves so far left it)."""
+              restore: bool = True, **extra: Any) -> list[Event]:
+        """A demonstration ended without a success (failed, or ``unsure``): the verdict, then
+        which robots go back where for the next bidder (as the board was last seen, ``seen``,
+        or as the moves so far left it; with ``restore`` false, from the next look on, so the
+        verdict's own message is the one on the page)."""
         self.phase = RESTORING
-        e = self._event(verdict, at, verdict=verdict, reason=reason, count=self.count,
-                        cost=self.cost, route=format_route(self.route), **extra)
+        verdict = Verdict(verdict)
+        e = self._event(verdict.value, at, verdict=verdict.value, reason=reason,
+                        count=self.count, cost=self.cost, route=format_route(self.route),
+                        **extra)
         self.verdict = e
         self._look.restore = None
+        if not restore:
+            return [e]
         board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
         return [e, *self._restore_events(board, at)]
 
@@ -751,20 +945,8 @@ class Demonstration:
                             message=f"a lifted robot came back elsewhere: put {words}")]
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
-        reason = describe_change(self.finder, self.state, obs, self.rules)
-        rejection = self._last_rejection
-        if reason is None:
-            if rejection:
-                reason = rejection
-            else:
-                changes = ", ".join(
-                    f"{n} {self._name(a)}→{self._name(b)}"
-                    for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b)
-                limit = ("(the search gave up)" if result.exhausted
-                         else f"of up to {tried} moves")
-                reason = f"{changes}: no sequence {limit} of legal moves does that"
-        self._last_rejection = None
-        return self._fail("illegal", at, reason, seen=obs, move_number=self.count + 1,
+        reason = self._why(obs, tried, result)
+        return self._fail(Verdict.ILLEGAL, at, reason, seen=obs, move_number=self.count + 1,
                           seen_robots={n: self._name(c) for n, c in zip(self.names, obs,
                                                                     strict=True)})
 
@@ -956,10 +1138,12 @@ class Replay:
     reason: str | None
     count: int
     cost: int
+    question: str | None = None  # an ``unsure`` verdict's question for the players
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "reason": self.reason, "count": self.count,
-                "cost": self.cost, "moves": self.moves, "events": self.events}
+        return {"verdict": self.verdict, "reason": self.reason, "question": self.question,
+                "count": self.count, "cost": self.cost, "moves": self.moves,
+                "events": self.events}
 
 
 def replay(
@@ -969,13 +1153,17 @@ def replay(
     *,
     max_gap: int = DEFAULT_MAX_GAP,
 ) -> Replay:
-    """Judge a recorded stream of ``(time, robots or None)`` observations as one demonstration."""
+    """Judge a recorded stream of ``(time, robots or None)`` observations as one demonstration
+    (``unsure`` when it ends with a reading still in doubt)."""
     demo = Demonstration(position, bid, max_gap=max_gap)
     events: list[Event] = []
+    at = 0.0
     for at, robots in observations:
         events += demo.observe(robots, at)
         if demo.verdict is not None:
             break
+    if demo.verdict is None and demo.doubts:
+        events += demo.done(at)  # a reading still in doubt: unsure, never a failure
     moves = [e for e in events if e["type"] == "move"]
     if demo.verdict is not None:
         verdict, reason = demo.verdict["verdict"], demo.verdict.get("reason")
@@ -990,7 +1178,8 @@ def replay(
         else:
             result = validate_route(position, demo.route, bid)
             reason = f"the recording ends: {result.reason or 'the bid is not met'}"
-    return Replay(events, moves, verdict, reason, demo.count, demo.cost)
+    question = demo.verdict.get("question") if demo.verdict is not None else None
+    return Replay(events, moves, verdict, reason, demo.count, demo.cost, question)
 
 
 def read_observation_log(path: str | Path) -> list[tuple[float, dict[str, str] | None]]:
@@ -1029,36 +1218,54 @@ def frame_observations(
     from .vision.locate import VisionError
     from .vision.read import Reader
     from .vision.sources import EndOfFrames, FrameSourceError, open_source
-    from .vision.track import Tracker
 
     tiles = list(position.board.tiles) if position.board.tiles else None
     reader = Reader(tiles=tiles, read_chip=False)
-    tracker = Tracker(stable=stable)
     try:
         source = open_source(str(path))
     except (FrameSourceError, ValueError) as e:
         raise ValueError(str(e)) from None
+
+    def readings() -> Iterator[tuple[float, Any]]:
+        with source:
+            while True:
+                try:
+                    frame = source.read()
+                except EndOfFrames:
+                    return
+                except FrameSourceError as e:
+                    raise ValueError(str(e)) from None
+                try:
+                    yield frame.t, reader.read(frame.image)
+                except VisionError as e:
+                    yield frame.t, str(e)
+
+    yield from stable_looks(readings(), stable=stable)
+
+
+def stable_looks(readings: Iterable[tuple[float, Any]], *, stable: int = 3
+                 ) -> Iterator[tuple[float, dict[str, str] | None]]:
+    """Stable observations from per-frame readings ``(time, reading)``, a reading being an
+    :class:`~companion.vision.read.Observation` or, for a frame that could not be read, the
+    reason: the tracker's accepted states, and one ``None`` per spell of a hidden or
+    unreadable board. Times are seconds since the first frame."""
+    from .vision.track import Tracker
+
+    tracker = Tracker(stable=stable)
     t0: float | None = None
     hidden = False
-    with source:
-        while True:
-            try:
-                frame = source.read()
-            except EndOfFrames:
-                return
-            except FrameSourceError as e:
-                raise ValueError(str(e)) from None
-            t0 = frame.t if t0 is None else t0
-            try:
-                event = tracker.observe(reader.read(frame.image))
-            except VisionError as e:
-                event = tracker.update(None, error=str(e))
-            at = round(frame.t - t0, 3)
-            if event.kind == "accepted":
-                hidden = False
-                yield at, event.state
-            elif event.kind == "steady":
-                hidden = False
-            elif event.kind in ("occluded", "unseen") and not hidden:
-                hidden = True
-                yield at, None
+    for t, reading in readings:
+        t0 = t if t0 is None else t0
+        if isinstance(reading, str):
+            event = tracker.update(None, error=reading)
+        else:
+            event = tracker.observe(reading)
+        at = round(t - t0, 3)
+        if event.kind == "accepted":
+            hidden = False
+            yield at, event.state
+        elif event.kind == "steady":
+            hidden = False
+        elif event.kind in ("occluded", "unseen") and not hidden:
+            hidden = True
+            yield at, None

@@ -13,6 +13,7 @@ import pytest
 
 from companion import solver
 from companion.gpio import Hardware, PinMap
+from companion.rules import Move
 from companion.store import Store
 from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
 from companion.web.events import Broker
@@ -798,3 +799,48 @@ def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
         assert info["micro"]["options"]["stall_seconds"] == 150
     finally:
         t.stop()
+
+
+def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table):
+    # the camera sees the first move and, at once, a robot standing still on a cell no legal
+    # moves reach: the page asks about it, the move counts, no verdict is given
+    from companion.verify import finder_for
+
+    set_up(table, timer=0.3)
+    opt = reveal_and_solve(table)
+    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    pos = table._position()
+    board, names = pos.board, tuple(pos.robots)
+    finder = finder_for(board, pos.rules, names)
+    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
+    after = pos.push(first)
+    state = tuple(after.robots[n] for n in names)
+
+    def unreachable(robot: str, avoid: tuple[int, ...] = ()) -> int:
+        i = names.index(robot)
+        def proven(c: int) -> bool:  # no legal moves reach it, the search done in full
+            r = finder.explain(state, (*state[:i], c, *state[i + 1:]), 4)
+            return not r.explanations and not r.exhausted
+
+        return next(c for c in board.cells() if c not in board.blocked
+                    and board.diagonal_at(c) is None and c not in (*state, *avoid)
+                    and proven(c))
+
+    still = next(r for r in names if r != first.robot)
+    wrong_cell = unreachable(still)
+    wrong = board.name(wrong_cell)
+    seen = {r: board.name(c) for r, c in after.robots.items()}
+    table.observe(None, "camera")
+    table.observe({**seen, still: wrong}, "camera")
+    view = wait_state(table, lambda s: "is that right?" in s["message"])
+    assert f"{still} seen on {wrong}" in view["message"]
+    assert view["phase"] == "demonstrating" and view["demonstrating"]["count"] == 1
+    # the moving robot then seen where nothing stops it, the doubt still open: unsure, and
+    # the players judge (no verdict, the question on the page)
+    table.observe(None, "camera")
+    table.observe({**seen, still: wrong,
+                   first.robot: board.name(unreachable(first.robot, (wrong_cell,)))}, "camera")
+    view = wait_state(table, lambda s: "not sure" in s["message"])
+    assert view["phase"] == "demonstrating" and view["verdict"] is None
+    assert f"{still} seen on {wrong} — is that right?" in view["message"]

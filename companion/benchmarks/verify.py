@@ -1,12 +1,27 @@
-"""Decision latency of live verification: a stable observation in, its events out.
+"""Live verification: how fast it decides, and whether its verdicts are right when the
+camera misreads.
 
-Demonstrations are random legal routes on random real boards (four robots), looked at every
-1, 2 or 3 moves; one more case puts a robot down mid-slide, which the search must prove no legal
-sequence explains (the slowest decision). Each observation is timed on its own, from the call
-to :meth:`Demonstration.observe` to the events it returns; the first look of each
-demonstration (cold slide caches) is part of the sample, as at the table.
+**Decision latency.** Demonstrations are random legal routes on random real boards (four
+robots), looked at every 1, 2 or 3 moves; one more case puts a robot down mid-slide, which the
+search must prove no legal sequence explains (the slowest decision). Each observation is timed
+on its own, from the call to :meth:`Demonstration.observe` to the events it returns; the first
+look of each demonstration (cold slide caches) is part of the sample, as at the table.
 
-``companion bench verify [--demos N] [--seed S] [--out PATH]``
+**Verdicts under misreadings.** Recorded demonstrations (:func:`recorded_demo`) — honest
+successes, over-bids (one move past the bid) and illegal ones (the moving robot put down a
+cell short of where its slide stops) — played move by move with a hand over the board between
+two moves and the board still for a few frames at each state, through the tracker and the
+verifier, with misreadings injected as real ones happen (:func:`inject`): a robot standing
+still seen on a wrong cell for one or two frames, or for all the frames of a still spell (the
+reader makes the same mistake while the picture does not change), or a robot not seen. Two
+sources of the per-frame readings: the truth with the injected misreadings (many
+demonstrations, fast), and **frames** rendered by :mod:`companion.vision.render` (varied
+scenes, every other one under a hard condition: haze, a strong cast, glare, dim bluish
+light) and read by the reader, misreadings injected on top of its own. Rows: verdicts right,
+and false ``illegal`` verdicts (an honest or over-bid demonstration judged illegal) on their
+own; goal 0.
+
+``companion bench verify [--demos N] [--judged N] [--frames N] [--seed S] [--out PATH]``
 """
 
 from __future__ import annotations
@@ -16,15 +31,21 @@ import platform
 import random
 import statistics
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from ..board import Board, tile_names
-from ..rules import Goal, Position
-from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for
+from ..rules import Goal, Move, Position
+from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for, replay, stable_looks
 from . import write_report
 
 GOAL_MEDIAN_MS = 50.0
 ROBOTS = ("red", "green", "blue", "yellow")
+KINDS = ("honest", "over_bid", "illegal")
+EXPECTED = {"honest": "success", "over_bid": "over_bid", "illegal": "illegal"}
+MISREADS = ("none", "flicker", "spell", "unseen")
+STILL = 5  # frames the board holds still at each state (a second at the table's rate)
+FRAME_SIZE = (960, 720)
 
 
 def _board(rnd: random.Random) -> Board:
@@ -112,15 +133,232 @@ def measure(demos: int, seed: int, route_moves: int = 9) -> dict[str, Any]:
     return rows
 
 
+# ---------------------------------------------------------------- verdicts under misreadings
+
+
+@dataclass
+class Recorded:
+    """A demonstration as it was played: the start (with its target), the bid, and where the
+    robots stood after each look (one move a look), with the robot moved in each."""
+
+    kind: str
+    position: Position
+    bid: int
+    states: list[dict[str, int]]
+    movers: list[str]
+
+    @property
+    def expected(self) -> str:
+        return EXPECTED[self.kind]
+
+
+def _honest(rnd: random.Random) -> tuple[Position, list[Move], list[dict[str, int]]] | None:
+    """A random route of 2–5 moves whose last robot ends on a cell made its target, when the
+    rules call that route a success in exactly its length (else None: draw again)."""
+    p = _position(rnd)
+    hero = rnd.choice(ROBOTS)
+    length = rnd.randint(2, 5)
+    q, route, states = p, [], []
+    for k in range(length):
+        robot = hero if k == length - 1 or rnd.random() < 0.6 else rnd.choice(ROBOTS)
+        options = [m for m, _s in q.legal_moves() if m.robot == robot]
+        if not options:
+            return None
+        m = rnd.choice(options)
+        route.append(m)
+        q = q.push(m)
+        states.append(dict(q.robots))
+    start = p.with_target(Goal(q.robots[hero], hero))
+    clean = replay(start, length, [(float(k), s) for k, s in enumerate(states, 1)])
+    if clean.verdict != "success" or clean.count != length:
+        return None
+    return start, route, states
+
+
+def recorded_demo(rnd: random.Random, kind: str) -> Recorded:
+    """A recorded demonstration of ``kind`` (see :data:`KINDS`), checked on clean looks to
+    get the verdict it should."""
+    while True:
+        drawn = _honest(rnd)
+        if drawn is None:
+            continue
+        start, route, states = drawn
+        movers = [m.robot for m in route]
+        if kind == "honest":
+            return Recorded(kind, start, len(route), states, movers)
+        if kind == "over_bid":
+            return Recorded(kind, start, len(route) - 1, states, movers)
+        # illegal: at some move, the moving robot is put down a cell short of its stop
+        k = rnd.randrange(len(route))
+        before = start if k == 0 else start.with_robots(states[k - 1])
+        s = before.slide(route[k])
+        if len(s.path) < 3 or s.deflected:
+            continue
+        short = {**(states[k - 1] if k else dict(start.robots)), route[k].robot: s.path[-2]}
+        rec = Recorded(kind, start, len(route) + 2, [*states[:k], short], movers[:k + 1])
+        looks = [(float(j), st) for j, st in enumerate(rec.states, 1)]
+        if replay(start, rec.bid, looks).verdict == "illegal":
+            return rec
+
+
+class Reading(NamedTuple):
+    """One frame's reading, as the tracker takes it."""
+
+    robots: dict[str, str]
+    occluded: bool = False
+
+
+def frames_of(rec: Recorded) -> list[tuple[int, bool]]:
+    """The frames of a recording as ``(state index, hand over the board)``: state 0 is the
+    start, ``k`` the robots after look ``k``; a hand between two states, then still frames
+    (twice as many at the end, where the players look at the result)."""
+    out = [(0, False)] * STILL
+    for k in range(1, len(rec.states) + 1):
+        out.append((k, True))
+        out += [(k, False)] * STILL
+    return out + [(len(rec.states), False)] * STILL  # the players look at the end
+
+
+def inject(rec: Recorded, readings: list[Reading | str], rnd: random.Random,
+           how: str) -> list[Reading | str]:
+    """Misread one robot that stands still through one still spell after a move (its first
+    :data:`STILL` frames): ``flicker`` on a wrong cell for one or two frames, ``spell`` on a
+    wrong cell for the whole spell, ``unseen`` left out for one frame up to the whole spell;
+    ``none`` leaves them be."""
+    if how == "none" or not rec.states:
+        return readings
+    board = rec.position.board
+    k = rnd.randint(1, len(rec.states))
+    moving = {rec.movers[k - 1]} | ({rec.movers[k]} if k < len(rec.movers) else set())
+    still = [r for r in ROBOTS if r not in moving]
+    robot = rnd.choice(still)
+    spell = [i for i, (s, hand) in enumerate(frames_of(rec)) if s == k and not hand][:STILL]
+    if how == "flicker":
+        n = rnd.randint(1, 2)
+        first = rnd.randrange(len(spell) - n + 1)
+        spell = spell[first:first + n]
+    elif how == "unseen":
+        spell = spell[rnd.randrange(len(spell)):]
+    taken = set(rec.states[k - 1].values())
+    free = [c for c in board if c not in board.blocked and c not in taken]
+    wrong = board.name(rnd.choice(free))
+    out = list(readings)
+    for i in spell:
+        r = out[i]
+        if isinstance(r, str) or r.occluded or robot not in r.robots:
+            continue
+        robots = dict(r.robots)
+        if how == "unseen":
+            del robots[robot]
+        else:
+            robots[robot] = wrong
+        out[i] = Reading(robots)
+    return out
+
+
+def true_readings(rec: Recorded) -> list[Reading | str]:
+    """What a reader that never errs sees in every frame of the recording."""
+    board = rec.position.board
+    states = [dict(rec.position.robots), *rec.states]
+    return [Reading({}, True) if hand else
+            Reading({r: board.name(c) for r, c in states[s].items()})
+            for s, hand in frames_of(rec)]
+
+
+def rendered_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SIZE
+                      ) -> list[Any]:
+    """Every frame of the recording rendered (one varied scene, for odd seeds a hard one; a
+    hand between moves) and read by the game's reader: an Observation, or why the frame
+    could not be read."""
+    from dataclasses import replace
+
+    from ..vision.read import Reader, VisionError
+    from ..vision.render import Scene, hard_scene, render
+
+    # every other recording under one of the hard conditions (haze, casts, glare, dim blue)
+    scene = replace(hard_scene(seed) if seed % 2 else Scene.random(seed, hands=0.0),
+                    chip=False)
+    reader = Reader(tiles=list(rec.position.board.tiles or ()) or None, read_chip=False)
+    states = [dict(rec.position.robots), *rec.states]
+    out: list[Any] = []
+    for n, (s, hand) in enumerate(frames_of(rec)):
+        shot = render(rec.position.with_robots(states[s]), seed=seed, size=size,
+                      scene=replace(scene, hands=1 if hand else 0), noise_seed=n)
+        try:
+            out.append(reader.read(shot.image))
+        except VisionError as e:
+            out.append(str(e))
+    return out
+
+
+def judge(rec: Recorded, readings: list[Any]) -> str:
+    """The verdict the verifier gives on these per-frame readings (a frame a second)."""
+    looks = stable_looks((float(t), r) for t, r in enumerate(readings))
+    return replay(rec.position, rec.bid, looks).verdict
+
+
+def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE
+                 ) -> dict[str, Any]:
+    """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
+    (``truth``: the truth with misreadings injected; ``frames``: rendered and read)."""
+    rnd = random.Random(seed)
+    rows: dict[str, Any] = {}
+    for kind in KINDS:
+        row = {"demos": 0, "right": 0, "false_illegal": 0, "unsure": 0, "verdicts": {}}
+        for d in range(demos):
+            rec = recorded_demo(rnd, kind)
+            how = MISREADS[d % len(MISREADS)]
+            if source == "frames":
+                readings = rendered_readings(rec, seed * 1000 + d, size)
+            else:
+                readings = true_readings(rec)
+            verdict = judge(rec, inject(rec, readings, rnd, how))
+            row["demos"] += 1
+            row["right"] += verdict == rec.expected
+            row["false_illegal"] += verdict == "illegal" and kind != "illegal"
+            row["unsure"] += verdict == "unsure"
+            row["verdicts"][verdict] = row["verdicts"].get(verdict, 0) + 1
+        rows[kind] = row
+    return rows
+
+
+def _print_verdicts(title: str, rows: dict[str, Any]) -> None:
+    print(title)
+    print(f"  {'kind':<10} {'demos':>6} {'verdicts right':>15} {'false illegal':>14} "
+          f"{'unsure':>7}  verdicts")
+    for kind, r in rows.items():
+        seen = ", ".join(f"{v} {n}" for v, n in sorted(r["verdicts"].items()))
+        print(f"  {kind:<10} {r['demos']:>6} {r['right']:>9}/{r['demos']:<5} "
+              f"{r['false_illegal']:>14} {r['unsure']:>7}  {seen}")
+    right = sum(r["right"] for r in rows.values())
+    total = sum(r["demos"] for r in rows.values())
+    false = sum(r["false_illegal"] for r in rows.values())
+    print(f"  {'all':<10} {total:>6} {right:>9}/{total:<5} {false:>14}   goal: 0 false illegal")
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="companion bench verify", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--demos", type=int, default=40, help="random demonstrations (40)")
+    parser.add_argument("--judged", type=int, default=40,
+                        help="demonstrations of each kind judged from true readings with "
+                             "misreadings injected (40)")
+    parser.add_argument("--frames", type=int, default=4,
+                        help="demonstrations of each kind rendered, read and judged (4)")
+    parser.add_argument("--size", default="960x720", help="rendered frame size (960x720)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="bench-verify.json", help="where to write the JSON")
     args = parser.parse_args(argv)
     if args.demos < 1:
         parser.error("--demos: at least 1")
+    if args.judged < 0 or args.frames < 0:
+        parser.error("--judged and --frames: 0 or more")
+    try:
+        w, h = (int(x) for x in args.size.lower().split("x"))
+        if not (160 <= w <= 4000 and 120 <= h <= 4000):
+            raise ValueError
+    except ValueError:
+        parser.error(f"--size: WIDTHxHEIGHT between 160x120 and 4000x4000, not {args.size!r}")
     rows = measure(args.demos, args.seed)
     print(f"verify: decision latency, stable observation in → events out "
           f"({args.demos} demonstrations, seed {args.seed})")
@@ -132,6 +370,17 @@ def run(argv: list[str]) -> int:
         print(f"{name:<10} {r['looks']:>6} {moves:>6} {r['median_ms']:>10.2f} "
               f"{r['p90_ms']:>8.2f} {r['max_ms']:>8.2f}  {ok}")
     met = all(r["median_ms"] <= GOAL_MEDIAN_MS for r in rows.values())
+    judged: dict[str, Any] = {}
+    if args.judged:
+        judged["truth"] = verdict_rows("truth", args.judged, args.seed)
+        _print_verdicts(f"verdicts from true readings with misreadings injected "
+                        f"({args.judged} of each kind)", judged["truth"])
+    if args.frames:
+        judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
+        _print_verdicts(f"verdicts from rendered frames, hands between moves, misreadings "
+                        f"injected ({args.frames} of each kind, {w}×{h})", judged["frames"])
+    false = sum(r["false_illegal"] for src in judged.values() for r in src.values())
+    met = met and false == 0
     report = {
         "benchmark": "verify",
         "goal": {"median_ms": GOAL_MEDIAN_MS},
@@ -141,5 +390,7 @@ def run(argv: list[str]) -> int:
         "max_gap": DEFAULT_MAX_GAP,
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "cases": rows,
+        "verdicts": judged,
+        "false_illegal": false,
     }
     return write_report(args.out, report, 0 if met else 1)

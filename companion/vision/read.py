@@ -44,6 +44,11 @@ from .robots import (
 from .tileid import TileReading, read_tiles
 from .track import OCC_PX, occlusion
 
+# Below this confidence in which way the board lies (the tiles' reading) every cell name is a
+# guess: the robots are seen, but none is placed (a right reading is above 0.85 on renders
+# under haze and glare and on the real photos; the wrong ones fell below 0.25).
+NORTH_SURE = 0.5
+
 
 @dataclass
 class Observation:
@@ -61,6 +66,8 @@ class Observation:
     method: str = "outline"
     notes: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # robots expected but not seen
+    # robots something was seen of, but not surely enough to place them: colour → why
+    doubtful: dict[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -82,6 +89,7 @@ class Observation:
             "occluded_cells": list(self.occluded_cells),
             "method": self.method,
             "missing": list(self.missing),
+            "doubtful": dict(self.doubtful),
             "notes": list(self.notes),
         }
 
@@ -161,14 +169,24 @@ class Reader:
             return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                                reading.confidence if reading else None, {}, {}, None, True,
                                cells, loc.method, list(loc.notes))
-        robots, scores = {}, {}
+        robots, scores, doubtful = {}, {}, {}
+        unsure_north = reading is not None and reading.confidence < NORTH_SURE
         for colour, h in hits.items():
             c, r = rotate_cell(h.col, h.row, k)
+            doubt = h.doubt or (f"which way the board lies is not sure "
+                                f"({reading.confidence:.2f})" if unsure_north else None)
+            if doubt is not None:
+                # not placed on a guessed cell: said to be not seen, and why
+                doubtful[colour] = f"{grid_cell_name(c, r)}? {doubt}"
+                continue
             robots[colour] = grid_cell_name(c, r)
             scores[colour] = round(h.score, 3)
         if CLEAR in self.profile.robots and view is not None:
             clear = find_clear(image, oriented, board, _shadowed(loc, hits, k), view.alike)
-            if clear is not None:
+            if clear is not None and unsure_north:
+                doubtful[CLEAR] = (f"{grid_cell_name(clear.col, clear.row)}? which way the "
+                                   f"board lies is not sure ({reading.confidence:.2f})")
+            elif clear is not None:
                 robots[CLEAR] = grid_cell_name(clear.col, clear.row)
                 scores[CLEAR] = round(clear.score, 3)
         chip = None
@@ -178,13 +196,16 @@ class Reader:
         expected = {c for c in self.profile.robots if c not in OPTIONAL} | self._seen
         missing = sorted(c for c in expected if c not in robots)
         for colour in missing:
-            notes.append(f"no {colour} robot seen")
+            notes.append(f"no {colour} robot seen" if colour not in doubtful else
+                         f"no {colour} robot seen (doubtful: {doubtful[colour]})")
+        for colour in sorted(set(doubtful) - set(missing)):
+            notes.append(f"a {colour} robot not placed (doubtful: {doubtful[colour]})")
         self._seen |= set(robots)
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
         return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                            reading.confidence if reading else None, robots, scores, chip, False,
-                           [], loc.method, notes, missing)
+                           [], loc.method, notes, missing, doubtful)
 
     def _orientation(self, image: np.ndarray, loc: Location, hits: dict) -> TileReading | None:
         """The tiles and north, reused while the board has not moved by a quarter cell."""

@@ -128,6 +128,7 @@ class Scene:
     table: str = "wood"  # wood | cloth | plain | pale (a white or light grey tabletop)
     chip: bool = True  # the target chip lies on the centre piece
     distortion: float = 0.0  # lens distortion k1 (negative: the barrel of a wide-angle lens)
+    haze: float = 0.0  # a veil of scattered light over everything (a window behind), 0–0.6
 
     @classmethod
     def random(
@@ -164,6 +165,30 @@ class Scene:
             # drawn last and only when asked, so the default sequence of scenes never changes
             distortion=-float(rng.uniform(0, max_distortion)) if max_distortion > 0 else 0.0,
         )
+
+
+HARD = ("haze", "cast", "glare", "dim_blue")
+
+
+def hard_scene(seed: int | np.random.Generator, kind: str | None = None) -> Scene:
+    """A varied shot (:meth:`Scene.random`, no hands) under one of the hard conditions real
+    photos show, ``kind`` of :data:`HARD` or drawn: a strong haze that pales the robots, a
+    strong colour cast, a strong glare spot, or dim bluish light."""
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    base = Scene.random(rng, hands=0.0)
+    kind = kind or str(rng.choice(HARD))
+    if kind == "haze":
+        return replace(base, haze=float(rng.uniform(0.3, 0.55)))
+    if kind == "cast":
+        gains = rng.uniform(0.7, 1.3, 3)
+        return replace(base, cast=tuple(float(g) for g in gains / gains.mean()))
+    if kind == "glare":
+        return replace(base, glare=float(rng.uniform(0.8, 1.0)))
+    if kind == "dim_blue":
+        return replace(base, brightness=float(rng.uniform(0.28, 0.45)),
+                       cast=(float(rng.uniform(1.2, 1.4)), 1.0, float(rng.uniform(0.65, 0.8))),
+                       noise=float(rng.uniform(4, 9)))
+    raise ValueError(f"hard scene: {kind!r} is not one of {', '.join(HARD)}")
 
 
 @dataclass
@@ -1017,6 +1042,12 @@ def _photometry(img: np.ndarray, scene: Scene, rng: np.random.Generator,
         s = cv2.GaussianBlur(shadow, (0, 0), 3.0)
         keep = cv2.bitwise_not(cv2.multiply(s, 0.45, dtype=cv2.CV_8U))
         out = cv2.multiply(out, cv2.merge([keep, keep, keep]), scale=1 / 255)
+    if scene.haze > 0:
+        # a milky veil: contrast and colour washed towards a light grey of the room's tint
+        veil = np.array(scene.cast, np.float32) * 210.0 * min(scene.brightness * 1.2, 1.0)
+        out = cv2.addWeighted(out, 1.0 - scene.haze,
+                              np.full_like(out, np.clip(veil, 0, 255).astype(np.uint8)),
+                              scene.haze, 0.0)
     if scene.glare > 0:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         gx, gy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h

@@ -41,6 +41,15 @@ PRESENT_SILVER = 0.58
 # dim, noisy frame takes the polish off a silver robot, never the lead it has over the print
 SILVER_LEAD = 0.3
 COLOURLESS = ("black", "silver")  # robots told from the print by lightness alone
+# A reading is doubtful — the robot is said to be not seen, never put on a guessed cell — when
+# another cell away from it scores within this of its best …
+DOUBT_LEAD = 0.1
+# … or it is weak (below the first) and another cell comes within the second …
+DOUBT_WEAK, DOUBT_WEAK_LEAD = 0.6, 0.2
+# … or its cell looks this much (score over score) like another robot's colour: a dark blue
+# robot over a black one's, a pale yellow one under haze over a green one's. Measured on
+# renders and real photos: a robot rightly read stays under 0.2, the wrong ones above 0.5.
+DOUBT_ALIKE = 0.35
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ class RobotHit:
     row: int
     score: float
     margin: float  # score minus the best score on a cell not next to this one
+    doubt: str | None = None  # why the reading is not to be trusted (then: not seen)
 
 
 @dataclass
@@ -262,13 +272,22 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
     (``view``: what the print shows, see :func:`score_cells`).
 
     Two robots never share a cell: if two colours pick the same one, the weaker takes its
-    next best cell."""
-    scores = score_cells(frame, loc, profile, view)
+    next best cell. A hit whose cell is a guess carries a ``doubt`` (:func:`doubt_of`): the
+    caller reports that robot as not seen, with the reason, and still knows something
+    stands there."""
+    return place(score_cells(frame, loc, profile, view), print_seen=view is not None)
+
+
+def place(scores: dict[str, np.ndarray], *, print_seen: bool = False) -> dict[str, RobotHit]:
+    """Robots on cells from their ``(16, 16)`` score arrays (:func:`find_robots`), strongest
+    first; ``print_seen``: the scores judged the print too (a silver robot well ahead of
+    every other cell is then believed below its usual bar)."""
     hits: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
     order = sorted(scores, key=lambda c: -float(scores[c].max()))
     for colour in order:
         s = scores[colour].copy()
+        own = divmod(int(np.argmax(s)), GRID)  # its best cell, taken or not: (row, col)
         for (c, r) in taken:
             s[r, c] = -1.0
         idx = int(np.argmax(s))
@@ -278,11 +297,36 @@ def find_robots(frame: Frame, loc: Location, profile: Profile,
         far[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = -1.0
         lead = best - float(far.max())
         if best < PRESENT or (colour == "silver" and best < PRESENT_SILVER and not (
-                view is not None and lead >= SILVER_LEAD)):
+                print_seen and lead >= SILVER_LEAD)):
             continue
-        hits[colour] = RobotHit(colour, c, r, best, lead)
+        doubt = doubt_of(colour, best, lead, scores, c, r)
+        if doubt is None and (own[1], own[0]) in taken:
+            doubt = f"it looks most like the {taken[(own[1], own[0])]} robot's cell"
+        hits[colour] = RobotHit(colour, c, r, best, lead, doubt)
         taken[(c, r)] = colour
     return hits
+
+
+def doubt_of(colour: str, best: float, lead: float, scores: dict[str, np.ndarray],
+             col: int, row: int) -> str | None:
+    """Why a robot's best cell ``(col, row)`` is a guess, in words, or None when it is not:
+    another cell away from it scores nearly as well, or the robot is weak and another cell
+    comes close, or the cell looks nearly as much like another robot's colour, which finds
+    no better cell of its own (a robot of that colour standing elsewhere says nothing of
+    this one; the colourless two are not compared with each other: the print tells them
+    apart)."""
+    if lead < DOUBT_LEAD:
+        return f"another cell looks nearly as much like it ({lead:.2f} apart)"
+    if best < DOUBT_WEAK and lead < DOUBT_WEAK_LEAD:
+        return f"faint ({best:.2f}) and another cell comes close ({lead:.2f} apart)"
+    for other, s in scores.items():
+        if other == colour or (other in COLOURLESS and colour in COLOURLESS):
+            continue
+        alike = float(s[row, col]) / max(best, 1e-6)
+        r, c = divmod(int(np.argmax(s)), GRID)
+        if alike >= DOUBT_ALIKE and max(abs(r - row), abs(c - col)) <= 1:
+            return f"it looks like the {other} robot too ({alike:.2f})"
+    return None
 
 
 def silhouette_cells(loc: Location, col: int, row: int) -> set[tuple[int, int]]:

@@ -10,8 +10,9 @@ come in a connected clump under a hand; a clump of a few cells, or several forei
 all, mark the frame occluded, and such a frame is never read as a position.
 
 The :class:`Tracker` then accepts a new board state only once the same state has been read on
-``stable`` consecutive unoccluded frames, so a robot caught mid-slide, or a frame between two
-hand movements, never counts as a move.
+``stable`` of the last ``2 * stable - 1`` unoccluded frames (the last one among them: a
+majority), so a robot caught mid-slide, or a frame between two hand movements, never counts
+as a move, while a frame or two misread among the still ones do not lose the look.
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class TrackEvent:
 
 @dataclass
 class Tracker:
-    """Accept a robot layout only after ``stable`` consecutive frames agree on it.
+    """Accept a robot layout only once ``stable`` of the last ``2 * stable - 1`` frames since
+    the board was last hidden agree on it, the frame just read among them.
 
     >>> t = Tracker(stable=2)
     >>> t.update({"red": "c2"}).kind, t.update({"red": "c2"}).kind
@@ -135,29 +137,24 @@ class Tracker:
 
     stable: int = 3
     accepted: dict[str, str] | None = None
-    _candidate: dict[str, str] | None = field(default=None, repr=False)
-    _count: int = field(default=0, repr=False)
+    _recent: list[dict[str, str]] = field(default_factory=list, repr=False)
 
     def update(self, robots: dict[str, str] | None, *, occluded: bool = False,
                error: str | None = None) -> TrackEvent:
         """Feed one frame's reading (``None`` with ``error`` when it could not be read)."""
         if occluded:
-            self._candidate, self._count = None, 0
+            self._recent.clear()
             return TrackEvent("occluded", None, "a hand or arm is over the board")
         if robots is None:
-            self._candidate, self._count = None, 0
+            self._recent.clear()
             return TrackEvent("unseen", None, error or "the board could not be read")
         state = dict(sorted(robots.items()))
+        self._recent = [*self._recent, state][-(2 * self.stable - 1):]
         if state == self.accepted:
-            self._candidate, self._count = None, 0
             return TrackEvent("steady", self.accepted)
-        if state == self._candidate:
-            self._count += 1
-        else:
-            self._candidate, self._count = state, 1
-        if self._count >= self.stable:
+        if sum(s == state for s in self._recent) >= self.stable:
             self.accepted = state
-            self._candidate, self._count = None, 0
+            self._recent = [state]
             return TrackEvent("accepted", state)
         return TrackEvent("pending", state)
 
