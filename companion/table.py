@@ -69,6 +69,11 @@ OPTION_LABELS = {
 STALL_CHOICES = (120.0, 150.0, 180.0)
 # The phases in which a chip may be revealed: the camera reads the centre piece only then.
 CHIP_PHASES = ("idle", "round_over")
+# The phases in which the robots stand for a round in play (a look must agree with the journal
+# after a restart before it counts).
+ROUND_PHASES = ("bidding", "timer", "demonstrating")
+RECONCILE_MESSAGE = ("The board does not match the journal: put {wrong} back; the camera "
+                     "takes up the round once it does")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -181,12 +186,14 @@ class Table:
         self._state: dict[str, Any] = {}
         self._seq = 0
         self._message = ""
-        self._verdict: dict[str, Any] | None = None
         self._optimal: dict[str, Any] | None = None
         self._solving: tuple[int, threading.Event] | None = None
         self._verifier: Any = None
         self._pending_demo: tuple[int, int] | None = None
         self._seen: dict[str, str] | None = None
+        # After a restart (or an undo mid-demonstration) the first look must agree with the
+        # journal before any look counts: what differs is shown, never played as moves.
+        self._reconcile = False
         # The chip on the centre piece as the camera last saw it settle, the chip revealed
         # last (it may still lie there), and a chip the camera must not reveal again until the
         # piece has been seen bare or with another chip on it.
@@ -253,6 +260,7 @@ class Table:
             self.store = self._open_store()
         if self.micro:
             self._micro_sync_sim()
+            self._reconcile = self.game.phase == "demonstrating"
             self._refresh()
             self._tell_camera()
             return
@@ -263,8 +271,10 @@ class Table:
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
-            # A restart mid-round: the store replayed the journal; pick the round up again.
+            # A restart mid-round: the store replayed the journal; pick the round up again,
+            # the demonstration where the journal has it.
             self._start_round_helpers(resumed=True)
+            self._reconcile = self.game.phase in ROUND_PHASES
             if self.sim is not None:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
@@ -459,7 +469,6 @@ class Table:
         for e in events:
             t = e.get("type")
             if t in ("chip_revealed", "game_set_up", "new_game"):
-                self._verdict = None
                 self._message = self._revealing if t == "chip_revealed" else ""
                 self._chip_seen = None
             if t == "chip_revealed":
@@ -470,12 +479,7 @@ class Table:
                     self.sim.set_target(pos.target if pos is not None else None)
             elif t == "demonstration_started":
                 self._begin_demo(e["seat"], e.get("bid"))
-            elif t == "demonstration_succeeded":
-                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
-                                 "reason": f"{e['moves']} moves, bid {e['bid']}", "by": e["by"]}
             elif t == "demonstration_failed":
-                self._verdict = {"result": _failure_kind(e), "seat": e["seat"],
-                                 "name": e["name"], "reason": e["reason"], "by": e["by"]}
                 if self._verifier is not None:
                     self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
@@ -490,8 +494,8 @@ class Table:
                     self._cancel_solver()
                 self._verifier = None
                 self._pending_demo = None
-            elif t == "moved" and self._verifier is None and self.sim is not None:
-                pass
+            elif t == "undone":
+                self._after_undo()
             if t in ("game_set_up", "robots_placed") and self.sim is not None:
                 self.sim.sync(self.game)
             if t in ("bid", "chip_revealed", "moved"):
@@ -544,9 +548,41 @@ class Table:
         except ImportError:  # pragma: no cover - verify ships with the package
             self._verifier = None
         if resumed and self.game.phase == "demonstrating":
-            r = self.game.s.round
-            if r is not None and r.demonstrator is not None and r.demonstrator in r.bids:
-                self._begin_demo(r.demonstrator, r.bids[r.demonstrator].value)
+            self._resume_demo()
+
+    def _resume_demo(self) -> None:
+        """The verifier takes the demonstration up where the journal has it: the moves so far
+        were judged already, so a look showing them is no news."""
+        r = self.game.s.round
+        if self._verifier is None or r is None or r.demonstrator is None \
+                or r.demonstrator not in r.bids:
+            return
+        name = self.game.s.players[r.demonstrator].name
+        try:
+            self._verifier.resume(r.bids[r.demonstrator].value, name, list(r.moves), self.now())
+            self._pending_demo = None
+        except Exception as e:  # noqa: BLE001 - the game goes on by hand; the page says why
+            log.warning("resuming the demonstration: %s", e)
+            self._message = f"the camera cannot follow this demonstration: {e}"
+
+    def _after_undo(self) -> None:
+        """An undo took the game back: the simulated hand puts the robots where the game now
+        has them, and the verifier takes the demonstration up from there (a real table's
+        robots are put back by the referee; until the camera sees that, no look counts)."""
+        g = self.game
+        if self.sim is not None and g.s.board is not None:
+            self.sim.place(g.view()["robots"])
+        if g.phase == "demonstrating":
+            pos = self._position()
+            if pos is not None:
+                from .verify import RoundVerifier
+
+                self._verifier = RoundVerifier(pos, solve=None)
+                self._resume_demo()
+            self._reconcile = True
+        elif g.phase not in ROUND_PHASES:
+            self._verifier = None
+            self._pending_demo = None
 
     # ------------------------------------------------------------ the demonstration
 
@@ -580,6 +616,10 @@ class Table:
             _check_observation(self.game.s.board, robots)
         self._seen = robots
         g = self.game
+        if self._reconcile and robots is not None and g.phase in ROUND_PHASES:
+            if not self._reconciled(robots):
+                self._publish()
+                return Outcome(True)
         if robots is None:
             if self._verifier is not None and g.phase == "demonstrating":
                 self._verifier.observe(None, self.now())
@@ -611,6 +651,21 @@ class Table:
                 self._publish()
             return out
         return Outcome(True)
+
+    def _reconciled(self, robots: Mapping[str, str]) -> bool:
+        """Does this look agree with the journal? Until one does (after a restart or an undo),
+        looks only say what differs: they are never turned into moves."""
+        known = self.game.view()["robots"]
+        wrong = [f"{r} on {known[r]}" + (f" (seen on {robots[r]})" if r in robots else
+                                         " (not seen)")
+                 for r in known if robots.get(r) != known[r]]
+        if wrong:
+            self._message = RECONCILE_MESSAGE.format(wrong=", ".join(wrong))
+            return False
+        self._reconcile = False
+        if self._message.startswith(RECONCILE_MESSAGE[:20]):
+            self._message = ""
+        return True
 
     def _on_chip(self, payload: tuple[str | None, str | None, str | None],
                  source: str = "camera") -> Outcome:
@@ -673,9 +728,9 @@ class Table:
                 self._message = out.reason or ""
         elif t == "illegal" and self.game.phase == "demonstrating":
             self._message = e.get("reason", "")
-            self._apply({"type": "verdict", "success": False, "by": "camera"}, "camera")
-            if self._verdict is not None:
-                self._verdict.update(result="illegal", reason=e.get("reason"))
+            # the reason is journaled with the verdict: a restart shows the same words
+            self._apply({"type": "verdict", "success": False, "by": "camera",
+                         "reason": e.get("reason") or "an illegal move"}, "camera")
         elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
                    "rule_unmet", "restored", "robots_back"):
             self._message = e.get("message") or e.get("reason") or ""
@@ -732,6 +787,24 @@ class Table:
         else:
             self._publish()
         return Outcome(True)
+
+    # ------------------------------------------------------------ the verdict
+
+    @property
+    def _verdict(self) -> dict[str, Any] | None:
+        """The last demonstration's verdict as the page shows it, read from the game's own
+        (journaled) state: a restart or an undo shows what the journal says, never a stale
+        one."""
+        if self.micro:
+            return _micro_verdict(self.game)
+        v = getattr(self.game.s, "verdict", None)
+        if v is None:
+            return None
+        if v["success"]:
+            return {"result": "success", "seat": v["seat"], "name": v["name"],
+                    "reason": f"{v['moves']} moves, bid {v['bid']}", "by": v["by"]}
+        return {"result": v.get("result") or _failure_kind(v), "seat": v["seat"],
+                "name": v["name"], "reason": v["reason"], "by": v["by"]}
 
     # ------------------------------------------------------------ publishing
 
@@ -1115,7 +1188,6 @@ class Table:
                 "bid_to_meet": demo["number"] if demo else None}
 
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
-        illegal = False
         for e in events:
             t = e.get("type")
             if t in ("new_game", "game_set_up"):
@@ -1124,11 +1196,9 @@ class Table:
                 self._verifier = None
                 self._pending_demo = None
                 self._optimal = None
-                self._verdict = None
                 self._message = ""
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
-                self._verdict = None
                 self._message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
                     self._message = "Nobody called in time: a new target was rolled"
@@ -1138,28 +1208,13 @@ class Table:
                 self._message = ""
                 self.broker.publish("call", _public(e))
             elif t == "landed":
-                illegal = illegal or not e["legal"]
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
                 self.broker.publish("landing", _public(e))
-            elif t == "demonstration_succeeded":
-                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
-                                 "number": e["number"], "landings": e["landings"],
-                                 "reason": f"exactly {e['number']} moves", "by": e["by"]}
-            elif t == "demonstration_failed":
-                reason = e.get("reason") or ""
-                result = "gave_up" if e["by"] == e["seat"] else (
-                    "illegal" if illegal else "failure")
-                self._verdict = {"result": result, "seat": e["seat"], "name": e["name"],
-                                 "number": e["number"], "landings": e["landings"],
-                                 "reason": reason, "by": e["by"], "chip_to": None}
-            elif t == "chip_given" and self._verdict is not None:
-                self._verdict["chip_to"] = e["to_name"]
             elif t == "round_over":
                 self.broker.publish("verdict", {**(self._verdict or {}), "at": e["at"]})
                 self.broker.publish("round", _public(e))
                 self._micro_sync_sim()  # the robot is put on the target either way
             elif t == "undone":
-                self._verdict = None
                 self._micro_sync_sim()
         self._publish()
 
@@ -1181,6 +1236,17 @@ class Table:
         seen = None if space is None else Space.parse(space).name
         self._micro_seen = seen
         g = self.game
+        if self._reconcile and seen is not None:
+            # the first look after a restart: where the journal has the robot, or not news
+            robot = g.view()["robot"]
+            if g.phase != "demonstrating" or seen == robot:
+                self._reconcile = False
+                self._message = ""
+            else:
+                self._message = RECONCILE_MESSAGE.format(wrong=f"the robot on {robot} (seen "
+                                                               f"on {seen})")
+            self._publish()
+            return Outcome(True)
         if seen is not None and g.phase == "demonstrating":
             v = g.view()
             if seen != v["robot"]:
@@ -1327,6 +1393,31 @@ def _failure_kind(e: Mapping[str, Any]) -> str:
     if "fails" in reason or "made no moves" in reason:
         return "incomplete"
     return "illegal"
+
+
+def _micro_verdict(game: Any) -> dict[str, Any] | None:
+    """The verdict of the Micro Robots round just finished (from the game's record of it),
+    shown until the next roll."""
+    s = game.s
+    if s.phase not in ("round_over", "game_over") or not s.rounds:
+        return None
+    r = s.rounds[-1]
+    if r["success"]:
+        return {"result": "success", "seat": r["seat"], "name": r["name"],
+                "number": r["number"], "landings": list(r["landings"]),
+                "reason": f"exactly {r['number']} moves", "by": r["by"]}
+    if r["by"] == r["seat"]:
+        result = "gave_up"
+    else:
+        layout = s.layout
+        start, target, via = (Space.parse(r[k]) if r[k] else None
+                              for k in ("start", "target", "via"))
+        seen = micro.check_demonstration(layout, start, target, r["number"],
+                                         [Space.parse(x) for x in r["landings"]], via, False)
+        result = "illegal" if seen.illegal_move is not None else "failure"
+    return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],
+            "landings": list(r["landings"]), "reason": r["reason"] or "", "by": r["by"],
+            "chip_to": r["chip_to_name"]}
 
 
 def _public(e: Mapping[str, Any]) -> dict[str, Any]:
