@@ -184,6 +184,7 @@ class Table:
         self._thread: threading.Thread | None = None
         self._state_lock = threading.Lock()
         self._state: dict[str, Any] = {}
+        self._timer_end: float | None = None
         self._seq = 0
         self._message = ""
         self._optimal: dict[str, Any] | None = None
@@ -845,8 +846,8 @@ class Table:
             "round": rnd,
             "players": gv["players"],
             "target": gv["target"] if phase not in ("setup", "idle") else None,
-            "timer": {"running": timer["running"], "remaining": timer["remaining"],
-                      "total": timer["duration"]},
+            "timer": self._timer_view(timer["running"], timer["remaining"], timer["duration"],
+                                      timer["ends_at"]),
             "bids": bids,
             "leader": gv["leader"],
             "demonstrating": demo,
@@ -878,9 +879,25 @@ class Table:
         return self._store_state(state)
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        end = state["timer"].pop("_ends_at", None) if state.get("timer") else None
         with self._state_lock:
             self._state = state
+            self._timer_end = end  # on the table's clock: never shown
         return state
+
+    def _timer_view(self, running: bool, remaining: float | None, total: float | None,
+                    ends_at: float | None) -> dict[str, Any]:
+        """The hourglass as every page gets it: the seconds left now, and while it runs its
+        ``deadline`` on the server's wall clock (``server_time`` says when this was given), so
+        a page loaded late, or an event replayed to a reconnecting page, shows the same time
+        as the rest."""
+        now, wall = self.now(), time.time()
+        end = ends_at if running and ends_at is not None else None
+        if end is not None:
+            remaining = round(max(0.0, end - now), 3)
+        return {"running": running, "remaining": remaining, "total": total,
+                "deadline": None if end is None else round(wall + remaining, 3),
+                "server_time": round(wall, 3), "_ends_at": end}
 
     _geo_cache: tuple[Any, Any] = (None, None)
 
@@ -964,9 +981,17 @@ class Table:
     # ------------------------------------------------------------ what the page reads
 
     def view(self) -> dict[str, Any]:
-        """The last published state (what every page shows), safe from any thread."""
+        """The last published state (what every page shows), safe from any thread, with the
+        timer's seconds left computed now: a page asking late sees the same time as the
+        pages that got each event."""
         with self._state_lock:
-            return self._state
+            state, end = self._state, self._timer_end
+        timer = state.get("timer")
+        if not timer:
+            return state
+        fresh = self._timer_view(timer["running"], timer["remaining"], timer["total"], end)
+        fresh.pop("_ends_at")
+        return {**state, "timer": fresh}
 
     def _player_names(self) -> list[str]:
         return [p if isinstance(p, str) else p.name for p in self.game.s.players]
@@ -1147,8 +1172,8 @@ class Table:
             "robot": v["robot"],
             "seen": self._micro_seen,
             # the same shape as the classic timer, so the hourglass is drawn alike
-            "timer": {"running": stall["ends_at"] is not None, "remaining": stall["remaining"],
-                      "total": stall["seconds"]},
+            "timer": self._timer_view(stall["ends_at"] is not None, stall["remaining"],
+                                      stall["seconds"], stall["ends_at"]),
             "demonstrating": demo,
             "verdict": self._verdict,
             "last_round": last,

@@ -5,6 +5,7 @@ agreement with the game; the last verdict is part of the journaled state."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from test_table import make_table, reveal_and_solve, set_up, wait_state
@@ -152,3 +153,27 @@ def test_a_look_that_disagrees_with_the_journal_after_a_restart_is_shown_not_pla
         assert state["demonstrating"]["count"] == 1 and moves_in_journal(db) == [route[0]]
     finally:
         again.stop()
+
+
+def test_every_page_gets_the_time_left_now_however_late_it_asks(tmp_path):
+    from companion.web import create_app
+
+    t = make_table(tmp_path, sim=False, solve=None)
+    t.start()
+    try:
+        set_up(t, timer=60)
+        assert t.submit({"type": "reveal"}).ok
+        assert t.submit({"type": "bid", "seat": 0, "value": 9}).ok
+        published = t.view()["timer"]
+        time.sleep(1.5)  # nothing is published meanwhile
+        client = create_app(t).test_client()
+        state = client.get("/api/state").json["timer"]
+        assert state["running"] and published["remaining"] - state["remaining"] >= 1.4
+        assert abs(state["deadline"] - published["deadline"]) < 0.1  # one deadline for all
+        assert abs(state["deadline"] - state["server_time"] - state["remaining"]) < 0.01
+        _, first = t.broker.subscribe()  # a page opening its stream now
+        snap = json.loads(first[0].decode().split("data: ", 1)[1])
+        assert abs(snap["timer"]["remaining"] - state["remaining"]) < 0.5
+        assert "_ends_at" not in snap["timer"]
+    finally:
+        t.stop()

@@ -467,7 +467,7 @@ def test_a_real_table_has_no_virtual_buttons_or_hand(tmp_path):
         assert_refused(b.post("/api/buttons/start", {}), 404, "simulated")
         assert_refused(b.post("/api/sim/move", {"robot": "red", "direction": "up"}), 404,
                        "simulated")
-        assert_refused(b.get("/api/camera.jpg"), 503, "no camera")
+        assert_refused(b.get("/api/camera.jpg"), 409, "no camera")
     finally:
         t.stop()
 

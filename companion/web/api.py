@@ -89,7 +89,7 @@ def seat_of_token(token: str | None) -> int | None:
     if not token:
         return None
     for seat in range(MAX_SEATS):
-        if hmac.compare_digest(token, player_token(seat)):
+        if guard.same(token, player_token(seat)):
             return seat
     return None
 
@@ -157,7 +157,7 @@ def join() -> Response:
     data = body()
     seat = _int(data, "seat", 0, MAX_SEATS - 1)
     code = data.get("code")
-    if not isinstance(code, str) or not hmac.compare_digest(code, join_code(seat)):
+    if not guard.same(code, join_code(seat)):
         abort(403, description="join code wrong or from an earlier game: scan the QR again")
     seats = _seats()
     if seat >= len(seats):
@@ -324,7 +324,7 @@ def camera() -> Response:
     overlay = request.args.get("overlay", "1") != "0"
     jpeg = _table().camera_jpeg(overlay=overlay)
     if jpeg is None:
-        abort(503, description="no camera frame yet")
+        abort(409, description="no camera frame yet")
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp

@@ -42,6 +42,7 @@ const Companion = (() => {
           const state = JSON.parse(ev.data);
           state._received = performance.now();
           if (state.timer) state.timer._received = state._received;
+          if (name === "snapshot") syncClock(state);
           onState(state, name);
           window.__companionSeen = {seq: state.seq, at: performance.timeOrigin + performance.now()};
         });
@@ -73,9 +74,22 @@ const Companion = (() => {
     if (form) form.classList.toggle("hidden", on);
   }
 
+  // The server's wall clock as this page sees it, taken from each fresh snapshot (a page's
+  // first state): a running timer's deadline then reads the same on every page, however late
+  // it was loaded, and an event replayed after a reconnect cannot bring back old sand.
+  let clockOffset = null;  // server seconds minus this page's seconds
+  function syncClock(state) {
+    if (state && state.timer && typeof state.timer.server_time === "number") {
+      clockOffset = state.timer.server_time - Date.now() / 1000;
+    }
+  }
+
   function timerRemaining(timer) {
     if (!timer) return null;
     if (!timer.running) return timer.remaining;
+    if (typeof timer.deadline === "number" && clockOffset !== null) {
+      return Math.max(0, timer.deadline - (Date.now() / 1000 + clockOffset));
+    }
     const elapsed = (performance.now() - timer._received) / 1000;
     return Math.max(0, timer.remaining - elapsed);
   }
@@ -115,5 +129,6 @@ const Companion = (() => {
     });
   });
 
-  return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, playerName, csrf};
+  return {api, live, el, setAdmin, timerRemaining, syncClock, fmtTime, targetText, playerName,
+    csrf};
 })();
