@@ -120,6 +120,46 @@ def _key_file(db: str | None) -> bytes:
     return data
 
 
+PIN_DIGITS = (4, 12)  # a table PIN is 4 to 12 digits
+
+
+def check_pin(pin: Any) -> str:
+    """A table PIN: 4 to 12 digits; :class:`ValueError` says so otherwise."""
+    low, high = PIN_DIGITS
+    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
+            or not low <= len(pin) <= high:
+        raise ValueError(f"pin: {low} to {high} digits")
+    return pin
+
+
+def _pin_file(db: str | None, given: str | None) -> str:
+    """The table PIN, kept beside the journal (``<db>.pin``) so a restart does not lock the
+    referee out: the one given (which is kept from now on), else the one kept, else a new
+    random one (kept). A table without a database gets the one given or a random one."""
+    if not db or db == ":memory:":
+        return given or f"{secrets.randbelow(10**6):06d}"
+    path = Path(f"{db}.pin")
+    if given is None:
+        try:
+            return check_pin(path.read_text().strip())
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass  # none yet, or not a PIN: a new one
+    pin = given or f"{secrets.randbelow(10**6):06d}"
+    _keep_pin(path, pin)
+    return pin
+
+
+def _keep_pin(path: Path, pin: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".new")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(pin + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def board_geometry(board: Board | None) -> dict[str, Any] | None:
     """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
     if board is None:
@@ -169,7 +209,8 @@ class Table:
         self.preset = preset
         self.simulated = simulated
         self.secret = _key_file(db)
-        self.pin = pin or f"{secrets.randbelow(10**6):06d}"
+        self._db = db
+        self.pin = _pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)
         self.hardware: Any = None
         self.camera: Any = None
@@ -499,6 +540,8 @@ class Table:
                 self._after_undo()
             if t in ("game_set_up", "robots_placed") and self.sim is not None:
                 self.sim.sync(self.game)
+            if t in ("game_set_up", "new_game"):
+                self._tell_phones()
             if t in ("bid", "chip_revealed", "moved"):
                 self.broker.publish(t if t != "moved" else "move", _public(e))
             elif t in ("demonstration_succeeded", "demonstration_failed"):
@@ -513,6 +556,13 @@ class Table:
             self._chip_stale = self._chip_last
         self._waiting = waiting
         self._publish()
+
+    def _tell_phones(self) -> None:
+        """A new game: every phone's join is void (tokens are per game); tell them, so each
+        asks its player to scan the seat's QR code again rather than fail at the first tap."""
+        if getattr(self, "_told_epoch", None) != self.epoch:
+            self._told_epoch = self.epoch
+            self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _round(self) -> int | None:
         if self.micro:
@@ -996,6 +1046,18 @@ class Table:
     def _player_names(self) -> list[str]:
         return [p if isinstance(p, str) else p.name for p in self.game.s.players]
 
+    def set_pin(self, pin: Any) -> str:
+        """Change the table PIN (kept beside the journal for the next start too);
+        :class:`ValueError` names what is wrong with it."""
+        pin = check_pin(pin)
+        if self._db and self._db != ":memory:":
+            try:
+                _keep_pin(Path(f"{self._db}.pin"), pin)
+            except OSError as e:
+                raise ValueError(f"pin: it cannot be kept ({e.strerror or e})") from None
+        self.pin = pin
+        return pin
+
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
         round is over (for the referee's tools and tests)."""
@@ -1216,6 +1278,7 @@ class Table:
         for e in events:
             t = e.get("type")
             if t in ("new_game", "game_set_up"):
+                self._tell_phones()
                 # whatever the classic game had running is over
                 self._cancel_solver()
                 self._verifier = None

@@ -177,3 +177,63 @@ def test_every_page_gets_the_time_left_now_however_late_it_asks(tmp_path):
         assert "_ends_at" not in snap["timer"]
     finally:
         t.stop()
+
+
+def test_a_new_game_asks_first_and_tells_the_phones_to_join_again(tmp_path):
+    from test_web import Browser
+
+    from companion.web import create_app
+
+    t = make_table(tmp_path, sim=False, solve=None, pin="2468")
+    t.start()
+    try:
+        app = create_app(t)
+        screen = Browser(app)
+        assert screen.unlock("2468").status_code == 200
+        assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
+        assert screen.post("/api/command", {"type": "reveal"}).status_code == 200
+        epoch = t.view()["epoch"]
+        r = screen.post("/api/setup", {"players": ["Cy", "Di"]})
+        assert r.status_code == 409 and r.json["confirm"] is True
+        assert "game is in play" in r.json["error"] and "Ann 0" in r.json["error"]
+        assert [p["name"] for p in t.view()["players"]] == ["Ann", "Ben"]
+        sub, _ = t.broker.subscribe()
+        r = screen.post("/api/setup", {"players": ["Cy", "Di"], "replace": True})
+        assert r.status_code == 200 and r.json["state"]["epoch"] != epoch
+        sent = b""
+        while b"event: new_game" not in sent:
+            sent += sub._queue.get(timeout=5)
+        assert r.json["state"]["epoch"].encode() in sent.split(b"event: new_game", 1)[1]
+    finally:
+        t.stop()
+
+
+def test_the_pin_is_kept_beside_the_journal_and_can_be_changed(tmp_path):
+    from test_web import Browser
+
+    from companion.web import create_app
+
+    t = make_table(tmp_path, sim=False, solve=None)
+    pin = t.pin
+    t.start()
+    t.stop()
+    t = make_table(tmp_path, sim=False, solve=None)
+    assert t.pin == pin  # a restart keeps it
+    t.start()
+    try:
+        app = create_app(t)
+        screen = Browser(app)
+        assert screen.unlock(pin).status_code == 200
+        for bad in ("12", "abcd", "١٢٣٤", 1234, "1" * 13):
+            r = screen.post("/api/pin", {"pin": bad})
+            assert r.status_code == 400 and "pin" in r.json["error"], (bad, r.json)
+        assert screen.post("/api/pin", {"pin": "97531"}).status_code == 200
+        assert screen.get("/api/setup-info").status_code == 200  # this page stays unlocked
+        other = Browser(app)
+        assert other.unlock(pin).status_code == 403
+        assert other.unlock("97531").status_code == 200
+    finally:
+        t.stop()
+    assert make_table(tmp_path, sim=False, solve=None).pin == "97531"
+    assert make_table(tmp_path, sim=False, solve=None, pin="2468").pin == "2468"
+    assert make_table(tmp_path, sim=False, solve=None).pin == "2468"

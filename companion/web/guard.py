@@ -121,6 +121,12 @@ def unlock(pin: Any) -> bool:
     return True
 
 
+def repin(pin: str) -> None:
+    """The PIN changed: check the new one from now on; this session stays unlocked."""
+    _gate().pin = pin
+    session["pin"] = _pin_mark(pin)
+
+
 def _pin_mark(pin: str) -> str:
     # The session cookie is signed but readable: keep a digest, not the PIN itself.
     key = current_app.config["SECRET_KEY"]

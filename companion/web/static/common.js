@@ -20,6 +20,7 @@ const Companion = (() => {
     if (!resp.ok) {
       const err = new Error((data && data.error) || resp.statusText);
       err.status = resp.status;
+      err.data = data;
       throw err;
     }
     return data;
@@ -32,10 +33,13 @@ const Companion = (() => {
     let source = null;
     function open() {
       source = new EventSource("/api/events");
-      source.onopen = () => { if (dot) dot.className = "conn up"; };
+      source.onopen = () => { if (dot) dot.className = "conn up"; connNote(null); };
       source.onerror = () => {
         if (dot) dot.className = "conn down";
-        if (source.readyState === EventSource.CLOSED) setTimeout(open, 1000);
+        if (source.readyState === EventSource.CLOSED) {
+          setTimeout(open, 3000);
+          whyNotLive(onState);
+        }
       };
       for (const name of ["snapshot", "state"]) {
         source.addEventListener(name, (ev) => {
@@ -48,13 +52,60 @@ const Companion = (() => {
         });
       }
       if (onEvent) {
-        for (const name of ["move", "verdict", "bid", "round"]) {
+        for (const name of ["move", "verdict", "bid", "round", "new_game"]) {
           source.addEventListener(name, (ev) => onEvent(name, JSON.parse(ev.data)));
         }
       }
     }
     open();
     window.addEventListener("pagehide", () => source && source.close());
+  }
+
+  // When the live stream cannot be opened the page says why (the server's own reason) and
+  // shows the state it can still read, instead of an empty board.
+  const CONN_WORDS = {
+    refused: "Live updates are not available: ",
+    offline: "The table cannot be reached; trying again…",
+    polling: " The page refreshes every few seconds meanwhile.",
+  };
+
+  function connNote(text) {
+    let box = document.getElementById("conn-msg");
+    if (!text) { if (box) box.remove(); return; }
+    if (!box) {
+      box = el("div", {id: "conn-msg", class: "err conn-msg", role: "alert"});
+      const main = document.querySelector("main");
+      if (main) main.prepend(box);
+    }
+    box.textContent = text;
+  }
+
+  async function whyNotLive(onState) {
+    let reason = null;
+    const ask = new AbortController();
+    try {
+      const resp = await fetch("/api/events", {credentials: "same-origin", signal: ask.signal});
+      if (!resp.ok) {
+        let data = null;
+        try { data = await resp.json(); } catch (e) { data = null; }
+        reason = CONN_WORDS.refused + ((data && data.error) || resp.statusText) + ".";
+      }
+    } catch (e) {
+      reason = CONN_WORDS.offline;
+    } finally {
+      ask.abort();  // a stream that did open is not kept: EventSource opens its own
+    }
+    if (!reason) return;
+    try {
+      const state = await api("/api/state");
+      state._received = performance.now();
+      if (state.timer) state.timer._received = state._received;
+      syncClock(state);
+      onState(state, "snapshot");
+      connNote(reason + CONN_WORDS.polling);
+    } catch (e) {
+      connNote(reason);
+    }
   }
 
   function el(tag, attrs, ...children) {

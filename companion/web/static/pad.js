@@ -17,7 +17,7 @@
     if (q.has("seat") && q.has("code")) {
       try {
         const r = await api("/api/join", {seat: parseInt(q.get("seat"), 10), code: q.get("code")});
-        me = {seat: r.seat, token: r.token, name: r.name};
+        me = {seat: r.seat, token: r.token, name: r.name, epoch: r.epoch};
         localStorage.setItem(KEY, JSON.stringify(me));
         history.replaceState(null, "", "/pad");
       } catch (e) {
@@ -96,7 +96,21 @@
     showWho();
   }
 
+  // A new game voids every phone's join: say so, rather than fail at the first tap.
+  const REJOIN = "A new game has started: scan your seat's QR code on the table screen again.";
+  function newGame(epoch) {
+    if (!me || !epoch) return;
+    if (!me.epoch) { me.epoch = epoch; localStorage.setItem(KEY, JSON.stringify(me)); return; }
+    if (me.epoch === epoch) return;
+    localStorage.removeItem(KEY);
+    me = null;
+    $("pad-err").textContent = REJOIN;
+    document.body.dataset.rejoin = "1";
+    showWho();
+  }
+
   function render(s) {
+    newGame(s.epoch);
     state = s;
     document.body.dataset.game = s.game === "micro-robots" ? "micro" : "classic";
     if (s.game === "micro-robots") { renderMicro(s); return; }
@@ -137,7 +151,7 @@
     $("done").addEventListener("click", () => send("/api/player/done", {}));
     $("give-up").addEventListener("click", () => send("/api/player/give_up", {}));
     await join();
-    live(render);
+    live(render, (name, data) => { if (name === "new_game") newGame(data.epoch); });
     requestAnimationFrame(tick);
   });
 })();

@@ -131,7 +131,7 @@
 
   async function send(body) {
     try {
-      await api("/api/setup", body);
+      await startGame(body);
       $("setup-err").textContent = "";
       $("setup-ok").textContent = "New game started.";
     } catch (e) {
@@ -139,6 +139,18 @@
       $("setup-ok").textContent = "";
     }
   }
+
+  // A game in play is ended only once the user says so: the server asks (409, confirm).
+  async function startGame(body) {
+    try {
+      return await api("/api/setup", body);
+    } catch (e) {
+      if (e.status !== 409 || !e.data || !e.data.confirm) throw e;
+      if (!window.confirm(e.message)) throw new Error(KEEP_GAME);
+      return api("/api/setup", Object.assign({}, body, {replace: true}));
+    }
+  }
+  const KEEP_GAME = "The game in play goes on: no new game was started.";
 
   document.addEventListener("DOMContentLoaded", () => {
     $("add-player").addEventListener("click", () => {

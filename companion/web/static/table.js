@@ -315,6 +315,29 @@
     catch (e) { $("message").textContent = e.message; }
   }
 
+  // The referee changes the table PIN here; it is kept beside the journal for the next start.
+  const PIN_WORDS = {label: "New table PIN", button: "Change the PIN", done: "PIN changed",
+    hint: "4 to 12 digits"};
+  function pinChanger() {
+    const box = $("controls");
+    if (!box || $("pin-change")) return;
+    const input = el("input", {id: "new-pin", inputmode: "numeric", autocomplete: "off", size: "8",
+      maxlength: "12", placeholder: PIN_WORDS.hint, "aria-label": PIN_WORDS.label});
+    const form = el("form", {id: "pin-change", class: "row"}, input,
+      el("button", {type: "submit", text: PIN_WORDS.button}));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const pin = input.value.trim();
+      try {
+        await api("/api/pin", {pin});
+        if ($("pin")) $("pin").textContent = pin;
+        input.value = "";
+        $("message").textContent = PIN_WORDS.done;
+      } catch (e) { $("message").textContent = e.message; }
+    });
+    box.append(form);
+  }
+
   function tick() {
     if (state) {
       const t = state.timer;
@@ -371,6 +394,7 @@
       if (state) renderJoin(state);
       fillJoinLinks();
     });
+    pinChanger();
     live(render);
     requestAnimationFrame(tick);
   });
