@@ -145,7 +145,10 @@ def _pin_file(db: str | None, given: str | None) -> str:
         except (OSError, ValueError, UnicodeDecodeError):
             pass  # none yet, or not a PIN: a new one
     pin = given or f"{secrets.randbelow(10**6):06d}"
-    _keep_pin(path, pin)
+    try:
+        _keep_pin(path, pin)
+    except OSError as e:  # the game goes on; only this PIN is not kept for the next start
+        log.warning("the table PIN cannot be kept in %s: %s", path, e.strerror or e)
     return pin
 
 
@@ -302,7 +305,9 @@ class Table:
             self.store = self._open_store()
         if self.micro:
             self._micro_sync_sim()
-            self._reconcile = self.game.phase == "demonstrating"
+            # the simulated hand has just put the robot where the journal has it; a real
+            # camera's first look must agree with the journal first
+            self._reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
             self._refresh()
             self._tell_camera()
             return
