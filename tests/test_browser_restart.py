@@ -134,3 +134,36 @@ def test_a_new_game_asks_first_and_the_phones_are_told_to_join_again(browser, tm
         assert phone.locator("#who").inner_text().startswith("Scan")
     finally:
         c.stop()
+
+
+def test_a_page_that_cannot_go_live_says_why_and_still_shows_the_game(browser, tmp_path):
+    from companion.store import Store
+    from companion.table import Table
+    from companion.web import create_app
+    from companion.web.serve import serve_in_thread
+
+    db = tmp_path / "journal.db"
+    table = Table(open_store=lambda: Store(db), db=str(db), solve=None, pin=PIN)
+    table.start()
+    table.broker.max_clients = 1  # one live page at most: the second is refused
+    server, base = serve_in_thread(create_app(table))
+    try:
+        api = Api(base)
+        api.post("/api/unlock", {"pin": PIN})
+        api.post("/api/setup", {"players": ["Ann", "Ben"]})
+        api.post("/api/command", {"type": "reveal"})
+        first = browser.new_context().new_page()
+        first.goto(base + "/")
+        first.wait_for_selector("#conn.up", timeout=WAIT)
+        second = browser.new_context().new_page()
+        second.goto(base + "/")
+        second.wait_for_selector("#conn-msg", timeout=WAIT)
+        note = second.locator("#conn-msg").inner_text()
+        assert "Live updates are not available" in note and "at most 1" in note, note
+        second.wait_for_selector('#phase[data-phase="bidding"]', timeout=WAIT)  # not "…"
+        first.close()  # a slot is free again: the page goes live and the note goes
+        second.wait_for_selector("#conn.up", timeout=WAIT)
+        second.wait_for_selector("#conn-msg", state="detached", timeout=WAIT)
+    finally:
+        server.close()
+        table.stop()
