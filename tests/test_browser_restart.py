@@ -96,6 +96,13 @@ def test_a_restart_keeps_the_referees_page_working(browser, tmp_path):
         assert page.locator("#message").inner_text() == ""
         assert page.locator("#unlock").get_attribute("class").endswith("hidden")
         assert Api(first.url).get("/api/state")["phase"] == "idle"
+        # the referee changes the PIN on the page; it is the PIN from now on
+        page.fill("#new-pin", "24680")
+        page.click("#pin-change button[type=submit]")
+        page.wait_for_selector("#pin:has-text('24680')", timeout=WAIT)
+        assert (db.parent / "journal.db.pin").read_text().strip() == "24680"
+        page.click('[data-command="reveal"]')  # still unlocked
+        page.wait_for_selector('#phase[data-phase="bidding"]', timeout=WAIT)
         assert errors == []
     finally:
         again.send_signal(signal.SIGINT)
