@@ -628,17 +628,18 @@ class Table:
         g = self.game
         if self.sim is not None and g.s.board is not None:
             self.sim.place(g.view()["robots"])
-        if g.phase == "demonstrating":
-            pos = self._position()
-            if pos is not None:
-                from .verify import RoundVerifier
-
-                self._verifier = RoundVerifier(pos, solve=None)
-                self._resume_demo()
-            self._reconcile = True
-        elif g.phase not in ROUND_PHASES:
+        self._pending_demo = None
+        pos = self._position() if g.phase in ROUND_PHASES else None
+        if pos is None:
             self._verifier = None
-            self._pending_demo = None
+            return
+        from .verify import RoundVerifier
+
+        # a fresh verifier for the round as the game now has it
+        self._verifier = RoundVerifier(pos, solve=None)
+        if g.phase == "demonstrating":
+            self._resume_demo()
+            self._reconcile = True
 
     # ------------------------------------------------------------ the demonstration
 
