@@ -72,18 +72,20 @@ class Api:
     """The referee's page as a script: one session (cookie, CSRF token, the PIN given once).
     It outlives the server's restarts, as a page in a browser does."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, page: str = "/", pin: str | None = PIN) -> None:
         self.base = base
         self.opener = urllib.request.build_opener(
             urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-        page = self.opener.open(base + "/").read().decode()
-        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
-        self.post("/api/unlock", {"pin": PIN})
+        html = self.opener.open(base + page).read().decode()
+        self.csrf = re.search(r'name="csrf-token" content="([^"]+)"', html).group(1)
+        self.headers: dict[str, str] = {}
+        if pin is not None:
+            self.post("/api/unlock", {"pin": pin})
 
     def post(self, path: str, body: dict) -> dict:
         req = urllib.request.Request(self.base + path, data=json.dumps(body).encode(),
                                      headers={"Content-Type": "application/json",
-                                              "X-CSRF-Token": self.csrf})
+                                              "X-CSRF-Token": self.csrf, **self.headers})
         try:
             return json.loads(self.opener.open(req, timeout=10).read())
         except urllib.error.HTTPError as e:
@@ -313,18 +315,10 @@ class Crasher:
         """A phone calls for its player (joined with the seat's code, as a phone does)."""
         links = json.loads(self.api.opener.open(self.api.base + "/api/join-links").read())
         code = re.search(r"code=([0-9a-f]+)", links[seat]["url"]).group(1)
-        phone = Api.__new__(Api)
-        phone.base, phone.opener = self.api.base, urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-        page = phone.opener.open(phone.base + "/pad").read().decode()
-        phone.csrf = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
-        token = phone.post("/api/join", {"seat": seat, "code": code})["token"]
-        req = urllib.request.Request(phone.base + "/api/call",
-                                     data=json.dumps({"moves": number}).encode(),
-                                     headers={"Content-Type": "application/json",
-                                              "X-CSRF-Token": phone.csrf,
-                                              "X-Player-Token": token})
-        phone.opener.open(req, timeout=10).read()
+        phone = Api(self.api.base, "/pad", pin=None)
+        phone.headers["X-Player-Token"] = phone.post("/api/join", {"seat": seat,
+                                                                   "code": code})["token"]
+        phone.post("/api/call", {"moves": number})
 
     def table(self) -> str:
         lines = [f"{'phase':10} {'kills':>6} {'differences':>12} {'phantom moves':>14}"]
@@ -381,7 +375,8 @@ def test_a_journal_is_opened_by_one_companion_at_a_time(tmp_path):
     try:
         api = Api(f"http://127.0.0.1:{int(first.args[first.args.index('--port') + 1])}")
         api.post("/api/setup", {"players": ["Ann", "Ben"]})
-        rows = len(Store(db, readonly=True).commands())
+        with Store(db, readonly=True) as store:
+            rows = len(store.commands())
         second = subprocess.run(
             [sys.executable, "-m", "companion.cli", "run", "--host", "127.0.0.1", "--port",
              str(free_port()), "--db", str(db), "--quiet"],
