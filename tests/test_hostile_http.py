@@ -167,3 +167,45 @@ def test_no_request_to_any_route_gets_a_server_error(app, caplog):
     assert not errors, "\n".join(errors[:10])
     assert not caplog.records, [r.getMessage() for r in caplog.records[:5]]
     assert all(tried[f"{method} {rule}"] > 0 for rule, method in table_routes), tried
+
+
+def test_raw_non_ascii_header_bytes_on_a_real_server_are_refused_not_crashed(app, caplog):
+    """The same through waitress on a socket: header values holding any byte 0x80-0xff (as a
+    hostile client sends them) and the issue's join code."""
+    import http.client
+    import random
+
+    from companion.web.serve import serve_in_thread
+
+    caplog.set_level(logging.ERROR)
+    server, base = serve_in_thread(app)
+    port = server.effective_port
+    rng = random.Random(15)
+    statuses: Counter[int] = Counter()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/")
+        page = conn.getresponse()
+        cookie = page.getheader("Set-Cookie").split(";")[0]
+        csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.read().decode()).group(1)
+        cases = [("/api/join", {"X-CSRF-Token": csrf}, {"seat": 0, "code": "ééé"})]
+        for _ in range(120):
+            junk = bytes(rng.randrange(0x80, 0x100) for _ in range(rng.randrange(1, 12)))
+            name = rng.choice(["X-CSRF-Token", "X-Player-Token", "X-Table-Pin"])
+            headers = {"X-CSRF-Token": csrf, name: junk.decode("latin-1")}
+            path = rng.choice(["/api/bid", "/api/call", "/api/player/done", "/api/command",
+                               "/api/unlock", "/api/join", "/api/setup"])
+            cases.append((path, headers, {"moves": 3, "seat": 0, "code": "x", "pin": "1"}))
+        for path, headers, body in cases:
+            conn.request("POST", path, body=json.dumps(body).encode(),
+                         headers={"Content-Type": "application/json", "Cookie": cookie,
+                                  **headers})
+            resp = conn.getresponse()
+            resp.read()
+            statuses[resp.status] += 1
+    finally:
+        server.close()
+    print(f"\nraw header bytes over a socket: {sum(statuses.values())} requests, "
+          f"statuses {dict(sorted(statuses.items()))}")
+    assert all(code < 500 for code in statuses), statuses
+    assert not caplog.records, [r.getMessage() for r in caplog.records[:5]]
