@@ -133,23 +133,15 @@ def check_pin(pin: Any) -> str:
 
 
 def _pin_file(db: str | None, given: str | None) -> str:
-    """The table PIN, kept beside the journal (``<db>.pin``) so a restart does not lock the
-    referee out: the one given (which is kept from now on), else the one kept, else a new
-    random one (kept). A table without a database gets the one given or a random one."""
-    if not db or db == ":memory:":
-        return given or f"{secrets.randbelow(10**6):06d}"
-    path = Path(f"{db}.pin")
-    if given is None:
+    """The table PIN: the one given, else the one kept beside the journal (``<db>.pin``),
+    else a new random one. It is kept there once the journal is this table's (see
+    :meth:`Table.start`), so a restart does not lock the referee out."""
+    if given is None and db and db != ":memory:":
         try:
-            return check_pin(path.read_text().strip())
+            return check_pin(Path(f"{db}.pin").read_text().strip())
         except (OSError, ValueError, UnicodeDecodeError):
             pass  # none yet, or not a PIN: a new one
-    pin = given or f"{secrets.randbelow(10**6):06d}"
-    try:
-        _keep_pin(path, pin)
-    except OSError as e:  # the game goes on; only this PIN is not kept for the next start
-        log.warning("the table PIN cannot be kept in %s: %s", path, e.strerror or e)
-    return pin
+    return given or f"{secrets.randbelow(10**6):06d}"
 
 
 def _keep_pin(path: Path, pin: str) -> None:
@@ -302,7 +294,8 @@ class Table:
 
     def _open(self) -> None:
         if self._open_store is not None:
-            self.store = self._open_store()
+            self.store = self._open_store()  # the journal is this process's from here on
+        self._keep_pin()
         if self.micro:
             self._micro_sync_sim()
             # the simulated hand has just put the robot where the journal has it; a real
@@ -1051,6 +1044,19 @@ class Table:
 
     def _player_names(self) -> list[str]:
         return [p if isinstance(p, str) else p.name for p in self.game.s.players]
+
+    def _keep_pin(self) -> None:
+        """Keep the PIN beside the journal for the next start (only once the journal is
+        this table's: a second companion refused the journal must not change its PIN)."""
+        if not self._db or self._db == ":memory:":
+            return
+        path = Path(f"{self._db}.pin")
+        try:
+            if path.exists() and path.read_text().strip() == self.pin:
+                return
+            _keep_pin(path, self.pin)
+        except (OSError, UnicodeDecodeError) as e:  # the game goes on; the PIN is not kept
+            log.warning("the table PIN cannot be kept in %s: %s", path, e)
 
     def set_pin(self, pin: Any) -> str:
         """Change the table PIN (kept beside the journal for the next start too);

@@ -379,11 +379,12 @@ def test_a_journal_is_opened_by_one_companion_at_a_time(tmp_path):
             rows = len(store.commands())
         second = subprocess.run(
             [sys.executable, "-m", "companion.cli", "run", "--host", "127.0.0.1", "--port",
-             str(free_port()), "--db", str(db), "--quiet"],
+             str(free_port()), "--db", str(db), "--pin", "0000", "--quiet"],
             cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert second.returncode == 2, second
         assert f"pid {first.pid}" in second.stderr and "in use" in second.stderr
         assert "Traceback" not in second.stderr + second.stdout
+        assert (tmp_path / "journal.db.pin").read_text().strip() == PIN  # its PIN untouched
         with Store(db, readonly=True) as store:
             assert len(store.commands()) == rows  # the second wrote nothing
             assert len(store.history()) == 1

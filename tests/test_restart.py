@@ -235,5 +235,8 @@ def test_the_pin_is_kept_beside_the_journal_and_can_be_changed(tmp_path):
     finally:
         t.stop()
     assert make_table(tmp_path, sim=False, solve=None).pin == "97531"
-    assert make_table(tmp_path, sim=False, solve=None, pin="2468").pin == "2468"
+    given = make_table(tmp_path, sim=False, solve=None, pin="2468")
+    assert given.pin == "2468"
+    given.start()  # kept once the journal is this table's
+    given.stop()
     assert make_table(tmp_path, sim=False, solve=None).pin == "2468"
