@@ -618,7 +618,8 @@ def _run_parser(sub) -> None:
     p.add_argument("--db", help="the journal database (default: in the user's data directory)")
     p.add_argument("--preset", default="abacus-2013",
                    help="edition for new games; micro-robots: setup offers Micro Robots")
-    p.add_argument("--pin", help="the table PIN (default: a new random one each start)")
+    p.add_argument("--pin", help="the table PIN, kept beside the journal (default: the one kept, "
+                                    "or a new random one on the first start)")
     p.add_argument("--pins", help="pin map (default: hardware/pins.toml)")
     p.add_argument("--colours", help="this table's colour profile, from `companion calibration "
                                      "colours` (default: colours.json beside the journal, "

@@ -31,7 +31,8 @@ Commands (JSON-able dicts; every one has ``"type"`` and ``"at"``)
 ``done``         ``seat``: the demonstrator says her route is finished; it is judged now.
 ``give_up``      ``seat``: the demonstrator fails; a bidder still waiting withdraws.
 ``verdict``      ``success`` (bool), ``by`` (who said it: a name, ``"buttons"``, a seat): the
-                 table's own word on the demonstration, where no camera judges the route.
+                 table's own word on the demonstration, where no camera judges the route;
+                 optional ``reason`` (why it failed: an illegal move the camera saw).
 ``robots``       ``robots`` {name: cell}: where the robots stand (observed or placed by hand).
 ``optimum``      ``optimum`` (int), optional ``round``: the solver's optimal length for a round,
                  kept for statistics (it changes nothing in play).
@@ -123,6 +124,7 @@ COMMANDS = (
 # passes over them and keeps them.
 OBSERVATIONS = frozenset({"robots", "optimum", "tick"})
 MAX_BID = 99
+MAX_REASON = 300  # characters of a verdict's reason given with the command
 MAX_PLAYERS = 12
 UNDO_DEPTH = 200
 
@@ -210,6 +212,9 @@ class State:
     rounds: list[dict[str, Any]] = field(default_factory=list)  # finished rounds, for history
     seq: int = 0
     winners: list[int] = field(default_factory=list)
+    # The last demonstration's verdict (seat, name, bid, success, reason, by, moves): part of
+    # the journaled state, so a restart or an undo shows the verdict the journal says.
+    verdict: dict[str, Any] | None = None
 
     @property
     def solo(self) -> bool:
@@ -377,6 +382,7 @@ class Game:
             "rounds": copy.deepcopy(s.rounds),
             "winners": list(s.winners),
             "can_undo": bool(self._undo),
+            "verdict": dict(s.verdict) if s.verdict is not None else None,
         }
 
     def summary(self) -> dict[str, Any]:
@@ -654,16 +660,22 @@ class Game:
                                 "name": self._name(seat),
                                 "bid": bid.value if bid is not None else None,
                                 "moves": len(route), "route": list(route), "by": by}]
+        s.verdict = {"success": True, "seat": seat, "name": self._name(seat),
+                     "bid": bid.value if bid is not None else None, "moves": len(route),
+                     "reason": None, "by": by}
         s.players[seat].won.append(r.chip)
         events.append({"type": "chip_won", "at": at, "seat": seat, "name": self._name(seat),
                        "chip": r.chip, "face": "up"})
         return events + self._end_round(at, seat, route)
 
-    def _fail(self, at: float, reason: str, by: Any) -> list[Event]:
+    def _fail(self, at: float, reason: str, by: Any, result: str | None = None) -> list[Event]:
         s, r = self.s, self.s.round
         assert r is not None and r.demonstrator is not None
         seat = r.demonstrator
         bid = r.bids.get(seat)
+        s.verdict = {"success": False, "seat": seat, "name": self._name(seat),
+                     "bid": bid.value if bid is not None else None, "moves": len(r.moves),
+                     "reason": reason, "by": by, "result": result}
         events: list[Event] = [{"type": "demonstration_failed", "at": at, "seat": seat,
                                 "name": self._name(seat),
                                 "bid": bid.value if bid is not None else None,
@@ -796,6 +808,7 @@ class Game:
         number = len(s.rounds) + 1
         s.round = Round(number, chip, at, dict(s.robots), Timer(float(s.rules.timer_seconds)))
         s.phase = "bidding"
+        s.verdict = None
         events: list[Event] = [{"type": "chip_revealed", "at": at, "round": number, "chip": chip,
                                 "target": self._target_view(chip),
                                 "snapshot": self._cells(s.robots)}]
@@ -958,6 +971,11 @@ class Game:
         assert r is not None
         if success:
             return self._succeed(at, by, list(r.moves))
+        # the camera (or the referee) may say why: kept with the verdict, it is an illegal
+        # demonstration in those words
+        why = cmd.get("reason")
+        if isinstance(why, str) and why.strip():
+            return self._fail(at, " ".join(why.split())[:MAX_REASON], by, "illegal")
         return self._fail(at, f"the table judged {self._name(seat)}'s demonstration a failure",
                           by)
 

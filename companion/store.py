@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
 import sqlite3
@@ -145,6 +146,45 @@ def _check_header(path: Path) -> None:
                            "database); it was left untouched")
 
 
+def lock_path(path: Path) -> Path:
+    """The lock file beside a journal: held by the one process that writes it."""
+    return path.with_name(path.name + ".lock")
+
+
+def _lock(path: Path) -> int | None:
+    """Take the journal for this process: an exclusive lock on ``<journal>.lock`` that the
+    system lets go when the process ends, however it ends (a power cut, ``kill -9``). A
+    second companion on the same journal gets :class:`JournalError` naming the process that
+    has it. Returns the lock's file descriptor (``None`` where the system has no locks)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on a Pi or Linux
+        return None
+    lock = lock_path(path)
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise JournalError(f"{path}: cannot lock the journal ({lock}: {e.strerror})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        finally:
+            os.close(fd)
+        raise JournalError(f"{path}: the journal is in use by another companion (pid {other});"
+                           " stop that one first, or give this one another --db") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _unlock(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # the lock goes with the last descriptor
+
+
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     _check_header(path)
     try:
@@ -238,7 +278,15 @@ class Store:
         self.readonly = readonly
         self.heartbeat = heartbeat
         self._rng = rng or random.SystemRandom()
-        self._conn = _connect(self.path, readonly)
+        fresh = not lock_path(self.path).exists()
+        self._lockfd = None if readonly else _lock(self.path)
+        try:
+            self._conn = _connect(self.path, readonly)
+        except BaseException:
+            _unlock(self._lockfd)
+            if fresh and self._lockfd is not None:  # leave nothing beside a file not ours
+                lock_path(self.path).unlink(missing_ok=True)
+            raise
         self.game: Any = Game()
         self.game_id: int | None = None
         self._last_journaled = -math.inf
@@ -258,6 +306,8 @@ class Store:
         if self._conn is not None:
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
+        _unlock(self._lockfd)
+        self._lockfd = None
 
     def __enter__(self) -> Store:
         return self

@@ -72,6 +72,11 @@ OPTION_LABELS = {
 STALL_CHOICES = (120.0, 150.0, 180.0)
 # The phases in which a chip may be revealed: the camera reads the centre piece only then.
 CHIP_PHASES = ("idle", "round_over")
+# The phases in which the robots stand for a round in play (a look must agree with the journal
+# after a restart before it counts).
+ROUND_PHASES = ("bidding", "timer", "demonstrating")
+RECONCILE_MESSAGE = ("The board does not match the journal: put {wrong} back; the camera "
+                     "takes up the round once it does")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -116,6 +121,41 @@ def _key_file(db: str | None) -> bytes:
     with os.fdopen(fd, "wb") as f:
         f.write(data)
     return data
+
+
+PIN_DIGITS = (4, 12)  # a table PIN is 4 to 12 digits
+
+
+def check_pin(pin: Any) -> str:
+    """A table PIN: 4 to 12 digits; :class:`ValueError` says so otherwise."""
+    low, high = PIN_DIGITS
+    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
+            or not low <= len(pin) <= high:
+        raise ValueError(f"pin: {low} to {high} digits")
+    return pin
+
+
+def _pin_file(db: str | None, given: str | None) -> str:
+    """The table PIN: the one given, else the one kept beside the journal (``<db>.pin``),
+    else a new random one. It is kept there once the journal is this table's (see
+    :meth:`Table.start`), so a restart does not lock the referee out."""
+    if given is None and db and db != ":memory:":
+        try:
+            return check_pin(Path(f"{db}.pin").read_text().strip())
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass  # none yet, or not a PIN: a new one
+    return given or f"{secrets.randbelow(10**6):06d}"
+
+
+def _keep_pin(path: Path, pin: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".new")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(pin + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def board_geometry(board: Board | None) -> dict[str, Any] | None:
@@ -167,7 +207,8 @@ class Table:
         self.preset = preset
         self.simulated = simulated
         self.secret = _key_file(db)
-        self.pin = pin or f"{secrets.randbelow(10**6):06d}"
+        self._db = db
+        self.pin = _pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)
         self.hardware: Any = None
         self.camera: Any = None
@@ -182,14 +223,17 @@ class Table:
         self._thread: threading.Thread | None = None
         self._state_lock = threading.Lock()
         self._state: dict[str, Any] = {}
+        self._timer_end: float | None = None
         self._seq = 0
         self._message = ""
-        self._verdict: dict[str, Any] | None = None
         self._optimal: dict[str, Any] | None = None
         self._solving: tuple[int, threading.Event] | None = None
         self._verifier: Any = None
         self._pending_demo: tuple[int, int] | None = None
         self._seen: dict[str, str] | None = None
+        # After a restart (or an undo mid-demonstration) the first look must agree with the
+        # journal before any look counts: what differs is shown, never played as moves.
+        self._reconcile = False
         # The chip on the centre piece as the camera last saw it settle, the chip revealed
         # last (it may still lie there), and a chip the camera must not reveal again until the
         # piece has been seen bare or with another chip on it.
@@ -263,9 +307,13 @@ class Table:
 
     def _open(self) -> None:
         if self._open_store is not None:
-            self.store = self._open_store()
+            self.store = self._open_store()  # the journal is this process's from here on
+        self._keep_pin()
         if self.micro:
             self._micro_sync_sim()
+            # the simulated hand has just put the robot where the journal has it; a real
+            # camera's first look must agree with the journal first
+            self._reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
             self._refresh()
             self._tell_camera()
             return
@@ -276,8 +324,10 @@ class Table:
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
-            # A restart mid-round: the store replayed the journal; pick the round up again.
+            # A restart mid-round: the store replayed the journal; pick the round up again,
+            # the demonstration where the journal has it.
             self._start_round_helpers(resumed=True)
+            self._reconcile = self.game.phase in ROUND_PHASES
             if self.sim is not None:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
@@ -508,7 +558,6 @@ class Table:
         for e in events:
             t = e.get("type")
             if t in ("chip_revealed", "game_set_up", "new_game"):
-                self._verdict = None
                 self._message = self._revealing if t == "chip_revealed" else ""
                 if t == "chip_revealed" and self._revealing:
                     self._notice = (self._message, "notice.chip_read", {"chip": e["chip"]})
@@ -521,14 +570,7 @@ class Table:
                     self.sim.set_target(pos.target if pos is not None else None)
             elif t == "demonstration_started":
                 self._begin_demo(e["seat"], e.get("bid"))
-            elif t == "demonstration_succeeded":
-                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
-                                 "reason": f"{e['moves']} moves, bid {e['bid']}", "by": e["by"],
-                                 "moves": e["moves"], "bid": e["bid"]}
             elif t == "demonstration_failed":
-                self._verdict = {"result": _failure_kind(e), "seat": e["seat"],
-                                 "name": e["name"], "reason": e["reason"], "by": e["by"],
-                                 "bid": e.get("bid")}
                 if self._verifier is not None:
                     self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
@@ -543,10 +585,12 @@ class Table:
                     self._cancel_solver()
                 self._verifier = None
                 self._pending_demo = None
-            elif t == "moved" and self._verifier is None and self.sim is not None:
-                pass
+            elif t == "undone":
+                self._after_undo()
             if t in ("game_set_up", "robots_placed") and self.sim is not None:
                 self.sim.sync(self.game)
+            if t in ("game_set_up", "new_game"):
+                self._tell_phones()
             if t in ("bid", "chip_revealed", "moved"):
                 self.broker.publish(t if t != "moved" else "move", _public(e))
             elif t in ("demonstration_succeeded", "demonstration_failed"):
@@ -562,6 +606,13 @@ class Table:
             self._chip_stale = self._chip_last
         self._waiting = waiting
         self._publish()
+
+    def _tell_phones(self) -> None:
+        """A new game: every phone's join is void (tokens are per game); tell them, so each
+        asks its player to scan the seat's QR code again rather than fail at the first tap."""
+        if getattr(self, "_told_epoch", None) != self.epoch:
+            self._told_epoch = self.epoch
+            self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _round(self) -> int | None:
         if self.micro:
@@ -598,9 +649,42 @@ class Table:
         except ImportError:  # pragma: no cover - verify ships with the package
             self._verifier = None
         if resumed and self.game.phase == "demonstrating":
-            r = self.game.s.round
-            if r is not None and r.demonstrator is not None and r.demonstrator in r.bids:
-                self._begin_demo(r.demonstrator, r.bids[r.demonstrator].value)
+            self._resume_demo()
+
+    def _resume_demo(self) -> None:
+        """The verifier takes the demonstration up where the journal has it: the moves so far
+        were judged already, so a look showing them is no news."""
+        r = self.game.s.round
+        if self._verifier is None or r is None or r.demonstrator is None \
+                or r.demonstrator not in r.bids:
+            return
+        name = self.game.s.players[r.demonstrator].name
+        try:
+            self._verifier.resume(r.bids[r.demonstrator].value, name, list(r.moves), self.now())
+            self._pending_demo = None
+        except Exception as e:  # noqa: BLE001 - the game goes on by hand; the page says why
+            log.warning("resuming the demonstration: %s", e)
+            self._message = f"the camera cannot follow this demonstration: {e}"
+
+    def _after_undo(self) -> None:
+        """An undo took the game back: the simulated hand puts the robots where the game now
+        has them, and the verifier takes the demonstration up from there (a real table's
+        robots are put back by the referee; until the camera sees that, no look counts)."""
+        g = self.game
+        if self.sim is not None and g.s.board is not None:
+            self.sim.place(g.view()["robots"])
+        self._pending_demo = None
+        pos = self._position() if g.phase in ROUND_PHASES else None
+        if pos is None:
+            self._verifier = None
+            return
+        from .verify import RoundVerifier
+
+        # a fresh verifier for the round as the game now has it
+        self._verifier = RoundVerifier(pos, solve=None)
+        if g.phase == "demonstrating":
+            self._resume_demo()
+            self._reconcile = True
 
     # ------------------------------------------------------------ the demonstration
 
@@ -634,6 +718,10 @@ class Table:
             _check_observation(self.game.s.board, robots)
         self._seen = robots
         g = self.game
+        if self._reconcile and robots is not None and g.phase in ROUND_PHASES:
+            if not self._reconciled(robots):
+                self._publish()
+                return Outcome(True)
         if robots is None:
             if self._verifier is not None and g.phase == "demonstrating":
                 self._verifier.observe(None, self.now())
@@ -668,6 +756,21 @@ class Table:
                 self._publish()
             return out
         return Outcome(True)
+
+    def _reconciled(self, robots: Mapping[str, str]) -> bool:
+        """Does this look agree with the journal? Until one does (after a restart or an undo),
+        looks only say what differs: they are never turned into moves."""
+        known = self.game.view()["robots"]
+        wrong = [f"{r} on {known[r]}" + (f" (seen on {robots[r]})" if r in robots else
+                                         " (not seen)")
+                 for r in known if robots.get(r) != known[r]]
+        if wrong:
+            self._message = RECONCILE_MESSAGE.format(wrong=", ".join(wrong))
+            return False
+        self._reconcile = False
+        if self._message.startswith(RECONCILE_MESSAGE[:20]):
+            self._message = ""
+        return True
 
     def _on_chip(self, payload: tuple[str | None, str | None, str | None],
                  source: str = "camera") -> Outcome:
@@ -730,9 +833,9 @@ class Table:
                 self._message = out.reason or ""
         elif t == "illegal" and self.game.phase == "demonstrating":
             self._message = e.get("reason", "")
-            self._apply({"type": "verdict", "success": False, "by": "camera"}, "camera")
-            if self._verdict is not None:
-                self._verdict.update(result="illegal", reason=e.get("reason"))
+            # the reason is journaled with the verdict: a restart shows the same words
+            self._apply({"type": "verdict", "success": False, "by": "camera",
+                         "reason": e.get("reason") or "an illegal move"}, "camera")
         elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
                    "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
             # "unsure": the camera could not tell (its question is the message); no verdict
@@ -792,6 +895,25 @@ class Table:
             self._publish()
         return Outcome(True)
 
+    # ------------------------------------------------------------ the verdict
+
+    @property
+    def _verdict(self) -> dict[str, Any] | None:
+        """The last demonstration's verdict as the page shows it, read from the game's own
+        (journaled) state: a restart or an undo shows what the journal says, never a stale
+        one."""
+        if self.micro:
+            return _micro_verdict(self.game)
+        v = getattr(self.game.s, "verdict", None)
+        if v is None:
+            return None
+        if v["success"]:
+            return {"result": "success", "seat": v["seat"], "name": v["name"],
+                    "reason": f"{v['moves']} moves, bid {v['bid']}", "by": v["by"],
+                    "moves": v["moves"], "bid": v["bid"]}
+        return {"result": v.get("result") or _failure_kind(v), "seat": v["seat"],
+                "name": v["name"], "reason": v["reason"], "by": v["by"], "bid": v.get("bid")}
+
     # ------------------------------------------------------------ publishing
 
     def _refresh(self) -> dict[str, Any]:
@@ -831,8 +953,8 @@ class Table:
             "round": rnd,
             "players": gv["players"],
             "target": gv["target"] if phase not in ("setup", "idle") else None,
-            "timer": {"running": timer["running"], "remaining": timer["remaining"],
-                      "total": timer["duration"]},
+            "timer": self._timer_view(timer["running"], timer["remaining"], timer["duration"],
+                                      timer["ends_at"]),
             "bids": bids,
             "leader": gv["leader"],
             "demonstrating": demo,
@@ -871,9 +993,25 @@ class Table:
         state["notice"] = ({"key": notice[1], "params": notice[2]}
                            if notice is not None and notice[0] == state.get("message") else None)
         state["voice"] = self.voice.status() if self.voice is not None else None
+        end = state["timer"].pop("_ends_at", None) if state.get("timer") else None
         with self._state_lock:
             self._state = state
+            self._timer_end = end  # on the table's clock: never shown
         return state
+
+    def _timer_view(self, running: bool, remaining: float | None, total: float | None,
+                    ends_at: float | None) -> dict[str, Any]:
+        """The hourglass as every page gets it: the seconds left now, and while it runs its
+        ``deadline`` on the server's wall clock (``server_time`` says when this was given), so
+        a page loaded late, or an event replayed to a reconnecting page, shows the same time
+        as the rest."""
+        now, wall = self.now(), time.time()
+        end = ends_at if running and ends_at is not None else None
+        if end is not None:
+            remaining = round(max(0.0, end - now), 3)
+        return {"running": running, "remaining": remaining, "total": total,
+                "deadline": None if end is None else round(wall + remaining, 3),
+                "server_time": round(wall, 3), "_ends_at": end}
 
     _geo_cache: tuple[Any, Any] = (None, None)
 
@@ -967,12 +1105,45 @@ class Table:
     # ------------------------------------------------------------ what the page reads
 
     def view(self) -> dict[str, Any]:
-        """The last published state (what every page shows), safe from any thread."""
+        """The last published state (what every page shows), safe from any thread, with the
+        timer's seconds left computed now: a page asking late sees the same time as the
+        pages that got each event."""
         with self._state_lock:
-            return self._state
+            state, end = self._state, self._timer_end
+        timer = state.get("timer")
+        if not timer:
+            return state
+        fresh = self._timer_view(timer["running"], timer["remaining"], timer["total"], end)
+        fresh.pop("_ends_at")
+        return {**state, "timer": fresh}
 
     def _player_names(self) -> list[str]:
         return [p if isinstance(p, str) else p.name for p in self.game.s.players]
+
+    def _keep_pin(self) -> None:
+        """Keep the PIN beside the journal for the next start (only once the journal is
+        this table's: a second companion refused the journal must not change its PIN)."""
+        if not self._db or self._db == ":memory:":
+            return
+        path = Path(f"{self._db}.pin")
+        try:
+            if path.exists() and path.read_text().strip() == self.pin:
+                return
+            _keep_pin(path, self.pin)
+        except (OSError, UnicodeDecodeError) as e:  # the game goes on; the PIN is not kept
+            log.warning("the table PIN cannot be kept in %s: %s", path, e)
+
+    def set_pin(self, pin: Any) -> str:
+        """Change the table PIN (kept beside the journal for the next start too);
+        :class:`ValueError` names what is wrong with it."""
+        pin = check_pin(pin)
+        if self._db and self._db != ":memory:":
+            try:
+                _keep_pin(Path(f"{self._db}.pin"), pin)
+            except OSError as e:
+                raise ValueError(f"pin: it cannot be kept ({e.strerror or e})") from None
+        self.pin = pin
+        return pin
 
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
@@ -1152,8 +1323,8 @@ class Table:
             "robot": v["robot"],
             "seen": self._micro_seen,
             # the same shape as the classic timer, so the hourglass is drawn alike
-            "timer": {"running": stall["ends_at"] is not None, "remaining": stall["remaining"],
-                      "total": stall["seconds"]},
+            "timer": self._timer_view(stall["ends_at"] is not None, stall["remaining"],
+                                      stall["seconds"], stall["ends_at"]),
             "demonstrating": demo,
             "verdict": self._verdict,
             "last_round": last,
@@ -1194,20 +1365,18 @@ class Table:
                 "bid_to_meet": demo["number"] if demo else None}
 
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
-        illegal = False
         for e in events:
             t = e.get("type")
             if t in ("new_game", "game_set_up"):
+                self._tell_phones()
                 # whatever the classic game had running is over
                 self._cancel_solver()
                 self._verifier = None
                 self._pending_demo = None
                 self._optimal = None
-                self._verdict = None
                 self._message = ""
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
-                self._verdict = None
                 self._message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
                     self._message = "Nobody called in time: a new target was rolled"
@@ -1218,28 +1387,13 @@ class Table:
                 self._message = ""
                 self.broker.publish("call", _public(e))
             elif t == "landed":
-                illegal = illegal or not e["legal"]
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
                 self.broker.publish("landing", _public(e))
-            elif t == "demonstration_succeeded":
-                self._verdict = {"result": "success", "seat": e["seat"], "name": e["name"],
-                                 "number": e["number"], "landings": e["landings"],
-                                 "reason": f"exactly {e['number']} moves", "by": e["by"]}
-            elif t == "demonstration_failed":
-                reason = e.get("reason") or ""
-                result = "gave_up" if e["by"] == e["seat"] else (
-                    "illegal" if illegal else "failure")
-                self._verdict = {"result": result, "seat": e["seat"], "name": e["name"],
-                                 "number": e["number"], "landings": e["landings"],
-                                 "reason": reason, "by": e["by"], "chip_to": None}
-            elif t == "chip_given" and self._verdict is not None:
-                self._verdict["chip_to"] = e["to_name"]
             elif t == "round_over":
                 self.broker.publish("verdict", {**(self._verdict or {}), "at": e["at"]})
                 self.broker.publish("round", _public(e))
                 self._micro_sync_sim()  # the robot is put on the target either way
             elif t == "undone":
-                self._verdict = None
                 self._micro_sync_sim()
         self._publish()
 
@@ -1261,6 +1415,17 @@ class Table:
         seen = None if space is None else Space.parse(space).name
         self._micro_seen = seen
         g = self.game
+        if self._reconcile and seen is not None:
+            # the first look after a restart: where the journal has the robot, or not news
+            robot = g.view()["robot"]
+            if g.phase != "demonstrating" or seen == robot:
+                self._reconcile = False
+                self._message = ""
+            else:
+                self._message = RECONCILE_MESSAGE.format(wrong=f"the robot on {robot} (seen "
+                                                               f"on {seen})")
+            self._publish()
+            return Outcome(True)
         if seen is not None and g.phase == "demonstrating":
             v = g.view()
             if seen != v["robot"]:
@@ -1419,6 +1584,31 @@ def _failure_kind(e: Mapping[str, Any]) -> str:
     if "fails" in reason or "made no moves" in reason:
         return "incomplete"
     return "illegal"
+
+
+def _micro_verdict(game: Any) -> dict[str, Any] | None:
+    """The verdict of the Micro Robots round just finished (from the game's record of it),
+    shown until the next roll."""
+    s = game.s
+    if s.phase not in ("round_over", "game_over") or not s.rounds:
+        return None
+    r = s.rounds[-1]
+    if r["success"]:
+        return {"result": "success", "seat": r["seat"], "name": r["name"],
+                "number": r["number"], "landings": list(r["landings"]),
+                "reason": f"exactly {r['number']} moves", "by": r["by"]}
+    if r["by"] == r["seat"]:
+        result = "gave_up"
+    else:
+        layout = s.layout
+        start, target, via = (Space.parse(r[k]) if r[k] else None
+                              for k in ("start", "target", "via"))
+        seen = micro.check_demonstration(layout, start, target, r["number"],
+                                         [Space.parse(x) for x in r["landings"]], via, False)
+        result = "illegal" if seen.illegal_move is not None else "failure"
+    return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],
+            "landings": list(r["landings"]), "reason": r["reason"] or "", "by": r["by"],
+            "chip_to": r["chip_to_name"]}
 
 
 def _public(e: Mapping[str, Any]) -> dict[str, Any]:

@@ -496,6 +496,24 @@ class Demonstration:
         return e
 
     # -- input
+    def resume(self, moves: Iterable[Move | str]) -> None:
+        """Take the demonstration up where the journal has it (after a restart or an undo):
+        these moves were made and judged already, and the robots stand where they left them.
+        No event: nothing new was seen. A later look is explained from here, so the same moves
+        are never counted twice."""
+        pos = self.snapshot
+        route: list[Move] = []
+        for m in moves:
+            move = m if isinstance(m, Move) else Move.parse(m)
+            pos = pos.push(move)
+            route.append(move)
+        self.route = route
+        self.cost = sum(m.cost for m in route)
+        self.state = tuple(pos.robots[n] for n in self.names)
+        self.phase = WATCHING
+        self._lifted = {}
+        self._look = _Look()
+
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
         """One stable observation (robot name → cell, or ``None`` while the board is hidden)."""
         if self.phase == SUCCEEDED:
@@ -1082,6 +1100,17 @@ class RoundVerifier:
             robot=target.robot, robots={n: self.snapshot.board.name(c)
                                         for n, c in self.snapshot.robots.items()},
             message=f"{player or 'the bidder'} shows {bid} move{'s' if bid != 1 else ''}")]
+
+    def resume(self, bid: int, player: str | None, moves: Iterable[Move | str],
+               at: float = 0.0) -> None:
+        """Begin a bidder's demonstration that the journal says has ``moves`` so far (see
+        :meth:`Demonstration.resume`): a restart or an undo picks it up, it does not start
+        over."""
+        self.over = False
+        self.current = None
+        self.begin(bid, player, at)
+        assert self.current is not None
+        self.current.resume(moves)
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
         if self.current is None:

@@ -283,7 +283,8 @@ def test_a_phone_cannot_bid_for_another_player(app, game, screen):
 
 def test_a_token_from_an_earlier_game_no_longer_bids(app, game, screen):
     phone = join(app, screen, 0)
-    assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
+    assert screen.post("/api/setup", {"players": ["Ann", "Ben"],
+                                      "replace": True}).status_code == 200
     assert screen.post("/api/command", {"type": "reveal"}).status_code == 200
     r = phone.post("/api/bid", {"moves": 3}, headers={"X-Player-Token": phone.token})
     assert_refused(r, 403, "token")
@@ -374,7 +375,7 @@ def test_setup_starts_a_new_game_with_the_chosen_rules_and_tiles(app, screen, ta
     ({"players": ["Ann", "Ben"], "rules": {"timer_seconds": -1}}, "timer_seconds"),
     ({"players": ["Ann", "Ben"], "tiles": ["1A", "1B", "2A", "3A"]}, "same board"),
     ({"players": ["Ann", "Ben"], "tiles": ["1A"]}, "tiles"),
-    ({"players": ["Ann", "Ann"]}, "two players are called"),
+    ({"players": ["Ann", "Ann"], "replace": True}, "two players are called"),
 ])
 def test_a_bad_setup_names_what_is_wrong_and_keeps_the_game(app, game, screen, body, words):
     r = screen.post("/api/setup", body)
@@ -470,7 +471,7 @@ def test_a_real_table_has_no_virtual_buttons_or_hand(tmp_path):
         assert_refused(b.post("/api/buttons/start", {}), 404, "simulated")
         assert_refused(b.post("/api/sim/move", {"robot": "red", "direction": "up"}), 404,
                        "simulated")
-        assert_refused(b.get("/api/camera.jpg"), 503, "no camera")
+        assert_refused(b.get("/api/camera.jpg"), 409, "no camera")
     finally:
         t.stop()
 

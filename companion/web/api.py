@@ -11,11 +11,11 @@ import io
 from typing import Any
 
 import segno
-from flask import Blueprint, Response, abort, current_app, jsonify, request
+from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
-from .events import BrokerClosed, BrokerFull
+from .events import BrokerBusy, BrokerClosed, BrokerFull
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -90,7 +90,7 @@ def seat_of_token(token: str | None) -> int | None:
     if not token:
         return None
     for seat in range(MAX_SEATS):
-        if hmac.compare_digest(token, player_token(seat)):
+        if guard.same(token, player_token(seat)):
             return seat
     return None
 
@@ -134,12 +134,20 @@ def state() -> Response:
 def events() -> Response:
     broker = _table().broker
     last = request.headers.get("Last-Event-ID") or request.args.get("last")
+    # a page of this table (its session came from one of our pages, or it holds the PIN or
+    # a player token) goes before anonymous streams; the table's own screen is not limited
+    known = (isinstance(session.get("csrf"), str) or guard.is_admin()
+             or seat_of_token(request.headers.get("X-Player-Token")) is not None)
+    client = None if guard.is_loopback() else (request.remote_addr or "?")
     try:
-        sub, first = broker.subscribe(last)
-    except BrokerFull as e:
-        abort(503, description=str(e))
-    except BrokerClosed as e:
-        abort(503, description=str(e))
+        sub, first = broker.subscribe(last, client=client, known=known)
+    except BrokerBusy as e:
+        abort(429, description=str(e))
+    except (BrokerFull, BrokerClosed) as e:
+        resp = jsonify({"error": str(e), "status": 503})
+        resp.status_code = 503
+        resp.headers["Retry-After"] = "5"
+        return resp
     heartbeat = float(current_app.config.get("SSE_HEARTBEAT", 5.0))
     resp = Response(sub.stream(first, heartbeat), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache, no-transform"
@@ -160,12 +168,13 @@ def join() -> Response:
     data = body()
     seat = _int(data, "seat", 0, MAX_SEATS - 1)
     code = data.get("code")
-    if not isinstance(code, str) or not hmac.compare_digest(code, join_code(seat)):
+    if not guard.same(code, join_code(seat)):
         abort(403, description="join code wrong or from an earlier game: scan the QR again")
     seats = _seats()
     if seat >= len(seats):
         abort(409, description=f"seat {seat}: no such player in this game")
-    return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name")})
+    return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name"),
+                    "epoch": _table().view().get("epoch")})
 
 
 def _phone_number(kind: str, key: str, verb: str) -> Response:
@@ -217,10 +226,23 @@ def unlock() -> Response:
     return jsonify({"ok": True})
 
 
+@bp.post("/pin")
+@guard.admin_required
+def change_pin() -> Response:
+    """A new table PIN (the old one, or the session unlocked with it, is needed): kept beside
+    the journal, so it is the PIN after a restart too. Other pages unlocked with the old PIN
+    must unlock again."""
+    data = body()
+    try:
+        pin = _table().set_pin(data.get("pin"))
+    except ValueError as e:
+        abort(400, description=str(e))
+    guard.repin(pin)
+    return jsonify({"ok": True})
+
+
 @bp.post("/lock")
 def lock() -> Response:
-    from flask import session
-
     session.pop("pin", None)
     return jsonify({"ok": True})
 
@@ -273,10 +295,28 @@ def command() -> Response:
     return _outcome(_table().submit(cmd, "page"))
 
 
+# What the page is told when a new game would end one in play (it asks the user first).
+GAME_IN_PLAY = ("a game is in play (round {round}; {scores}): a new game ends it. "
+                "Start a new game anyway?")
+
+
+def _game_in_play() -> str | None:
+    """What a new game would end: a game with a round played or in play, not yet over."""
+    state = _table().view()
+    if state.get("phase") in (None, "setup", "game_over") or not state.get("round"):
+        return None
+    scores = ", ".join(f"{p.get('name')} {p.get('chips', p.get('vp', 0))}"
+                       for p in state.get("players") or [])
+    return GAME_IN_PLAY.format(round=state["round"], scores=scores)
+
+
 @bp.post("/setup")
 @guard.admin_required
 def setup() -> Response:
     data = body()
+    replace = data.pop("replace", None)
+    if replace is not None and not isinstance(replace, bool):
+        abort(400, description="replace: true to end the game in play")
     players = data.get("players")
     if not isinstance(players, list) or not 1 <= len(players) <= MAX_SEATS:
         abort(400, description=f"players: 1 to {MAX_SEATS} names of 1-24 characters")
@@ -285,7 +325,7 @@ def setup() -> Response:
     except PlayerNameError as e:
         abort(400, description=str(e))
     if data.get("game", "ricochet-robots") == "micro-robots":
-        return _micro_setup(data, players)
+        return _micro_setup(data, players, replace)
     if data.get("game", "ricochet-robots") != "ricochet-robots":
         abort(400, description="game: ricochet-robots or micro-robots")
     preset = data.get("preset", "abacus-2013")
@@ -302,10 +342,19 @@ def setup() -> Response:
         spec = _table().check_setup(players, preset, options, tiles)
     except ValueError as e:
         abort(400, description=str(e))
+    return _new_game(spec, replace)
+
+
+def _new_game(spec: dict[str, Any], replace: bool | None) -> Response:
+    """Start the game set up by ``spec``; one in play is ended only when the request says
+    ``"replace": true`` (the page asks the user first, on this 409)."""
+    running = _game_in_play()
+    if running is not None and replace is not True:
+        return jsonify({"error": running, "confirm": True, "status": 409}), 409
     return _outcome(_table().submit(spec, "page"))
 
 
-def _micro_setup(data: dict[str, Any], players: list[str]) -> Response:
+def _micro_setup(data: dict[str, Any], players: list[str], replace: bool | None) -> Response:
     unknown = sorted(set(data) - {"game", "players", "layout", "options", "first_roller"})
     if unknown:
         abort(400, description=f"{unknown[0]}: not a field of a Micro Robots setup")
@@ -320,7 +369,7 @@ def _micro_setup(data: dict[str, Any], players: list[str]) -> Response:
                                           data.get("first_roller", 0))
     except ValueError as e:
         abort(400, description=str(e))
-    return _outcome(_table().submit(spec, "page"))
+    return _new_game(spec, replace)
 
 
 @bp.get("/setup-info")
@@ -335,7 +384,7 @@ def camera() -> Response:
     overlay = request.args.get("overlay", "1") != "0"
     jpeg = _table().camera_jpeg(overlay=overlay)
     if jpeg is None:
-        abort(503, description="no camera frame yet")
+        abort(409, description="no camera frame yet")
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp

@@ -6,6 +6,13 @@ sequence id; a browser reconnecting with ``Last-Event-ID`` gets what it missed f
 backlog, or a fresh snapshot when it has been away too long. A comment line every
 ``heartbeat`` seconds keeps proxies and phones from closing an idle stream and lets the server
 notice a client that has gone.
+
+Streams are a scarce resource (each holds a server thread), so they are shared out: a page of
+this table (its session came from one of our pages, or it holds the PIN or a player token) is a
+*known* client; a stream opened by anything else is *anonymous*. Anonymous streams get a few
+slots only, one address gets at most ``per_client`` streams (the table's own screen, on
+loopback, is not counted), and when every slot is taken a known page takes the place of the
+oldest anonymous stream: a flood of anonymous connections never blanks the players' pages.
 """
 
 from __future__ import annotations
@@ -40,10 +47,13 @@ class Event:
 class Subscription:
     """A client's place in the broker: iterate :meth:`stream` to get encoded SSE chunks."""
 
-    def __init__(self, broker: Broker, maxsize: int) -> None:
+    def __init__(self, broker: Broker, maxsize: int, client: str | None = None,
+                 known: bool = True) -> None:
         self._broker = broker
         self._queue: queue.Queue[Any] = queue.Queue(maxsize)
         self.dropped = False
+        self.client = client  # the address it came from (None: not counted per client)
+        self.known = known
 
     def _offer(self, item: Any) -> bool:
         try:
@@ -101,6 +111,8 @@ class Broker:
         backlog: int = 256,
         client_queue: int = 64,
         max_clients: int = 64,
+        max_anonymous: int = 4,
+        per_client: int = 6,
     ) -> None:
         self._snapshot = snapshot or dict
         self._lock = threading.Lock()
@@ -109,6 +121,9 @@ class Broker:
         self._subs: set[Subscription] = set()
         self._client_queue = client_queue
         self.max_clients = max_clients
+        self.max_anonymous = max_anonymous
+        self.per_client = per_client
+        self._order: list[Subscription] = []  # oldest first
         self.closed = False
         self.last_id = 0
 
@@ -134,15 +149,37 @@ class Broker:
             s.close()
         return event
 
-    def subscribe(self, last_event_id: str | None = None) -> tuple[Subscription, list[bytes]]:
+    def subscribe(self, last_event_id: str | None = None, *, client: str | None = None,
+                  known: bool = True) -> tuple[Subscription, list[bytes]]:
         """A new subscription and what to send first: the missed events after
-        ``last_event_id`` when the backlog still has them all, else a fresh snapshot."""
+        ``last_event_id`` when the backlog still has them all, else a fresh snapshot.
+
+        ``client``: the address it comes from (``None``: not limited per client); ``known``:
+        a page of this table rather than an anonymous stream (see the module docstring).
+        :class:`BrokerBusy` when this client or the anonymous streams have their share,
+        :class:`BrokerFull` when every slot holds a known page."""
+        evicted: Subscription | None = None
         with self._lock:
             if self.closed:
                 raise BrokerClosed("the table is shutting down")
-            if len(self._subs) >= self.max_clients:
-                raise BrokerFull(f"too many open pages (at most {self.max_clients})")
-            sub = Subscription(self, self._client_queue)
+            live = [s for s in self._order if s in self._subs]
+            self._order = live
+            if client is not None and sum(s.client == client for s in live) >= self.per_client:
+                raise BrokerBusy(f"too many live pages from {client} (at most "
+                                 f"{self.per_client}): close one and reload")
+            if not known and sum(not s.known for s in live) >= self.max_anonymous:
+                raise BrokerBusy(f"too many anonymous live connections (at most "
+                                 f"{self.max_anonymous}); open the page from the table's "
+                                 "address instead")
+            if len(live) >= self.max_clients:
+                evicted = next((s for s in live if not s.known), None) if known else None
+                if evicted is None:
+                    raise BrokerFull(f"too many open pages (at most {self.max_clients}): "
+                                     "close one on another phone or screen")
+                self._subs.discard(evicted)
+                self._order.remove(evicted)
+            sub = Subscription(self, self._client_queue, client, known)
+            self._order.append(sub)
             first: list[bytes] | None = None
             since = _parse_id(last_event_id)
             if since is not None and since <= self.last_id:
@@ -154,6 +191,8 @@ class Broker:
                 snap = Event(self.last_id, "snapshot", self._snapshot())
                 first = [snap.encode()]
             self._subs.add(sub)
+        if evicted is not None:
+            evicted.close()  # an anonymous stream makes room for a page of this table
         return sub, first
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -176,6 +215,10 @@ class BrokerClosed(CompanionError, RuntimeError):
 
 class BrokerFull(CompanionError, RuntimeError):
     """Every client slot is taken."""
+
+
+class BrokerBusy(RuntimeError):
+    """This client (or the anonymous streams together) has its share of the slots."""
 
 
 def _parse_id(text: str | None) -> int | None:

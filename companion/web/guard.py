@@ -27,6 +27,15 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
 
+def same(sent: Any, expected: str) -> bool:
+    """Constant-time equality of a secret sent by a client (any text: a header may hold
+    any byte) and the one expected; anything but text is simply wrong."""
+    if not isinstance(sent, str):
+        return False
+    return hmac.compare_digest(sent.encode("utf-8", "surrogatepass"),
+                               expected.encode("utf-8", "surrogatepass"))
+
+
 def csrf_token() -> str:
     """The session's CSRF token, made on first use."""
     token = session.get("csrf")
@@ -47,7 +56,7 @@ def check_csrf() -> None:
             abort(403, description=f"cross-site request from {origin!r} refused")
     sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
     expected = session.get("csrf")
-    if not isinstance(expected, str) or not sent or not hmac.compare_digest(sent, expected):
+    if not isinstance(expected, str) or not sent or not same(sent, expected):
         abort(403, description="missing or wrong CSRF token: reload the page")
 
 
@@ -77,7 +86,7 @@ class PinGate:
             if len(recent) >= self.limit:
                 self._fails[who] = recent
                 abort(429, description="too many wrong PINs: wait a minute")
-            if hmac.compare_digest(str(attempt).encode(), self.pin.encode()):
+            if same(str(attempt), self.pin):
                 self._fails.pop(who, None)
                 return True
             recent.append(now)
@@ -93,8 +102,7 @@ def is_admin() -> bool:
     """The session was unlocked with the table PIN (for this table's PIN), or the request
     carries it."""
     gate = _gate()
-    if session.get("pin") is not None and hmac.compare_digest(
-            str(session.get("pin")), _pin_mark(gate.pin)):
+    if session.get("pin") is not None and same(str(session.get("pin")), _pin_mark(gate.pin)):
         return True
     sent = request.headers.get("X-Table-Pin")
     if sent is not None:
@@ -111,6 +119,12 @@ def unlock(pin: Any) -> bool:
         return False
     session["pin"] = _pin_mark(gate.pin)
     return True
+
+
+def repin(pin: str) -> None:
+    """The PIN changed: check the new one from now on; this session stays unlocked."""
+    _gate().pin = pin
+    session["pin"] = _pin_mark(pin)
 
 
 def _pin_mark(pin: str) -> str:

@@ -93,6 +93,7 @@ const Companion = (() => {
     if (!resp.ok) {
       const err = new Error((data && data.error) || resp.statusText);
       err.status = resp.status;
+      err.data = data;
       throw err;
     }
     return data;
@@ -105,28 +106,74 @@ const Companion = (() => {
     let source = null;
     function open() {
       source = new EventSource("/api/events");
-      source.onopen = () => { if (dot) dot.className = "conn up"; };
+      source.onopen = () => { if (dot) dot.className = "conn up"; connNote(null); };
       source.onerror = () => {
         if (dot) dot.className = "conn down";
-        if (source.readyState === EventSource.CLOSED) setTimeout(open, 1000);
+        if (source.readyState === EventSource.CLOSED) {
+          setTimeout(open, 3000);
+          whyNotLive(onState);
+        }
       };
       for (const name of ["snapshot", "state"]) {
         source.addEventListener(name, (ev) => {
           const state = JSON.parse(ev.data);
           state._received = performance.now();
           if (state.timer) state.timer._received = state._received;
+          if (name === "snapshot") syncClock(state);
           onState(state, name);
           window.__companionSeen = {seq: state.seq, at: performance.timeOrigin + performance.now()};
         });
       }
       if (onEvent) {
-        for (const name of ["move", "verdict", "bid", "round"]) {
+        for (const name of ["move", "verdict", "bid", "round", "new_game"]) {
           source.addEventListener(name, (ev) => onEvent(name, JSON.parse(ev.data)));
         }
       }
     }
     open();
     window.addEventListener("pagehide", () => source && source.close());
+  }
+
+  // When the live stream cannot be opened the page says why (the server's own reason) and
+  // shows the state it can still read, instead of an empty board.
+
+  function connNote(text) {
+    let box = document.getElementById("conn-msg");
+    if (!text) { if (box) box.remove(); return; }
+    if (!box) {
+      box = el("div", {id: "conn-msg", class: "err conn-msg", role: "alert"});
+      const main = document.querySelector("main");
+      if (main) main.prepend(box);
+    }
+    box.textContent = text;
+  }
+
+  async function whyNotLive(onState) {
+    let reason = null;
+    const ask = new AbortController();
+    try {
+      const resp = await fetch("/api/events", {credentials: "same-origin", signal: ask.signal});
+      if (!resp.ok) {
+        let data = null;
+        try { data = await resp.json(); } catch (e) { data = null; }
+        reason = I18n.t("conn.refused") + ((data && data.error) || resp.statusText) + ".";
+      }
+    } catch (e) {
+      reason = I18n.t("conn.offline");
+    } finally {
+      ask.abort();  // a stream that did open is not kept: EventSource opens its own
+    }
+    if (!reason) return;
+    try {
+      const state = await api("/api/state");
+      state._received = performance.now();
+      if (state.timer) state.timer._received = state._received;
+      syncClock(state);
+      onState(state, "snapshot");
+      connNote(reason + I18n.t("conn.polling"));
+    } catch (e) {
+      connNote(reason);
+    }
   }
 
   function el(tag, attrs, ...children) {
@@ -146,9 +193,22 @@ const Companion = (() => {
     if (form) form.classList.toggle("hidden", on);
   }
 
+  // The server's wall clock as this page sees it, taken from each fresh snapshot (a page's
+  // first state): a running timer's deadline then reads the same on every page, however late
+  // it was loaded, and an event replayed after a reconnect cannot bring back old sand.
+  let clockOffset = null;  // server seconds minus this page's seconds
+  function syncClock(state) {
+    if (state && state.timer && typeof state.timer.server_time === "number") {
+      clockOffset = state.timer.server_time - Date.now() / 1000;
+    }
+  }
+
   function timerRemaining(timer) {
     if (!timer) return null;
     if (!timer.running) return timer.remaining;
+    if (typeof timer.deadline === "number" && clockOffset !== null) {
+      return Math.max(0, timer.deadline - (Date.now() / 1000 + clockOffset));
+    }
     const elapsed = (performance.now() - timer._received) / 1000;
     return Math.max(0, timer.remaining - elapsed);
   }
@@ -255,6 +315,7 @@ const Companion = (() => {
     });
   });
 
-  return {api, live, el, setAdmin, timerRemaining, fmtTime, targetText, targetTo, playerName, names, csrf,
-    headline, verdictText, needsWhy, follow: I18n.follow, t: I18n.t, tn: I18n.tn};
+  return {api, live, el, setAdmin, timerRemaining, syncClock, fmtTime, targetText, targetTo,
+    playerName, names, csrf, headline, verdictText, needsWhy, follow: I18n.follow, t: I18n.t,
+    tn: I18n.tn};
 })();

@@ -17,7 +17,7 @@
     if (q.has("seat") && q.has("code")) {
       try {
         const r = await api("/api/join", {seat: parseInt(q.get("seat"), 10), code: q.get("code")});
-        me = {seat: r.seat, token: r.token, name: r.name};
+        me = {seat: r.seat, token: r.token, name: r.name, epoch: r.epoch};
         localStorage.setItem(KEY, JSON.stringify(me));
         history.replaceState(null, "", "/pad");
       } catch (e) {
@@ -99,11 +99,24 @@
     showWho();
   }
 
+  // A new game voids every phone's join: say so, rather than fail at the first tap.
+  function newGame(epoch) {
+    if (!me || !epoch) return;
+    if (!me.epoch) { me.epoch = epoch; localStorage.setItem(KEY, JSON.stringify(me)); return; }
+    if (me.epoch === epoch) return;
+    localStorage.removeItem(KEY);
+    me = null;
+    $("pad-err").textContent = t("pad.rejoin");
+    document.body.dataset.rejoin = "1";
+    showWho();
+  }
+
   // a new round or phase clears what a tap said about the last one ("the timer has run out")
   let lastStep = null;
   function render(s) {
     const step = `${s.game}:${s.round}:${s.phase}`;
     if (step !== lastStep) { $("pad-err").textContent = ""; lastStep = step; }
+    newGame(s.epoch);  // after the clearing: a new game's "join again" stays on screen
     state = s;
     document.body.dataset.game = s.game === "micro-robots" ? "micro" : "classic";
     if (s.game === "micro-robots") { renderMicro(s); return; }
@@ -185,7 +198,7 @@
     $("give-up").addEventListener("click", () => send("/api/player/give_up", {}));
     document.addEventListener("companion:language", () => { if (state) render(state); else showWho(); });
     await join();
-    live(render);
+    live(render, (name, data) => { if (name === "new_game") newGame(data.epoch); });
     requestAnimationFrame(tick);
   });
 })();

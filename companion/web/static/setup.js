@@ -154,13 +154,24 @@
   async function send(body) {
     try {
       await api("/api/settings", {language: $("table-lang").value});
-      await api("/api/setup", body);
+      await startGame(body);
       $("setup-err").textContent = "";
       $("setup-ok").textContent = t("setup.started");
       setTimeout(() => { location.href = "/"; }, 600);
     } catch (e) {
       $("setup-err").textContent = e.message;
       $("setup-ok").textContent = "";
+    }
+  }
+
+  // A game in play is ended only once the user says so: the server asks (409, confirm).
+  async function startGame(body) {
+    try {
+      return await api("/api/setup", body);
+    } catch (e) {
+      if (e.status !== 409 || !e.data || !e.data.confirm) throw e;
+      if (!window.confirm(e.message)) throw new Error(t("setup.keep_game"));
+      return api("/api/setup", Object.assign({}, body, {replace: true}));
     }
   }
 

@@ -369,6 +369,27 @@
     catch (e) { $("message").textContent = e.message; }
   }
 
+  // The referee changes the table PIN here; it is kept beside the journal for the next start.
+  function pinChanger() {
+    const box = $("controls");
+    if (!box || $("pin-change")) return;
+    const input = el("input", {id: "new-pin", inputmode: "numeric", autocomplete: "off", size: "8",
+      maxlength: "12", placeholder: t("pin.hint"), "aria-label": t("pin.label")});
+    const form = el("form", {id: "pin-change", class: "row"}, input,
+      el("button", {type: "submit", text: t("pin.button")}));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const pin = input.value.trim();
+      try {
+        await api("/api/pin", {pin});
+        if ($("pin")) $("pin").textContent = pin;
+        input.value = "";
+        $("message").textContent = t("pin.done");
+      } catch (e) { $("message").textContent = e.message; }
+    });
+    box.append(form);
+  }
+
   function tick() {
     if (state) {
       const tm = state.timer;
@@ -449,6 +470,7 @@
       if (state) renderJoin(state);
       fillJoinLinks();
     });
+    pinChanger();
     live(render);
     requestAnimationFrame(tick);
   });
