@@ -217,7 +217,7 @@ class BrokerFull(CompanionError, RuntimeError):
     """Every client slot is taken."""
 
 
-class BrokerBusy(RuntimeError):
+class BrokerBusy(CompanionError, RuntimeError):
     """This client (or the anonymous streams together) has its share of the slots."""
 
 
