@@ -517,6 +517,14 @@ def _memo(board: Board) -> dict:
     return memo
 
 
+def forget_boards() -> None:
+    """Drop every board's cached tables and estimates (the per-tile walls stay: they are the
+    tile library's), so that the next solve meets its board new: for the benchmark."""
+    _RECENT.clear()
+    _tables_cached.cache_clear()
+    _distance_cached.cache_clear()
+
+
 def kind_tables(board: Board, rules: Rules, kind: str) -> KindTables:
     """The tables of one kind of robot on one board (cached: a game uses one board for long)."""
     memo = _memo(board)
