@@ -1041,6 +1041,9 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     _calibration_parser(sub)
     _read_parser(sub)
+    from .cli_play import add_parsers
+
+    add_parsers(sub)  # hint, puzzle
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser
