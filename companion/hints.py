@@ -50,13 +50,17 @@ def check_level(level: Any) -> int:
     return level
 
 
-def hints(position: Position, level: int = 4, solution: Solution | None = None,
+def hints(position: Position | None, level: int = 4, solution: Solution | None = None,
           **solve_options: Any) -> list[Hint]:
     """The hints of levels 1 to ``level`` of one optimal route (``solution``, or solved
     here). Raises :class:`SolverError` when there is nothing to hint at: no route, or the
     search stopped (``solve_options`` go to :func:`~companion.solver.solve`)."""
     check_level(level)
-    sol = solution if solution is not None else solve(position, **solve_options)
+    if solution is None:
+        if position is None:
+            raise SolverError("position: nothing to hint at")
+        solution = solve(position, **solve_options)
+    sol = solution
     if not sol.solved:
         raise SolverError(sol.reason or f"no hint: the search ended with {sol.status}")
     assert sol.moves is not None and sol.cost is not None
@@ -76,3 +80,10 @@ def hints(position: Position, level: int = 4, solution: Solution | None = None,
         out.append(Hint(4, "The route: " + ", ".join(m.text() for m in moves) + ".", n, cost,
                         robots, moves[0], moves))
     return out
+
+
+def hints_for_route(moves: list[Move], level: int = 4) -> list[Hint]:
+    """The hints of levels 1 to ``level`` of a route already known to be optimal (the table's
+    solver found it for the round in play)."""
+    cost = sum(1 + sum(1 for p in m.passes if p != "bounce") for m in moves)
+    return hints(None, level, Solution("solved", tuple(moves), cost, cost))

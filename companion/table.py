@@ -898,6 +898,20 @@ class Table:
     def _player_names(self) -> list[str]:
         return [p if isinstance(p, str) else p.name for p in self.game.s.players]
 
+    def hint(self, level: int) -> dict[str, Any]:
+        """Solo play: the hints of levels 1 to ``level`` for the round in play, the hint
+        journaled first (``{"error"}`` when the solver has no route yet or the game refuses)."""
+        from .hints import hints_for_route
+
+        known = self.solution()
+        if not known or known.get("status") != "solved" or not known.get("moves"):
+            return {"error": "no hint yet: the solver has no route for this round"}
+        out = self.submit({"type": "hint", "level": level}, "page")
+        if not out.ok:
+            return {"error": out.reason}
+        route = [Move.parse(t) for t in known["moves"]]
+        return {"hints": [h.to_json() for h in hints_for_route(route, level)]}
+
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
         round is over (for the referee's tools and tests)."""

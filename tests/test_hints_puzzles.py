@@ -139,3 +139,28 @@ def test_puzzle_command_writes_a_position_that_solves_in_n(cli, tmp_path):
     assert code == 2 and "--daily" in err
     code, _, err = cli("puzzle", "--rules", "nonsense")
     assert code == 2 and "rules" in err
+
+
+def test_the_game_keeps_the_highest_hint_of_a_solo_round_in_its_record():
+    from companion.game import Game, GameError
+
+    g = Game()
+    setup = {"type": "setup", "at": 0, "players": ["Ann"], "seed": 3,
+             "board": {"tiles": ["4B", "3B", "2B", "1A"]},
+             "robots": {"red": "c2", "green": "a13", "blue": "l14", "yellow": "c15"}}
+    g.apply(setup)
+    with pytest.raises(GameError, match="round in play"):
+        g.apply({"type": "hint", "at": 1, "level": 1})
+    g.apply({"type": "reveal", "at": 1})
+    events = g.apply({"type": "hint", "at": 2, "level": 2})
+    assert events[-1] == {"type": "hinted", "at": 2, "round": 1, "level": 2}
+    g.apply({"type": "hint", "at": 3, "level": 1})
+    with pytest.raises(GameError, match="level"):
+        g.apply({"type": "hint", "at": 4, "level": 0})
+    g.advance(1000)  # the hourglass runs out: the chip goes face down
+    assert g.s.rounds[-1]["hint"] == 2 and g.s.rounds[-1]["face"] == "down"
+    duo = Game()
+    duo.apply({**setup, "players": ["Ann", "Ben"]})
+    duo.apply({"type": "reveal", "at": 1})
+    with pytest.raises(GameError, match="solo"):
+        duo.apply({"type": "hint", "at": 2, "level": 1})
