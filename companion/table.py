@@ -164,6 +164,7 @@ class Table:
         self.preset = preset
         self.simulated = simulated
         self.secret = _key_file(db)
+        self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
         self.pin = pin or f"{secrets.randbelow(10**6):06d}"
         self.broker = Broker(snapshot=self.view)
         self.hardware: Any = None
@@ -1019,11 +1020,21 @@ class Table:
                       "chips": s["chips"],
                       "winners": [s["players"][i] for i in s["winners"]],
                       "rounds": len(s["rounds"])}] if s["players"] else []
-            return {"games": games, "players": []}
+            return {"games": games, "players": [], "practice": list(self._practice)}
         games = [{k: v for k, v in g.items() if k != "summary"} for g in self.store.history()]
         stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
         stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
-        return {"games": games, "players": stats}
+        return {"games": games, "players": stats, "practice": self.store.practice()}
+
+    def add_practice(self, entry: Mapping[str, Any]) -> None:
+        """Keep a solved practice puzzle with the history (journaled on the loop's thread)."""
+        if self._thread is not None and threading.current_thread() is not self._thread:
+            return self.call(lambda: self.add_practice(entry))
+        if self.store is not None:
+            self.store.add_practice(entry)
+        else:
+            self._practice.append(dict(entry))
+        return None
 
     # ------------------------------------------------------------ Micro Robots
 

@@ -25,6 +25,14 @@
         (g.winners && g.winners.length ? ` — won by ${g.winners.join(" & ")}` : "")));
     }
     if (!h.games.length) games.append(el("p", {text: "No games yet."}));
+    const practice = document.getElementById("practice");
+    practice.replaceChildren();
+    for (const p of (h.practice || []).slice().reverse()) {
+      practice.append(el("p", {}, el("strong", {text: p.solved}),
+        ` ${p.moves} moves (best ${fmt(p.optimal)}) in ${Math.round(p.seconds)} s` +
+        (p.hint ? `, hints up to level ${p.hint}` : "") + (p.seed ? ` — puzzle ${p.seed}` : "")));
+    }
+    if (!(h.practice || []).length) practice.append(el("p", {text: "No practice puzzles yet."}));
   }
 
   document.addEventListener("DOMContentLoaded", () => { load().catch((e) => console.error(e)); });
