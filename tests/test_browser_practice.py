@@ -66,3 +66,36 @@ def test_a_puzzle_is_played_from_the_page_with_hints_and_lands_in_history(server
         page.wait_for_selector("#practice:has-text('3 moves (best 3)')", timeout=WAIT)
         assert "hints up to level 4" in page.inner_text("#practice")
         browser.close()
+
+
+def test_a_solo_player_takes_hints_on_the_table_page(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(server + "/")
+        page.fill("#pin-input", "246802")
+        page.click("#unlock button[type=submit]")
+        page.wait_for_selector("#unlock.hidden", state="attached", timeout=WAIT)
+        csrf = page.get_attribute("meta[name=csrf-token]", "content")
+        headers = {"X-CSRF-Token": csrf, "Content-Type": "application/json"}
+        r = page.request.post(server + "/api/setup", headers=headers, data={
+            "players": ["Ann"], "board": {"tiles": ["4B", "3B", "2B", "1A"]},
+            "robots": {"red": "c2", "green": "a13", "blue": "l14", "yellow": "c15"}})
+        assert r.ok, r.text()
+        assert page.request.post(server + "/api/command", headers=headers,
+                                 data={"type": "reveal"}).ok
+        page.wait_for_selector("#solo-hints:not(.hidden)", timeout=WAIT)
+        for n in range(1, 3):
+            page.locator("#solo-hint").click()
+            try:
+                page.locator("#solo-hint-list li").nth(n - 1).wait_for(timeout=3000)
+            except Exception:  # the table's solver may still be at work: ask again
+                page.locator("#solo-hint").click()
+                page.locator("#solo-hint-list li").nth(n - 1).wait_for(timeout=WAIT)
+        assert re.match(r"It can be done in \d+ moves?\.", page.inner_text(
+            "#solo-hint-list li:nth-child(1)"))
+        assert "optimal route" in page.inner_text("#solo-hint-list li:nth-child(2)")
+        browser.close()
