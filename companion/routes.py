@@ -22,7 +22,7 @@ from typing import Any
 
 from .board import Direction
 from .rules import Move, Position
-from .solver import SolverError, solve
+from .solver import Solution, SolverError, solve
 from .solver_tables import (
     DEFLECTED_BIT,
     OK_BIT,
@@ -70,11 +70,13 @@ class _Stop(Exception):
 
 def optimal_routes(position: Position, *, limit: int = 20,
                    max_sequences: int = MAX_SEQUENCES, deadline: float | None = None,
-                   max_cost: int | None = None) -> Routes:
-    """Every distinct optimal route of ``position`` (see the module docstring)."""
+                   max_cost: int | None = None, solution: Solution | None = None) -> Routes:
+    """Every distinct optimal route of ``position`` (see the module docstring); ``solution``:
+    its optimum, when already solved."""
     if limit < 1:
         raise SolverError(f"limit: at least one route, not {limit}")
-    best = solve(position, deadline=deadline, max_cost=max_cost)
+    best = solution if solution is not None else \
+        solve(position, deadline=deadline, max_cost=max_cost)
     if not best.solved:
         return Routes(best.status, None, (), 0, 0, True, best.reason)
     assert best.cost is not None and best.moves is not None

@@ -115,6 +115,28 @@ def _key_file(db: str | None) -> bytes:
     return data
 
 
+ROUTES_SHOWN = 10
+ROUTES_SECONDS = 5.0
+
+
+def _all_routes(pos: Position, result: Any, deadline: float) -> dict[str, Any] | None:
+    """Every distinct optimal route of a solved round, for the round's end (a few seconds at
+    most: past that the counts are lower bounds); None when there was no route."""
+    if getattr(result, "status", None) != "solved" or not getattr(result, "moves", None):
+        return None
+    from .routes import optimal_routes
+
+    try:
+        found = optimal_routes(pos, limit=ROUTES_SHOWN, solution=result,
+                               deadline=min(deadline, time.monotonic() + ROUTES_SECONDS))
+    except Exception:  # noqa: BLE001 - the one route already found is shown anyway
+        return None
+    if found.status != "solved":
+        return None
+    return {"count": found.count, "complete": found.complete,
+            "routes": [[m.text() for m in r] for r in found.routes]}
+
+
 def board_geometry(board: Board | None) -> dict[str, Any] | None:
     """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
     if board is None:
@@ -699,8 +721,9 @@ class Table:
                 err = None
             except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
                 result, err = None, str(e)
+            routes = _all_routes(pos, result, deadline) if err is None else None
             if not cancel.is_set():
-                self._put(_Item("solved", (number, pos, result, err), "solver"))
+                self._put(_Item("solved", (number, pos, result, err, routes), "solver"))
 
         threading.Thread(target=work, name=f"solver-{number}", daemon=True).start()
 
@@ -709,7 +732,8 @@ class Table:
             self._solving[1].set()
             self._solving = None
 
-    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None) -> Outcome:
+    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None,
+                   routes: dict[str, Any] | None = None) -> Outcome:
         if self._solving is not None and self._solving[0] == number:
             self._solving = None
         if err is not None:
@@ -727,7 +751,7 @@ class Table:
         self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
                          "moves": [m.text() for m in moves or []], "steps": steps,
                          "start": _names(pos), "status": status,
-                         "reason": getattr(result, "reason", None)}
+                         "reason": getattr(result, "reason", None), "routes": routes}
         if moves and status == "solved":
             self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
         else:

@@ -93,3 +93,16 @@ def test_hints_are_refused_outside_solo_play_and_at_bad_levels(table, tmp_path):
     r = page.post("/api/hint", {"level": 5})
     assert r.status_code == 400 and "level" in r.json["error"]
     assert not [c for c in journaled(tmp_path) if c["type"] == "hint"]
+
+
+def test_the_round_knows_every_distinct_optimal_route_for_its_end(table):
+    start_round(table, ["Ann"])
+    known = table.solution()
+    routes = known["routes"]
+    assert routes["complete"] and routes["count"] == len(routes["routes"]) >= 1
+    r = table.game.s.round
+    pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip), Rules())
+    for texts in routes["routes"]:
+        verdict = validate_route(pos, [Move.parse(t) for t in texts])
+        assert verdict.legal and verdict.reached and verdict.moves == known["length"]
+    assert len({tuple(x) for x in routes["routes"]}) == len(routes["routes"])
