@@ -240,6 +240,10 @@ def _print_solution(pos: Position, out: dict, as_json: bool) -> None:
 def _cmd_solve(args: argparse.Namespace) -> int:
     if args.max_moves is not None and args.max_moves < 1:
         raise UsageError(f"--max-moves: a number of moves from 1, not {args.max_moves}")
+    if args.all:
+        from .cli_play import solve_all
+
+        return solve_all(args)
     if args.position.endswith(".jsonl"):
         return _solve_batch(args)
     pos = load_position(args.position, args.rules)
@@ -289,6 +293,9 @@ def _solve_parser(sub) -> None:
                    help='print {"length", "cost", "moves"} (always, for .jsonl)')
     p.add_argument("--max-moves", type=int, help="give up beyond this many moves")
     p.add_argument("--rules", help="rule preset to use instead of the file's")
+    from .cli_play import add_solve_options
+
+    add_solve_options(p)
     p.set_defaults(handler=_cmd_solve)
 
 
@@ -1037,6 +1044,9 @@ def build_parser() -> argparse.ArgumentParser:
     _run_parser(sub)
     _calibration_parser(sub)
     _read_parser(sub)
+    from .cli_play import add_parsers
+
+    add_parsers(sub)  # hint, puzzle
 
     # Each further command group adds its subparsers here, its handlers below.
     return parser

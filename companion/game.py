@@ -36,7 +36,10 @@ Commands (JSON-able dicts; every one has ``"type"`` and ``"at"``)
 ``robots``       ``robots`` {name: cell}: where the robots stand (observed or placed by hand).
 ``optimum``      ``optimum`` (int), optional ``round``: the solver's optimal length for a round,
                  kept for statistics (it changes nothing in play).
-``undo``         undo the last player command (not ``robots``/``optimum``/``tick``, which stay).
+``hint``         ``level`` 1–4: solo, the player asked for a hint (length, robots, first move,
+                 route) in this round; the round keeps the highest level, for statistics.
+``undo``         undo the last player command (not ``robots``/``optimum``/``hint``/``tick``,
+                 which stay).
 ``correct``      a referee's override: ``by`` (who), optional ``reason``, and exactly one of
                  ``award`` {"seat", optional "chip"} (give the chip in play, or a chip from the
                  deck, to a seat), ``revoke`` {"seat", "chip"} (a won chip goes back into the deck),
@@ -71,10 +74,12 @@ Events (JSON-able dicts; every one has ``"type"`` and ``"at"``)
 ``robots_reset``             robots (back to the snapshot)
 ``chip_won``                 seat, name, chip, face (up | down: solo)
 ``chip_returned``            chip, reason
-``round_over``               round, chip, winner, winner_name, bids, optimum, route
+``round_over``               round, chip, winner, winner_name, bids, optimum, route (solo:
+                             face, hint: the highest hint level taken, 0 for none)
 ``game_over``                winners, names, scores
 ``robots_placed``            robots
 ``optimum``                  round, optimum
+``hinted``                   round, level
 ``undone``                   command
 ``resumed``                  shift
 ``corrected``                what, by, reason, and what changed
@@ -118,11 +123,11 @@ CHIPS: tuple[str, ...] = tuple(f"{c} {s}" for c in COLORS for s in SHAPES) + (VO
 PHASES = ("setup", "idle", "bidding", "timer", "demonstrating", "round_over", "game_over")
 COMMANDS = (
     "setup", "reveal", "bid", "start_timer", "move", "done", "give_up", "verdict", "robots",
-    "optimum", "undo", "correct", "tick", "resume", "new_game",
+    "optimum", "undo", "correct", "tick", "resume", "new_game", "hint",
 )
 # Commands that record what the table sees or knows rather than what a player did: ``undo``
 # passes over them and keeps them.
-OBSERVATIONS = frozenset({"robots", "optimum", "tick"})
+OBSERVATIONS = frozenset({"robots", "optimum", "tick", "hint"})
 MAX_BID = 99
 MAX_REASON = 300  # characters of a verdict's reason given with the command
 MAX_PLAYERS = 12
@@ -194,6 +199,7 @@ class Round:
     demonstrator: int | None = None
     moves: list[str] = field(default_factory=list)
     optimum: int | None = None
+    hint: int = 0  # solo: the highest hint level taken (0: none)
 
 
 @dataclass
@@ -621,6 +627,7 @@ class Game:
         }
         if s.solo:
             record["face"] = "up" if winner is not None else "down"
+            record["hint"] = r.hint
         s.rounds.append(record)
         s.phase = "round_over"
         r.timer.running = False
@@ -1016,6 +1023,18 @@ class Game:
         if not found and (r is None or number != r.number):
             raise GameError(f"there is no round {number}")
         return [{"type": "optimum", "at": at, "round": number, "optimum": value}]
+
+    def _do_hint(self, cmd: Command, at: float) -> list[Event]:
+        s, r = self.s, self.s.round
+        level = cmd.get("level")
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 4:
+            raise GameError(f"hint: a level from 1 to 4, not {level!r}")
+        if not s.solo:
+            raise GameError("hints are for solo play")
+        if r is None or s.phase not in ("bidding", "timer", "demonstrating"):
+            raise GameError("a hint is for a round in play")
+        r.hint = max(r.hint, level)
+        return [{"type": "hinted", "at": at, "round": r.number, "level": level}]
 
     def _do_undo(self, cmd: Command, at: float) -> list[Event]:
         if not self._undo:

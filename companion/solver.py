@@ -85,11 +85,11 @@ __all__ = [
 
 DEFAULT_MEMORY_LIMIT = 1 << 30
 UNREACHABLE = 255
-CHUNK = 1 << 17  # positions expanded per numpy batch
+CHUNK = 1 << 14  # positions expanded per numpy batch (its temporaries: a few MB)
 DENSE_MAX_BITS = 1 << 30  # a visited bitset up to 128 MiB
 DENSE_AFTER = 400_000  # expanded positions before a search moves to the bitsets (their
 # first touch of each page costs more than the hash table does for smaller searches)
-TRAIL_MAX = 1 << 21  # child-parent pairs recorded for reading the route back
+TRAIL_MAX = 1 << 19  # child-parent pairs recorded for reading the route back
 TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turned yet
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
@@ -683,6 +683,8 @@ class _Closed:
 
     def _set_bits(self, bits: np.ndarray, index: np.ndarray) -> None:
         """Set bits at ``index``; equal bytes must be next to each other."""
+        if index.size == 0:
+            return
         byte = index >> 3
         bit = np.left_shift(np.uint8(1), (index & 7).astype(np.uint8))
         starts = _nz(np.concatenate(([True], byte[1:] != byte[:-1])))
@@ -735,6 +737,8 @@ class _Closed:
     def contains_at(self, keys: np.ndarray, g: int) -> np.ndarray:
         found = self.table.contains_at(keys, g)
         for arr in self.by_cost.get(g, ()):
+            if arr.size == 0:
+                continue
             k = keys.astype(arr.dtype) if arr.dtype != keys.dtype else keys
             fits = keys <= np.uint64(np.iinfo(arr.dtype).max)
             i = arr.searchsorted(k)
@@ -1433,10 +1437,18 @@ class _Search:
             g = max(k[1] for k in open_ if k[0] == f)
             arrays = open_.pop((f, g))
             self.open_bytes -= sizes.pop((f, g))
-            # sorted in place only when it is a new array: the trail may hold the others
-            keys = _sorted_unique(np.concatenate(arrays) if len(arrays) > 1 else arrays[0],
-                                  inplace=len(arrays) > 1)
-            del arrays
+            piecewise = self.closed.dense is not None and not lay.reversal and \
+                sum(a.size for a in arrays) > 4 * self.chunk
+            if piecewise:
+                # a big bucket goes a slice at a time, each sorted on its own: a key met
+                # again in a later slice is found expanded by then, and the bucket is never
+                # held twice over while it is joined
+                keys = _take_slice(arrays, self.chunk)
+            else:
+                # sorted in place only when it is a new array: the trail may hold the others
+                keys = _sorted_unique(_concat_consuming(arrays) if len(arrays) > 1
+                                      else arrays[0], inplace=len(arrays) > 1)
+                arrays = []
             groups = [(keys, f - g)]
             if self.fast and SCALAR_CHUNK < keys.size < SMALL_CHUNK and \
                     self.closed.dense is None and not (self.lenient and g == 0):
@@ -1458,42 +1470,52 @@ class _Search:
                 best = self._take_goal(best)
                 self._check_memory(f)
                 continue
-            if lay.active is not None:
-                groups = self._lookahead(keys, g, f, open_, sizes)
-                stop = self._should_stop() if keys.size > self.chunk else None
-                if stop:
-                    return self._stopped(stop, f, best)
-            for keys, hr in groups:
-                if best is not None and best[0] <= f:
-                    break
-                only = None
-                if self.lenient and g == 0:
-                    # the start, left open: under lenient must-ricochet the same robots after a
-                    # move are another position (from there the straight slide counts)
-                    only = np.zeros(keys.size, np.intp) if lay.reversal else None
-                elif lay.reversal:
-                    keys, only = self._reversal_copies(keys, g)
-                else:
-                    keys = self.closed.add_new(keys, g)
-                for lo in range(0, keys.size, self.chunk):
-                    stop = self._should_stop()
+            # big buckets a slice at a time: the look-ahead's and the visited test's arrays
+            # stay the size of a slice, not of the bucket (copies of one position reached by
+            # different last moves must meet: those buckets go whole)
+            whole = lay.reversal or (self.lenient and g == 0) or keys.size <= 4 * self.chunk
+            parts = [keys] if whole else np.array_split(keys, -(-keys.size // self.chunk))
+            parts.reverse()
+            del keys
+            while parts or arrays:
+                part = parts.pop() if parts else _take_slice(arrays, self.chunk)
+                groups = [(part, f - g)]
+                if lay.active is not None:
+                    groups = self._lookahead(part, g, f, open_, sizes)
+                    stop = self._should_stop() if part.size > self.chunk else None
                     if stop:
                         return self._stopped(stop, f, best)
-                    chunk = keys[lo:lo + self.chunk]
-                    self.expanded += chunk.size
-                    for b in self._expand(chunk, g, hr,
-                                          None if only is None else only[lo:lo + self.chunk]):
-                        gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
-                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
-                        if self.recording and b.parents is not None:
-                            self._record(b, g)
-                        self._push(open_, sizes, b.keys, gc, h, b.checked)
-                    best = self._take_goal(best)
-                    self._check_memory(f)
+                for keys, hr in groups:
                     if best is not None and best[0] <= f:
                         break
-            if best is not None and best[0] <= f:
-                break
+                    only = None
+                    if self.lenient and g == 0:
+                        # the start, left open: under lenient must-ricochet the same robots after a
+                        # move are another position (from there the straight slide counts)
+                        only = np.zeros(keys.size, np.intp) if lay.reversal else None
+                    elif lay.reversal:
+                        keys, only = self._reversal_copies(keys, g)
+                    else:
+                        keys = self.closed.add_new(keys, g)
+                    for lo in range(0, keys.size, self.chunk):
+                        stop = self._should_stop()
+                        if stop:
+                            return self._stopped(stop, f, best)
+                        chunk = keys[lo:lo + self.chunk]
+                        self.expanded += chunk.size
+                        for b in self._expand(chunk, g, hr,
+                                              None if only is None else only[lo:lo + self.chunk]):
+                            gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
+                            h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                            if self.recording and b.parents is not None:
+                                self._record(b, g)
+                            self._push(open_, sizes, b.keys, gc, h, b.checked)
+                        best = self._take_goal(best)
+                        self._check_memory(f)
+                        if best is not None and best[0] <= f:
+                            break
+                if best is not None and best[0] <= f:
+                    break
         if best is None:
             if self.max_cost is not None and (open_ or self.pruned):
                 return Solution("no_solution", None, None, self.max_cost + 1,
@@ -1520,6 +1542,11 @@ class _Search:
     def _check_memory(self, f: int) -> None:
         if self.recording and (self.trail_size > TRAIL_MAX or self.closed.dense is not None):
             self.recording = False  # big searches read the route back by search
+        if self.trail and self.closed.dense is not None:
+            # the bitsets' keys by cost cover every expanded position: the route is read
+            # back from them alone
+            self.trail.clear()
+            self.trail_size = 0
         used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
         if self.firsts is not None:
             used += self.firsts.nbytes
@@ -1871,4 +1898,29 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     keep = np.empty(keys.size, bool)
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys.take(_nz(keep))
+    return keys[keep]  # a mask: no index array as big as the keys
+
+
+def _take_slice(arrays: list[np.ndarray], size: int) -> np.ndarray:
+    """Sorted, distinct keys of about ``size`` taken off the end of ``arrays``."""
+    taken = [arrays.pop()]
+    total = taken[0].size
+    while arrays and total + arrays[-1].size <= 2 * size and total < size:
+        total += arrays[-1].size
+        taken.append(arrays.pop())
+    return _sorted_unique(_concat_consuming(taken), inplace=True) if len(taken) > 1 \
+        else _sorted_unique(taken[0])
+
+
+def _concat_consuming(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.concatenate(arrays)``, letting go of each piece once copied (``arrays`` is left
+    empty): a big bucket is held once, not twice, while it is joined."""
+    out = np.empty(sum(a.size for a in arrays), np.result_type(*arrays))
+    at = 0
+    arrays.reverse()
+    while arrays:
+        a = arrays.pop()
+        out[at:at + a.size] = a
+        at += a.size
+        del a
+    return out

@@ -70,6 +70,13 @@ CREATE TABLE IF NOT EXISTS journal (
 );
 CREATE INDEX IF NOT EXISTS journal_game ON journal(game, id);
 """
+# solved practice puzzles (made on first use: journals from before them lack it)
+_PRACTICE = """
+CREATE TABLE IF NOT EXISTS practice (
+    id INTEGER PRIMARY KEY,
+    wall REAL NOT NULL,             -- when the puzzle was solved
+    entry TEXT NOT NULL             -- JSON: seed, optimal and played moves, seconds, hint level
+)"""
 
 
 CLASSIC = "ricochet-robots"
@@ -414,6 +421,28 @@ class Store:
         self.game_id = game_id
         self.rows = 1 if new_game else self.rows + 1
         self._last_journaled = float(cmd["at"])
+
+    # -- practice puzzles (solo, outside any game)
+    def add_practice(self, entry: Mapping[str, Any]) -> None:
+        """Keep a solved practice puzzle (its seed, optimal and played moves, time, hints)."""
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened read-only")
+        try:
+            with self._conn:
+                self._conn.execute(_PRACTICE)
+                self._conn.execute("INSERT INTO practice (wall, entry) VALUES (?, ?)",
+                                   (time.time(), json.dumps(dict(entry))))
+        except sqlite3.Error as e:
+            raise JournalError(f"{self.path}: could not keep the practice result: {e}") \
+                from None
+
+    def practice(self) -> list[dict[str, Any]]:
+        """Every solved practice puzzle, oldest first, with when (``solved``, ISO time)."""
+        try:
+            rows = self._conn.execute("SELECT wall, entry FROM practice ORDER BY id").fetchall()
+        except sqlite3.OperationalError:  # a journal from before practice puzzles
+            return []
+        return [{"solved": _iso(wall), **json.loads(entry)} for wall, entry in rows]
 
     # -- reading
     def commands(self, game_id: int | None = None) -> list[dict[str, Any]]:

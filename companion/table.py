@@ -158,6 +158,28 @@ def _keep_pin(path: Path, pin: str) -> None:
     os.replace(tmp, path)
 
 
+ROUTES_SHOWN = 10
+ROUTES_SECONDS = 5.0
+
+
+def _all_routes(pos: Position, result: Any, deadline: float) -> dict[str, Any] | None:
+    """Every distinct optimal route of a solved round, for the round's end (a few seconds at
+    most: past that the counts are lower bounds); None when there was no route."""
+    if getattr(result, "status", None) != "solved" or not getattr(result, "moves", None):
+        return None
+    from .routes import optimal_routes
+
+    try:
+        found = optimal_routes(pos, limit=ROUTES_SHOWN, solution=result,
+                               deadline=min(deadline, time.monotonic() + ROUTES_SECONDS))
+    except Exception:  # noqa: BLE001 - the one route already found is shown anyway
+        return None
+    if found.status != "solved":
+        return None
+    return {"count": found.count, "complete": found.complete,
+            "routes": [[m.text() for m in r] for r in found.routes]}
+
+
 def board_geometry(board: Board | None) -> dict[str, Any] | None:
     """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
     if board is None:
@@ -208,6 +230,7 @@ class Table:
         self.simulated = simulated
         self.secret = _key_file(db)
         self._db = db
+        self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
         self.pin = _pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)
         self.hardware: Any = None
@@ -860,8 +883,9 @@ class Table:
                 err = None
             except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
                 result, err = None, str(e)
+            routes = _all_routes(pos, result, deadline) if err is None else None
             if not cancel.is_set():
-                self._put(_Item("solved", (number, pos, result, err), "solver"))
+                self._put(_Item("solved", (number, pos, result, err, routes), "solver"))
 
         threading.Thread(target=work, name=f"solver-{number}", daemon=True).start()
 
@@ -870,7 +894,8 @@ class Table:
             self._solving[1].set()
             self._solving = None
 
-    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None) -> Outcome:
+    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None,
+                   routes: dict[str, Any] | None = None) -> Outcome:
         if self._solving is not None and self._solving[0] == number:
             self._solving = None
         if err is not None:
@@ -888,7 +913,7 @@ class Table:
         self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
                          "moves": [m.text() for m in moves or []], "steps": steps,
                          "start": _names(pos), "status": status,
-                         "reason": getattr(result, "reason", None)}
+                         "reason": getattr(result, "reason", None), "routes": routes}
         if moves and status == "solved":
             self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
         else:
@@ -1145,6 +1170,20 @@ class Table:
         self.pin = pin
         return pin
 
+    def hint(self, level: int) -> dict[str, Any]:
+        """Solo play: the hints of levels 1 to ``level`` for the round in play, the hint
+        journaled first (``{"error"}`` when the solver has no route yet or the game refuses)."""
+        from .hints import hints_for_route
+
+        known = self.solution()
+        if not known or known.get("status") != "solved" or not known.get("moves"):
+            return {"error": "no hint yet: the solver has no route for this round"}
+        out = self.submit({"type": "hint", "level": level}, "page")
+        if not out.ok:
+            return {"error": out.reason}
+        route = [Move.parse(t) for t in known["moves"]]
+        return {"hints": [h.to_json() for h in hints_for_route(route, level)]}
+
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
         round is over (for the referee's tools and tests)."""
@@ -1252,12 +1291,22 @@ class Table:
                       "chips": s["chips"],
                       "winners": [s["players"][i] for i in s["winners"]],
                       "rounds": len(s["rounds"]), "plays": _plays(s)}] if s["players"] else []
-            return {"games": games, "players": []}
+            return {"games": games, "players": [], "practice": list(self._practice)}
         games = [{**{k: v for k, v in g.items() if k != "summary"}, "plays": _plays(g["summary"])}
                  for g in self.store.history()]
         stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
         stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
-        return {"games": games, "players": stats}
+        return {"games": games, "players": stats, "practice": self.store.practice()}
+
+    def add_practice(self, entry: Mapping[str, Any]) -> None:
+        """Keep a solved practice puzzle with the history (journaled on the loop's thread)."""
+        if self._thread is not None and threading.current_thread() is not self._thread:
+            return self.call(lambda: self.add_practice(entry))
+        if self.store is not None:
+            self.store.add_practice(entry)
+        else:
+            self._practice.append(dict(entry))
+        return None
 
     # ------------------------------------------------------------ Micro Robots
 

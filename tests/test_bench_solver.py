@@ -27,7 +27,17 @@ def test_every_set_is_timed_and_written_as_json(tmp_path, capsys):
         assert row["expanded_median"] <= row["expanded_max"]
         assert 0 < row["cpu_median_ms"] <= row["cpu_p90_ms"]
         assert row["set"] in text
+        assert row["cold_median_ms"] <= row["cold_p90_ms"] <= row["cold_p99_ms"] \
+            <= row["cold_max_ms"]
+        assert 0 < row["cold_cpu_median_ms"] <= row["cold_cpu_p90_ms"]
     assert "time by optimal length" in text and report["hardest"] == []
+    # the goals: the A-C set's are judged, the 25-mover's say they were not run
+    goals = {g["goal"]: g for g in report["goals"]}
+    ac = report["sets"][0]
+    assert goals["A-C new board, median"]["wall"] == ac["cold_median_ms"]
+    assert goals["A-C new board, median"]["met"] == (ac["cold_median_ms"] <= 0.5)
+    assert goals["25-mover, whole process"]["met"] is None and "not run" in text
+    assert "DriftingDroids" in text and "fogleman" in text
     assert report["load_average"]["cores"] >= 1 and "machine load" in text
 
 

@@ -43,6 +43,9 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     app.before_request(guard.check_csrf)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    from . import practice
+
+    app.register_blueprint(practice.bp)
 
     @app.after_request
     def _headers(resp):  # type: ignore[no-untyped-def]

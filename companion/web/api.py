@@ -310,6 +310,17 @@ def _game_in_play() -> str | None:
     return GAME_IN_PLAY.format(round=state["round"], scores=scores)
 
 
+@bp.post("/hint")
+def hint() -> Response:
+    """Solo play: a hint at the round in play, ``level`` 1 (the length) to 4 (the route),
+    journaled so that the round counts as hinted; 409 with the reason when there is none."""
+    level = _int(body(), "level", 1, 4)
+    got = _table().hint(level)
+    if "error" in got:
+        return jsonify(got), 409
+    return jsonify({"ok": True, **got, "state": _table().view()})
+
+
 @bp.post("/setup")
 @guard.admin_required
 def setup() -> Response:

@@ -109,6 +109,16 @@
       games.append(card);
     }
     if (!h.games.length) games.append(el("p", {text: t("history.no_games")}));
+    const practice = document.getElementById("practice");
+    practice.replaceChildren();
+    for (const p of (h.practice || []).slice().reverse()) {
+      const parts = [tn("moves", p.moves), t("history.practice_best", {best: fmt(p.optimal)}),
+        t("history.practice_time", {seconds: Math.round(p.seconds)})];
+      if (p.hint) parts.push(t("history.practice_hints", {level: p.hint}));
+      if (p.seed) parts.push(t("history.practice_seed", {seed: p.seed}));
+      practice.append(el("p", {}, el("strong", {text: p.solved}), " " + parts.join(" · ")));
+    }
+    if (!(h.practice || []).length) practice.append(el("p", {text: t("history.no_practice")}));
   }
 
   async function load() {
