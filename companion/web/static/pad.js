@@ -115,8 +115,10 @@
   let lastStep = null;
   function render(s) {
     const step = `${s.game}:${s.round}:${s.phase}`;
-    if (step !== lastStep) { $("pad-err").textContent = ""; lastStep = step; }
-    newGame(s.epoch);  // after the clearing: a new game's "join again" stays on screen
+    newGame(s.epoch);
+    // a new game's "join again" stays until the phone joins again (a fresh page)
+    if (step !== lastStep && !document.body.dataset.rejoin) $("pad-err").textContent = "";
+    lastStep = step;
     state = s;
     document.body.dataset.game = s.game === "micro-robots" ? "micro" : "classic";
     if (s.game === "micro-robots") { renderMicro(s); return; }
