@@ -666,12 +666,35 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
         if loc is not None:
             _check_quad(loc.corners, (w, h))
             return loc
-    loc = locate_outline(image)
-    if refine:
-        loc = refine_lattice(gray, loc)
-    # The board's printed frame must run dark along all four sides: a quad cut off by the
-    # picture's edge, or fitted to a line of walls, has cells or table where it should be.
-    if frame_contrast(gray, loc) > 0.8:
-        raise BoardNotFound("part of the board is out of the frame or covered (its dark "
-                            "frame is not seen all round)")
-    return loc
+    try:
+        loc = locate_outline(image)
+        if refine:
+            loc = refine_lattice(gray, loc)
+        # The board's printed frame must run dark along all four sides: a quad cut off by the
+        # picture's edge, or fitted to a line of walls, has cells or table where it should be.
+        if frame_contrast(gray, loc) > 0.8:
+            raise BoardNotFound("part of the board is out of the frame or covered (its dark "
+                                "frame is not seen all round)")
+        if not board_like(gray, loc):
+            raise BoardNotFound(NOT_A_BOARD)
+        return loc
+    except BoardNotFound as e:
+        # A thin or pale frame, a table as light as the cells, glare: the lattice of cells
+        # still tells where the board is, or that it is not wholly in the picture.
+        from .lattice import locate_lattice
+
+        return locate_lattice(image, gray, e)
+
+
+NOT_A_BOARD = ("no board in view (cells are seen, but not a board's 16 × 16 of them: "
+               "a single tile?)")
+
+
+def board_like(gray: np.ndarray, loc: Location) -> bool:
+    """Whether the cells found repeat at every cell, as a board's do, and not only at every
+    second one, as when a single tile's 8 × 8 cells are taken for a board's 16 × 16 (see
+    :func:`~companion.vision.lattice.cell_likeness`)."""
+    from .lattice import cell_likeness
+
+    next_one, two_on = cell_likeness(gray, loc)
+    return next_one >= 0.2 and next_one >= 0.75 * two_on
