@@ -34,6 +34,7 @@ import numpy as np
 
 GRID = 16
 PX = 20  # rectified pixels per cell
+BROAD_PX = 48  # the same, for a rough quadrilateral up to three times the board's size
 MARGIN = 3  # cells of margin round the rough quadrilateral
 EDGES = ("top", "right", "bottom", "left")
 
@@ -49,12 +50,12 @@ class LatticeFit:
     out_edge: str | None = None  # which of the board's edges is out of the picture
 
 
-def _prepare(gray: np.ndarray, rough: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rough quadrilateral rectified at :data:`PX` per cell with :data:`MARGIN`; returns
+def _prepare(gray: np.ndarray, rough: np.ndarray, px: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rough quadrilateral rectified at ``px`` per cell with :data:`MARGIN`; returns
     the rectified picture and ``M`` (image → rectified)."""
     rough = np.asarray(rough, dtype=np.float64).reshape(4, 2)
     cell = np.sqrt(max(cv2.contourArea(rough.astype(np.float32)), 1.0)) / GRID
-    k = min(1.0, 1.6 * PX / max(cell, 1e-6))
+    k = min(1.0, 1.6 * px / max(cell, 1e-6))
     img = gray
     if k < 0.95:
         h, w = gray.shape
@@ -63,8 +64,8 @@ def _prepare(gray: np.ndarray, rough: np.ndarray) -> tuple[np.ndarray, np.ndarra
     else:
         k = 1.0
     src = (rough * k).astype(np.float32)
-    n = (GRID + 2 * MARGIN) * PX
-    dst = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32) * PX + MARGIN * PX
+    n = (GRID + 2 * MARGIN) * px
+    dst = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32) * px + MARGIN * px
     Ms = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
     warped = cv2.warpPerspective(img, Ms, (n, n), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
@@ -96,7 +97,7 @@ def _responses(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rv, rh
 
 
-def _hough(resp: np.ndarray, vertical: bool) -> np.ndarray:
+def _hough(resp: np.ndarray, vertical: bool, px: int, near: float) -> np.ndarray:
     """Lines near one axis: rows of (position at the centre, slope, votes) — position is x at
     the middle row for vertical lines, y at the middle column for horizontal ones."""
     r = resp
@@ -109,7 +110,7 @@ def _hough(resp: np.ndarray, vertical: bool) -> np.ndarray:
         [(np.pi / 2 - span, np.pi / 2 + span)]
     out = []
     for lo, hi in tries:
-        lines = cv2.HoughLinesWithAccumulator(binary, 1, np.pi / 360, int(2.5 * PX),
+        lines = cv2.HoughLinesWithAccumulator(binary, 1, np.pi / 360, int(2.5 * px),
                                               min_theta=lo, max_theta=hi)
         if lines is None:
             continue
@@ -132,15 +133,17 @@ def _hough(resp: np.ndarray, vertical: bool) -> np.ndarray:
     arr = arr[np.argsort(-arr[:, 2])]
     kept: list[np.ndarray] = []
     for ln in arr:
-        if all(abs(ln[0] - k[0]) > 0.3 * PX for k in kept):
+        if all(abs(ln[0] - k[0]) > near for k in kept):
             kept.append(ln)
         if len(kept) >= 60:
             break
     return np.array(kept)
 
 
-def _sequence(pos: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The lines that fall on one evenly spaced sequence: (their indices, their rows)."""
+def _sequence(pos: np.ndarray, votes: np.ndarray, shortest: float, longest: float
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The lines that fall on one evenly spaced sequence, its spacing between ``shortest`` and
+    ``longest`` pixels: (their indices, their rows)."""
     m = len(pos)
     if m < 6:
         return None
@@ -149,7 +152,7 @@ def _sequence(pos: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarra
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     ks = np.arange(1, GRID + 1)
     d = (hi[:, None] - lo[:, None]) / ks[None, :]  # (pairs, k)
-    ok = (d > 0.55 * PX) & (d < 1.6 * PX)
+    ok = (d > shortest) & (d < longest)
     pi_, ki = np.nonzero(ok)
     if len(pi_) == 0:
         return None
@@ -181,7 +184,7 @@ def _sequence(pos: np.ndarray, votes: np.ndarray) -> tuple[np.ndarray, np.ndarra
             fi = (pos - q) / denom
         local = np.abs((p - q * r) / (1 + r * fi) ** 2)  # d(pos)/d(index)
         err2 = np.abs(fi - np.round(fi))
-        sel = np.isfinite(fi) & (err2 < 0.2) & (local > 0.4 * PX) & (local < 1.8 * PX)
+        sel = np.isfinite(fi) & (err2 < 0.2) & (local > 0.75 * shortest) & (local < 1.15 * longest)
         ind = np.round(fi[sel])
         t = pos[sel]
     # one line per index: the strongest
@@ -222,16 +225,22 @@ def _sample(resp: np.ndarray, G: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out.reshape(pts.shape[:-1])
 
 
-def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarray | None]:
+def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.55,
+              hi: float = 1.6) -> tuple[LatticeFit, np.ndarray | None]:
     """One pass (see the module docstring): the fit, and the lattice corners in the image
     (grid order) even when the lattice did not hold, for the next pass to start from."""
-    warped, M = _prepare(gray, rough)
+    warped, M = _prepare(gray, rough, px)
     rv, rh = _responses(warped)
+    off = warped[..., 1] == 0  # out of the picture: says nothing either way
+    rvn, rhn = rv.copy(), rh.copy()
+    rvn[off] = np.nan
+    rhn[off] = np.nan
     n = rv.shape[0]
     c = n / 2.0
-    V, Hh = _hough(rv, True), _hough(rh, False)
-    sv = _sequence(V[:, 0], V[:, 2]) if len(V) else None
-    sh = _sequence(Hh[:, 0], Hh[:, 2]) if len(Hh) else None
+    near = 0.3 * lo * px
+    V, Hh = _hough(rv, True, px, near), _hough(rh, False, px, near)
+    sv = _sequence(V[:, 0], V[:, 2], lo * px, hi * px) if len(V) else None
+    sh = _sequence(Hh[:, 0], Hh[:, 2], lo * px, hi * px) if len(Hh) else None
     if sv is None or sh is None:
         return LatticeFit(None, 0.0, "no lattice of cells in view"), None
     iv, rows_v = sv
@@ -241,12 +250,14 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
     dst = pts.reshape(-1, 2).astype(np.float32)
     if len(src) < 12:
         return LatticeFit(None, 0.0, "no lattice of cells in view"), None
-    G, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.25 * PX)
+    G, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.25 * lo * px)
     if G is None:
         return LatticeFit(None, 0.0, "no lattice of cells in view"), None
     # line strengths and rows of cells, over a range of indices round the lines found
-    lo_v, hi_v = int(iv.min()) - 3, int(iv.max()) + 3
-    lo_h, hi_h = int(ih.min()) - 3, int(ih.max()) + 3
+    # a board partly out of the picture shows fewer than 17 lines: look well past them
+    ext_v, ext_h = 3, 3
+    lo_v, hi_v = int(iv.min()) - ext_v, int(iv.max()) + ext_v
+    lo_h, hi_h = int(ih.min()) - ext_h, int(ih.max()) + ext_h
     us = np.arange(lo_v, hi_v + 1, dtype=np.float64)
     vs = np.arange(lo_h, hi_h + 1, dtype=np.float64)
     t = np.linspace(0, 1, 48)
@@ -268,10 +279,10 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
 
     span_h = (float(ih.min()), float(ih.max()))
     span_v = (float(iv.min()), float(iv.max()))
-    Lv = strengths(rv, us, span_h, True)
-    Lh = strengths(rh, vs, span_v, False)
-    mid_v = strengths(rv, us + 0.5, span_h, True)
-    mid_h = strengths(rh, vs + 0.5, span_v, False)
+    Lv = strengths(rvn, us, span_h, True)
+    Lh = strengths(rhn, vs, span_v, False)
+    mid_v = strengths(rvn, us + 0.5, span_h, True)
+    mid_h = strengths(rhn, vs + 0.5, span_v, False)
 
     def strips(resp: np.ndarray, idx: np.ndarray, cross: np.ndarray, vertical_cross: bool
                ) -> np.ndarray:
@@ -293,12 +304,24 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
 
     core_v = iv[(iv > iv.min()) & (iv < iv.max())].astype(np.float64)
     core_h = ih[(ih > ih.min()) & (ih < ih.max())].astype(np.float64)
-    Sh = strips(rv, vs, core_v, True)  # rows of cells (between horizontal lines)
-    Sv = strips(rh, us, core_h, False)  # columns of cells
+    Sh = strips(rvn, vs, core_v, True)  # rows of cells (between horizontal lines)
+    Sv = strips(rhn, us, core_h, False)  # columns of cells
+
+    if len(Lv) < GRID + 1 or len(Lh) < GRID + 1:
+        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+    rows_all = np.concatenate([Sv, Sh])
+    if not np.isfinite(rows_all).any():
+        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+    typical = float(np.nanpercentile(rows_all, 75))
 
     def window(L: np.ndarray, S: np.ndarray) -> int:
+        """The first of the 17 lines: lines seen along the board and rows of cells between
+        them count for it, places where the cells stop against it; what lies out of the
+        picture counts neither way."""
+        tl = 0.5 * float(np.nanpercentile(L, 75)) if np.isfinite(L).any() else 0.0
+        ts = 0.0
+        Lz, Sz = np.nan_to_num(L - tl), np.nan_to_num(S - ts)
         best, best_s = 0, -np.inf
-        Lz, Sz = np.nan_to_num(L), np.nan_to_num(S)
         for s in range(0, len(L) - GRID):
             sc = Lz[s:s + GRID + 1].sum() + 2 * Sz[s:s + GRID].sum()
             if s > 0:
@@ -309,8 +332,6 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
                 best, best_s = s, sc
         return best
 
-    if len(Lv) < GRID + 1 or len(Lh) < GRID + 1:
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
     wv, wh = window(Lv, Sv), window(Lh, Sh)
     u0, v0 = us[wv], vs[wh]
     grid = np.array([[u0, v0], [u0 + GRID, v0], [u0 + GRID, v0 + GRID], [u0, v0 + GRID]])
@@ -322,19 +343,20 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
 
     problem = None
     out_edge = None
-    score = 0.0
-    # how the lattice holds: lines, rows of cells, and where the cells stop
+    # how the lattice holds, on what of it is in the picture: lines, rows of cells, and
+    # where the cells stop
     inner_v, inner_h = Lv[wv + 1:wv + GRID], Lh[wh + 1:wh + GRID]
     base_v = np.nanmedian(mid_v[wv:wv + GRID])
     base_h = np.nanmedian(mid_h[wh:wh + GRID])
-    strong_v = np.nansum(inner_v > 2.0 * base_v + 2.0)
-    strong_h = np.nansum(inner_h > 2.0 * base_h + 2.0)
+    seen_v, seen_h = np.isfinite(inner_v).sum(), np.isfinite(inner_h).sum()
+    strong_v = int(np.nansum(inner_v > 2.0 * base_v + 2.0))
+    strong_h = int(np.nansum(inner_h > 2.0 * base_h + 2.0))
     rows = np.concatenate([Sv[wv:wv + GRID], Sh[wh:wh + GRID]])
-    typical = float(np.nanmedian(rows)) if np.isfinite(rows).any() else 0.0
-    row_ok = np.nansum(rows > 0.45 * typical) if typical > 0 else 0
+    rows_seen = int(np.isfinite(rows).sum())
+    row_ok = int(np.nansum(rows > 0.45 * typical))
     beyond = []
-    for S, w, names in ((Sv, wv, ("left", "right")), (Sh, wh, ("top", "bottom"))):
-        for k, name in ((w - 1, names[0]), (w + GRID, names[1])):
+    for S, w_, names in ((Sv, wv, ("left", "right")), (Sh, wh, ("top", "bottom"))):
+        for k, name in ((w_ - 1, names[0]), (w_ + GRID, names[1])):
             val = S[k] if 0 <= k < len(S) else np.nan
             beyond.append((name, val))
     # which picture edge a cut-off lattice side runs out at
@@ -350,13 +372,16 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray) -> tuple[LatticeFit, np.ndarr
         outside.append("left")
     if corners[:, 0].max() > w - 1 + m:
         outside.append("right")
-    if strong_v < 13 or strong_h < 13:
+    holds = (seen_v >= 6 and seen_h >= 6 and strong_v >= 0.85 * seen_v
+             and strong_h >= 0.85 * seen_h and rows_seen >= 12
+             and row_ok >= rows_seen - 2)
+    if not holds:
         problem = "no lattice of 16 × 16 cells in view"
-    elif row_ok < 2 * GRID - 2:
-        problem = "no lattice of 16 × 16 cells in view (rows of cells broken)"
     elif outside:
         problem = f"the board's {outside[0]} edge is out of the picture"
         out_edge = outside[0]
+    elif seen_v < GRID - 1 or seen_h < GRID - 1 or rows_seen < 2 * GRID:
+        problem = "no lattice of 16 × 16 cells in view"
     else:
         for _name, val in beyond:
             if np.isnan(val):
@@ -386,22 +411,29 @@ def fit_lattice(gray: np.ndarray, rough: np.ndarray) -> LatticeFit:
     if not np.isfinite(rough).all() or cv2.contourArea(rough.astype(np.float32)) < 100:
         return LatticeFit(None, 0.0, "no lattice of cells in view")
     best: LatticeFit | None = None
-    start = rough
-    for _ in range(4):
-        with warnings.catch_warnings():  # medians of lines wholly off the picture
-            warnings.simplefilter("ignore", RuntimeWarning)
-            fit, corners = _fit_once(gray, start)
-        if best is None or (fit.corners is not None) > (best.corners is not None) or (
-                (fit.corners is not None) == (best.corners is not None)
-                and fit.score > best.score):
-            best = fit
-        if corners is None:
+    # first as if the rough quadrilateral were nearly the board; failing that, looking for
+    # cells from a third of its size up (a board filling a third of the picture)
+    for first in ((PX, 0.55, 1.6), (BROAD_PX, 0.3, 1.6)):
+        start = rough
+        for n in range(4):
+            with warnings.catch_warnings():  # medians of lines wholly off the picture
+                warnings.simplefilter("ignore", RuntimeWarning)
+                fit, corners = _fit_once(gray, start, *first) if n == 0 else \
+                    _fit_once(gray, start)
+            if best is None or (fit.corners is not None) > (best.corners is not None) or (
+                    (fit.corners is not None) == (best.corners is not None)
+                    and fit.score > best.score):
+                best = fit
+            if corners is None:
+                break
+            corners = _screen_order(corners)
+            cell = np.sqrt(max(cv2.contourArea(corners.astype(np.float32)), 1.0)) / GRID
+            if fit.corners is not None and \
+                    np.abs(corners - _screen_order(start)).max() < 0.1 * cell:
+                break
+            start = corners
+        if best is not None and (best.corners is not None or best.out_edge is not None):
             break
-        corners = _screen_order(corners)
-        cell = np.sqrt(max(cv2.contourArea(corners.astype(np.float32)), 1.0)) / GRID
-        if fit.corners is not None and np.abs(corners - _screen_order(start)).max() < 0.1 * cell:
-            break
-        start = corners
     assert best is not None
     return best
 
