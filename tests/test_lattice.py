@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.vision.lattice import cell_likeness, fit_lattice
-from companion.vision.locate import NOT_A_BOARD, BoardNotFound, from_corners, locate
+from companion.vision.locate import BoardNotFound, board_like, from_corners, locate, track
 from companion.vision.render import Scene, random_position, render
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "photos" / "real"
@@ -46,8 +46,10 @@ def test_every_whole_board_in_the_real_photos_is_found(name):
     image = cv2.imread(str(REAL / name), cv2.IMREAD_COLOR)
     loc = locate(image)
     w, h = loc.image_size
-    assert (loc.corners >= -0.5).all() and (loc.corners[:, 0] <= w).all() \
-        and (loc.corners[:, 1] <= h).all()
+    # in the picture, give or take a sliver of the outer cells at its very edge
+    m = 0.3 * float(np.linalg.norm(loc.corners[1] - loc.corners[0])) / 16
+    assert (loc.corners >= -m).all() and (loc.corners[:, 0] <= w - 1 + m).all() \
+        and (loc.corners[:, 1] <= h - 1 + m).all()
     # the board's print repeats at every cell of what was found
     one, two = cell_likeness(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), loc)
     assert one > 0.3 and one >= two
@@ -57,9 +59,8 @@ def test_every_whole_board_in_the_real_photos_is_found(name):
 @pytest.mark.parametrize("name", _tiles())
 def test_a_photo_of_a_single_tile_is_not_a_board(name):
     image = cv2.imread(str(REAL / name), cv2.IMREAD_COLOR)
-    with pytest.raises(BoardNotFound) as err:
+    with pytest.raises(BoardNotFound):
         locate(image)
-    assert str(err.value) == NOT_A_BOARD or "edge is out of the picture" in str(err.value)
 
 
 @pytest.mark.parametrize("seed,tilt", [(3, 0.0), (11, 25.0), (21, 40.0)])
@@ -146,3 +147,25 @@ def test_a_board_partly_out_of_the_picture_is_refused_naming_the_edge_it_loses()
         assert max(lost.values()) < 0.3 * cell, (seed, lost)
     assert frames >= 10
     assert refused >= frames - 2 and named >= frames // 2
+
+
+def test_cells_repeat_at_every_cell_on_a_board_and_not_on_a_quarter_taken_for_one():
+    shot = render(random_position(6), seed=6, size=(960, 720), tilt=15)
+    gray = cv2.cvtColor(shot.image, cv2.COLOR_BGR2GRAY)
+    board = from_corners(shot.corners, (960, 720))
+    assert board_like(gray, board)
+    # the north-west tile's 8 × 8 cells read as if they were 16 × 16
+    quarter = from_corners(board.to_image(np.array([[0, 0], [8, 0], [8, 8], [0, 8]], float)),
+                           (960, 720))
+    assert not board_like(gray, quarter)
+
+
+def test_a_board_found_by_its_lattice_is_tracked_while_its_cells_stay():
+    shot = render(random_position(8), seed=8, size=(800, 600), tilt=10)
+    prev = from_corners(shot.corners, (800, 600), method="lattice", quality=0.9)
+    kept = track(shot.image, prev)
+    assert kept is not None and kept.method == "lattice"
+    assert _corner_error(kept.corners, shot.corners) < 0.15
+    # the board taken away: an empty table is not tracked as the board
+    table = np.full_like(shot.image, (60, 110, 170))
+    assert track(table, prev) is None

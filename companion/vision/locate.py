@@ -644,7 +644,11 @@ def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Locat
     cell = np.linalg.norm(prev.corners[1] - prev.corners[0]) / GRID
     if np.abs(loc.corners - prev.corners).max() > max_shift * cell:
         return None
-    if frame_contrast(gray, loc) > 0.8:
+    if prev.method == "lattice":
+        # found by its cells, not its frame (a thin grey one): the cells must still be there
+        if not board_like(gray, loc):
+            return None
+    elif frame_contrast(gray, loc) > 0.8:
         return None
     return Location(corners=loc.corners, H=loc.H, camera=loc.camera, method=prev.method,
                     quality=prev.quality, image_size=prev.image_size, notes=prev.notes)
