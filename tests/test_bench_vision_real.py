@@ -60,6 +60,7 @@ def test_rendered_frames_are_read_and_every_count_adds_up(tmp_path, capsys):
     assert s["robots_wrong_cell"] == 0 and s["boards_not_found"] == 0
     assert s["robots_right"] >= robots - 1
     assert s["tiles_judged"] == 2 and s["tiles_right"] == 2
+    assert s["whole_lattice_alone_same"] == 2  # the lattice alone finds them in the same place
     assert report["summaries"]["tables tuned on (table0)"]["photos"] == 1
     assert set(report["tables"]) == {"table0", "table1"}
 

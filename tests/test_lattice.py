@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.vision.lattice import cell_likeness, fit_lattice
+from companion.vision.lattice import _nanmedian, cell_likeness, fit_lattice
 from companion.vision.locate import BoardNotFound, board_like, from_corners, locate, track
 from companion.vision.render import Scene, random_position, render
 
@@ -169,3 +169,15 @@ def test_a_board_found_by_its_lattice_is_tracked_while_its_cells_stay():
     # the board taken away: an empty table is not tracked as the board
     table = np.full_like(shot.image, (60, 110, 170))
     assert track(table, prev) is None
+
+
+@given(st.lists(st.lists(st.one_of(st.floats(-1e6, 1e6), st.just(float("nan"))),
+                         min_size=5, max_size=5), min_size=1, max_size=6))
+def test_the_fast_median_skipping_gaps_agrees_with_numpy(rows):
+    import warnings
+
+    a = np.array(rows, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.nanmedian(a, axis=1)
+    assert np.allclose(_nanmedian(a, 1), expected, equal_nan=True)

@@ -135,7 +135,7 @@ def _hough(resp: np.ndarray, vertical: bool, px: int, near: float) -> np.ndarray
     for ln in arr:
         if all(abs(ln[0] - k[0]) > near for k in kept):
             kept.append(ln)
-        if len(kept) >= 60:
+        if len(kept) >= 45:
             break
     return np.array(kept)
 
@@ -198,6 +198,18 @@ def _sequence(pos: np.ndarray, votes: np.ndarray, shortest: float, longest: floa
         return None
     keys = np.array(sorted(seen))
     return keys, np.array([seen[k] for k in keys])
+
+
+def _nanmedian(a: np.ndarray, axis: int) -> np.ndarray:
+    """``np.nanmedian`` without its slow path: sort (NaN last) and take the middle of what is
+    not NaN; NaN where nothing is."""
+    a = np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1)
+    srt = np.sort(a, axis=-1)
+    n = (~np.isnan(a)).sum(axis=-1)
+    lo = np.clip((n - 1) // 2, 0, None)[..., None]
+    hi = np.clip(n // 2, 0, None)[..., None]
+    med = 0.5 * (np.take_along_axis(srt, lo, -1) + np.take_along_axis(srt, hi, -1))[..., 0]
+    return np.where(n > 0, med, np.nan)
 
 
 def _crossings(vl: np.ndarray, hl: np.ndarray, c: float) -> np.ndarray:
@@ -273,7 +285,7 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
             p = np.dstack(np.meshgrid(along, idx, indexing="xy"))
         s = _sample(resp, G, p)
         with np.errstate(all="ignore"):
-            out = np.nanmedian(np.where(np.isnan(s), 0.0, s), axis=1)
+            out = np.median(np.where(np.isnan(s), 0.0, s), axis=1)
             seen = np.mean(~np.isnan(s), axis=1)
         return np.where(seen > 0.6, out, np.nan)
 
@@ -297,9 +309,9 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
                 p = np.dstack(np.meshgrid(along, cross, indexing="xy"))
             s = _sample(resp, G, p)
             with np.errstate(all="ignore"):
-                per = np.nanmedian(s, axis=1)
+                per = _nanmedian(s, axis=1)
                 frac = np.mean(~np.isnan(s))
-            out.append(np.nanmedian(per) if frac > 0.6 else np.nan)
+            out.append(float(_nanmedian(per, axis=0)) if frac > 0.6 else np.nan)
         return np.array(out, dtype=np.float64)
 
     core_v = iv[(iv > iv.min()) & (iv < iv.max())].astype(np.float64)
