@@ -331,7 +331,7 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
         them count for it, places where the cells stop against it; what lies out of the
         picture counts neither way."""
         tl = 0.5 * float(np.nanpercentile(L, 75)) if np.isfinite(L).any() else 0.0
-        ts = 0.0
+        ts = 0.45 * typical
         Lz, Sz = np.nan_to_num(L - tl), np.nan_to_num(S - ts)
         best, best_s = 0, -np.inf
         for s in range(0, len(L) - GRID):
@@ -365,7 +365,7 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
     strong_h = int(np.nansum(inner_h > 2.0 * base_h + 2.0))
     rows = np.concatenate([Sv[wv:wv + GRID], Sh[wh:wh + GRID]])
     rows_seen = int(np.isfinite(rows).sum())
-    row_ok = int(np.nansum(rows > 0.45 * typical))
+    row_ok = int(np.nansum(rows > 0.3 * typical))
     beyond = []
     for S, w_, names in ((Sv, wv, ("left", "right")), (Sh, wh, ("top", "bottom"))):
         for k, name in ((w_ - 1, names[0]), (w_ + GRID, names[1])):
@@ -384,9 +384,13 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
         outside.append("left")
     if corners[:, 0].max() > w - 1 + m:
         outside.append("right")
+    # the outermost rows and columns inside the lattice must be cells too: a lattice one
+    # row off takes in a strip of frame and table on one side and leaves cells on the other
+    edges = np.array([Sv[wv], Sv[wv + GRID - 1], Sh[wh], Sh[wh + GRID - 1]])
+    edges_ok = bool(np.all(np.isnan(edges) | (edges > 0.3 * typical)))
     holds = (seen_v >= 6 and seen_h >= 6 and strong_v >= 0.85 * seen_v
              and strong_h >= 0.85 * seen_h and rows_seen >= 12
-             and row_ok >= rows_seen - 2)
+             and row_ok >= rows_seen - 1 and edges_ok)
     if not holds:
         problem = "no lattice of 16 × 16 cells in view"
     elif outside:
