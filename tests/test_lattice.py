@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from companion.vision.lattice import _nanmedian, cell_likeness, fit_lattice
 from companion.vision.locate import BoardNotFound, board_like, from_corners, locate, track
-from companion.vision.render import Scene, random_position, render
+from companion.vision.render import BORDER, Scene, random_position, render
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "photos" / "real"
 TRUTH = REAL / "truth.jsonl"
@@ -181,3 +181,28 @@ def test_the_fast_median_skipping_gaps_agrees_with_numpy(rows):
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanmedian(a, axis=1)
     assert np.allclose(_nanmedian(a, 1), expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 6])
+def test_a_board_whose_frame_is_pale_is_placed_by_its_lattice(seed):
+    # The dark printed frame painted over in a pale grey, as on boards whose frame is a thin
+    # light band: the outline then takes in part of it and lands a fifth of a cell off.
+    rng = np.random.default_rng(seed)
+    scene = Scene(tilt=float(rng.uniform(0, 30)), rotation=float(rng.uniform(-10, 10)),
+                  table="wood", fill=0.92)
+    shot = render(random_position(rng), seed=seed, size=(960, 720), scene=scene)
+    truth = from_corners(shot.corners, (960, 720))
+    b = BORDER
+    outer = truth.to_image(np.array([[-b, -b], [16 + b, -b], [16 + b, 16 + b], [-b, 16 + b]]))
+    inner = truth.to_image(np.array([[-0.03, -0.03], [16.03, -0.03], [16.03, 16.03],
+                                     [-0.03, 16.03]]))
+    band = np.zeros((720, 960), np.uint8)
+    cv2.fillPoly(band, [np.round(outer).astype(np.int32)], 255)
+    cv2.fillPoly(band, [np.round(inner).astype(np.int32)], 0)
+    image = shot.image.copy()
+    image[band > 0] = (175, 180, 185)
+    loc = locate(image, use_markers=False)
+    assert loc.method == "lattice"
+    assert _corner_error(loc.corners, shot.corners) < 0.1
+    # and the same board with its dark frame is left to its outline, as before
+    assert locate(shot.image, use_markers=False).method == "outline"

@@ -421,15 +421,16 @@ def _screen_order(pts: np.ndarray) -> np.ndarray:
     return np.roll(pts, -start, axis=0)
 
 
-def fit_lattice(gray: np.ndarray, rough: np.ndarray) -> LatticeFit:
-    """The board's lattice from a rough quadrilateral round it (see the module docstring)."""
+def fit_lattice(gray: np.ndarray, rough: np.ndarray, *, broad: bool = True) -> LatticeFit:
+    """The board's lattice from a rough quadrilateral round it (see the module docstring);
+    ``broad`` also looks for a board much smaller than the quadrilateral."""
     rough = np.asarray(rough, dtype=np.float64).reshape(4, 2)
     if not np.isfinite(rough).all() or cv2.contourArea(rough.astype(np.float32)) < 100:
         return LatticeFit(None, 0.0, "no lattice of cells in view")
     best: LatticeFit | None = None
     # first as if the rough quadrilateral were nearly the board; failing that, looking for
     # cells from a third of its size up (a board filling a third of the picture)
-    for first in ((PX, 0.55, 1.6), (BROAD_PX, 0.3, 1.6)):
+    for first in ((PX, 0.55, 1.6), (BROAD_PX, 0.3, 1.6))[:2 if broad else 1]:
         start = rough
         for n in range(4):
             with warnings.catch_warnings():  # medians of lines wholly off the picture

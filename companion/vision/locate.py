@@ -676,19 +676,38 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
             loc = refine_lattice(gray, loc)
         # The board's printed frame must run dark along all four sides: a quad cut off by the
         # picture's edge, or fitted to a line of walls, has cells or table where it should be.
-        if frame_contrast(gray, loc) > 0.8:
+        contrast = frame_contrast(gray, loc)
+        if contrast > 0.8:
             raise BoardNotFound("part of the board is out of the frame or covered (its dark "
                                 "frame is not seen all round)")
         if not board_like(gray, loc):
             raise BoardNotFound(NOT_A_BOARD)
-        return loc
     except BoardNotFound as e:
         # A thin or pale frame, a table as light as the cells, glare: the lattice of cells
         # still tells where the board is, or that it is not wholly in the picture.
         from .lattice import locate_lattice
 
         return locate_lattice(image, gray, e)
+    if contrast <= FRAME_CLEAR:
+        return loc
+    # A pale frame, which the outline took in part of, leaves it a fraction of a cell off;
+    # where the lattice holds from there and puts the board elsewhere, it is the surer.
+    from .lattice import fit_lattice
 
+    fit = fit_lattice(gray, loc.corners, broad=False)
+    if fit.corners is not None:
+        cell = float(np.linalg.norm(loc.corners[1] - loc.corners[0])) / GRID
+        turned = min(range(4), key=lambda k: float(np.abs(np.roll(fit.corners, -k, axis=0)
+                                                          - loc.corners).max()))
+        corners = np.roll(fit.corners, -turned, axis=0)
+        if 0.15 * cell < np.abs(corners - loc.corners).max() < 1.5 * cell:
+            moved = from_corners(corners, (w, h), method="lattice", quality=fit.score)
+            if board_like(gray, moved):
+                return moved
+    return loc
+
+
+FRAME_CLEAR = 0.6  # a frame contrast this low: a dark printed frame, seen all round
 
 NOT_A_BOARD = ("no board in view (cells are seen, but not a board's 16 × 16 of them: "
                "a single tile?)")
