@@ -15,13 +15,16 @@ some table, or the whole picture):
 3. which 17 consecutive lines are the board's is told by where the cells stop: between two
    lattice lines on the board the lines across run on (a row of cells), outside it they do
    not (frame, table);
-4. it is accepted only when the lattice holds: nearly every one of the 15 inner lines each way
-   is seen along the board, every one of the 16 rows and columns is a row of cells, and the
-   cells stop on both sides of it. A picture that is not a board (noise, a single tile,
-   clutter) has no such lattice, and is refused.
+4. it is accepted only when the lattice holds on what of it is in the picture: nearly every
+   one of the 15 inner lines each way is seen along the board, every row and column but one
+   is a row of cells (the outermost ones always), and the cells stop on both sides of it. A
+   picture that is not a board (noise, clutter) has no such lattice, and is refused; a single
+   tile is refused by :func:`cell_likeness`. A lattice that holds but runs out of the picture
+   names the edge it loses.
 
-Fitting twice (the second time from the first lattice) makes the rectified view nearly exact,
-so the final lines are found to a fraction of a cell.
+Fitting again from the lattice found (up to four times) makes the rectified view nearly exact,
+so the final lines are found to a fraction of a cell. A rough quadrilateral much larger than
+the board is searched a second way, for cells from a third of its size up.
 """
 
 from __future__ import annotations
@@ -36,7 +39,6 @@ GRID = 16
 PX = 20  # rectified pixels per cell
 BROAD_PX = 48  # the same, for a rough quadrilateral up to three times the board's size
 MARGIN = 3  # cells of margin round the rough quadrilateral
-EDGES = ("top", "right", "bottom", "left")
 
 
 @dataclass(frozen=True)

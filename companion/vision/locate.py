@@ -1,6 +1,6 @@
 """Board localisation: where the 16×16 lattice of cells lies in a camera frame.
 
-Three ways, tried in this order by :func:`locate`:
+Four ways, tried in this order by :func:`locate`:
 
 1. **Corners given by hand** (``corners=``), the last resort a user can always fall back on.
 2. **ArUco markers** (``DICT_4X4_50``, ids 0–3) stuck beside the board corners, when all four are
@@ -9,6 +9,13 @@ Three ways, tried in this order by :func:`locate`:
    (off-white cells) framed by a dark printed border, on whatever table. Its outline is found as
    the biggest such region; each side is then fitted as a straight line through the outline
    points that lie on it, so a robot or a hand hiding part of one side does not bend it.
+4. **The lattice of cells** (:mod:`companion.vision.lattice`), when the outline fails (a thin
+   or pale frame, a table as light as the cells) or its frame is not clearly dark all round:
+   the 17 × 17 printed lines, verified to stop where the board does. It also names the edge
+   of a board that runs out of the picture.
+
+Whatever found it, a board must repeat its print at every cell (:func:`board_like`): a single
+tile's 8 × 8 cells taken for 16 × 16 do not, and are refused.
 
 Everything here works in *grid* coordinates: ``(u, v)`` in cells, ``(0, 0)`` at the first corner
 found, ``u`` along the first side, ``(16, 16)`` at the opposite corner. Which corner is really the
@@ -69,7 +76,8 @@ class Location:
 
     ``corners`` are the four outer corners of the cell lattice in pixels, in grid order
     ``(0,0), (16,0), (16,16), (0,16)``; ``H`` maps grid ``(u, v, 1)`` to pixels; ``method`` says
-    how it was found (``"manual"``, ``"markers"``, ``"outline"``); ``quality`` is 0..1.
+    how it was found (``"manual"``, ``"markers"``, ``"outline"``, ``"lattice"``); ``quality`` is
+    0..1.
     """
 
     corners: np.ndarray
