@@ -510,9 +510,9 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> objec
             continue
         if fit.out_edge is not None and edge is None:
             edge = fit.problem
-    if edge is not None:
-        raise L.BoardNotFound(edge)
-    raise L.BoardNotFound(L.NOT_A_BOARD if tile else str(why))
+    if tile:  # cells, but a tile's: its own edges say nothing of a board's
+        raise L.BoardNotFound(L.NOT_A_BOARD)
+    raise L.BoardNotFound(edge if edge is not None else str(why))
 
 
 def cell_likeness(gray: np.ndarray, loc: object, px: int = 16) -> tuple[float, float]:
