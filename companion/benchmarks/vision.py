@@ -363,7 +363,17 @@ def run(argv: list[str]) -> int:
                         help="OpenCV threads (1: one core, 0: OpenCV's default)")
     parser.add_argument("--out", default="bench-vision.json", help="where to write the JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--real", metavar="DIR",
+                        help="instead: read the photos of DIR against its truth.jsonl")
+    parser.add_argument("--tuned", default="",
+                        help="with --real: the tables tuned on, comma-separated (their "
+                             "figures are then given apart)")
     args = parser.parse_args(argv)
+    if args.real is not None:
+        from .vision_real import run_real
+
+        out = args.out if args.out != "bench-vision.json" else "bench-vision-real.json"
+        return run_real(args.real, [t for t in args.tuned.split(",") if t], out)
     if args.frames < 1 or args.large < 0 or args.pale < 0:
         parser.error("--frames: at least 1; --large, --pale: 0 or more")
     if args.threads > 0:

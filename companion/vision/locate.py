@@ -1,6 +1,6 @@
 """Board localisation: where the 16×16 lattice of cells lies in a camera frame.
 
-Three ways, tried in this order by :func:`locate`:
+Four ways, tried in this order by :func:`locate`:
 
 1. **Corners given by hand** (``corners=``), the last resort a user can always fall back on.
 2. **ArUco markers** (``DICT_4X4_50``, ids 0–3) stuck beside the board corners, when all four are
@@ -9,6 +9,13 @@ Three ways, tried in this order by :func:`locate`:
    (off-white cells) framed by a dark printed border, on whatever table. Its outline is found as
    the biggest such region; each side is then fitted as a straight line through the outline
    points that lie on it, so a robot or a hand hiding part of one side does not bend it.
+4. **The lattice of cells** (:mod:`companion.vision.lattice`), when the outline fails (a thin
+   or pale frame, a table as light as the cells) or its frame is not clearly dark all round:
+   the 17 × 17 printed lines, verified to stop where the board does. It also names the edge
+   of a board that runs out of the picture.
+
+Whatever found it, a board must repeat its print at every cell (:func:`board_like`): a single
+tile's 8 × 8 cells taken for 16 × 16 do not, and are refused.
 
 Everything here works in *grid* coordinates: ``(u, v)`` in cells, ``(0, 0)`` at the first corner
 found, ``u`` along the first side, ``(16, 16)`` at the opposite corner. Which corner is really the
@@ -71,7 +78,8 @@ class Location:
 
     ``corners`` are the four outer corners of the cell lattice in pixels, in grid order
     ``(0,0), (16,0), (16,16), (0,16)``; ``H`` maps grid ``(u, v, 1)`` to pixels; ``method`` says
-    how it was found (``"manual"``, ``"markers"``, ``"outline"``); ``quality`` is 0..1.
+    how it was found (``"manual"``, ``"markers"``, ``"outline"``, ``"lattice"``); ``quality`` is
+    0..1.
     """
 
     corners: np.ndarray
@@ -646,7 +654,11 @@ def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Locat
     cell = np.linalg.norm(prev.corners[1] - prev.corners[0]) / GRID
     if np.abs(loc.corners - prev.corners).max() > max_shift * cell:
         return None
-    if frame_contrast(gray, loc) > 0.8:
+    if prev.method == "lattice":
+        # found by its cells, not its frame (a thin grey one): the cells must still be there
+        if not board_like(gray, loc):
+            return None
+    elif frame_contrast(gray, loc) > 0.8:
         return None
     return Location(corners=loc.corners, H=loc.H, camera=loc.camera, method=prev.method,
                     quality=prev.quality, image_size=prev.image_size, notes=prev.notes)
@@ -668,12 +680,54 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
         if loc is not None:
             _check_quad(loc.corners, (w, h))
             return loc
-    loc = locate_outline(image)
-    if refine:
-        loc = refine_lattice(gray, loc)
-    # The board's printed frame must run dark along all four sides: a quad cut off by the
-    # picture's edge, or fitted to a line of walls, has cells or table where it should be.
-    if frame_contrast(gray, loc) > 0.8:
-        raise BoardNotFound("part of the board is out of the frame or covered (its dark "
-                            "frame is not seen all round)")
+    try:
+        loc = locate_outline(image)
+        if refine:
+            loc = refine_lattice(gray, loc)
+        # The board's printed frame must run dark along all four sides: a quad cut off by the
+        # picture's edge, or fitted to a line of walls, has cells or table where it should be.
+        contrast = frame_contrast(gray, loc)
+        if contrast > 0.8:
+            raise BoardNotFound("part of the board is out of the frame or covered (its dark "
+                                "frame is not seen all round)")
+        if not board_like(gray, loc):
+            raise BoardNotFound(NOT_A_BOARD)
+    except BoardNotFound as e:
+        # A thin or pale frame, a table as light as the cells, glare: the lattice of cells
+        # still tells where the board is, or that it is not wholly in the picture.
+        from .lattice import locate_lattice
+
+        return locate_lattice(image, gray, e)
+    if contrast <= FRAME_CLEAR:
+        return loc
+    # A pale frame, which the outline took in part of, leaves it a fraction of a cell off;
+    # where the lattice holds from there and puts the board elsewhere, it is the surer.
+    from .lattice import fit_lattice
+
+    fit = fit_lattice(gray, loc.corners, broad=False)
+    if fit.corners is not None:
+        cell = float(np.linalg.norm(loc.corners[1] - loc.corners[0])) / GRID
+        turned = min(range(4), key=lambda k: float(np.abs(np.roll(fit.corners, -k, axis=0)
+                                                          - loc.corners).max()))
+        corners = np.roll(fit.corners, -turned, axis=0)
+        if 0.15 * cell < np.abs(corners - loc.corners).max() < 1.5 * cell:
+            moved = from_corners(corners, (w, h), method="lattice", quality=fit.score)
+            if board_like(gray, moved):
+                return moved
     return loc
+
+
+FRAME_CLEAR = 0.6  # a frame contrast this low: a dark printed frame, seen all round
+
+NOT_A_BOARD = ("no board in view (cells are seen, but not a board's 16 × 16 of them: "
+               "a single tile?)")
+
+
+def board_like(gray: np.ndarray, loc: Location) -> bool:
+    """Whether the cells found repeat at every cell, as a board's do, and not only at every
+    second one, as when a single tile's 8 × 8 cells are taken for a board's 16 × 16 (see
+    :func:`~companion.vision.lattice.cell_likeness`)."""
+    from .lattice import cell_likeness
+
+    next_one, two_on = cell_likeness(gray, loc)
+    return next_one >= 0.2 and next_one >= 0.75 * two_on
