@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
-from . import inputs
+from . import inputs, readers
 from .board import DOWN, LEFT, RIGHT, UP, Board
-from .errors import CompanionError
+from .cli_common import EXIT_BAD, EXIT_NO, EXIT_OK, UsageError, load_position
 from .names import shown
 from .rules import (
     InvalidMoveError,
@@ -28,24 +28,12 @@ from .rules import (
     validate_route,
 )
 
-EXIT_OK, EXIT_NO, EXIT_BAD = 0, 1, 2
-
-
-class UsageError(CompanionError, ValueError):
-    """Bad input on the command line: printed as ``error: …`` with exit status 2."""
-
-
 # ---------------------------------------------------------------- helpers
 
 
 def example_path(name: str = "hardest-25.json") -> Path:
     """A position bundled with the package (``companion show --example``)."""
     return Path(str(resources.files("companion").joinpath("examples", name)))
-
-
-def load_position(path: str, rules: str | None = None, option: str = "POSITION") -> Position:
-    """Read a position file; ``-`` reads standard input. ``rules`` overrides the file's."""
-    return inputs.read_position(path, option, rules)
 
 
 def _color_enabled(stream) -> bool:
@@ -270,7 +258,7 @@ def _solve_batch(args: argparse.Namespace) -> int:
         try:
             if error is not None:
                 raise error
-            pos = inputs.position_from_line(value, f"line {number}")
+            pos = readers.position_from_line(value, f"line {number}")
             if rules is not None:
                 pos = replace(pos, rules=rules)
             out = _solve_one(pos, args.max_moves)
@@ -320,7 +308,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _micro_layout(path: str, option: str = "LAYOUT"):
-    return inputs.read_layout(path, option)
+    return readers.read_layout(path, option)
 
 
 def _micro_space(option: str, text: str | None):
@@ -466,7 +454,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     path = Path(args.db) if args.db else default_path()
     try:
         if args.recover:
-            out, kept, left = inputs.recover_journal(path, "--db")
+            out, kept, left = readers.recover_journal(path, "--db")
             lost = "an unknown number of" if left < 0 else str(left)
             print(f"copied {kept} intact journal rows into {out}; {lost} rows after the damage "
                   f"were left out; {path} is untouched")
@@ -474,7 +462,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
         if not path.exists() and not args.db:
             games, players = [], {}
         else:
-            games, players = inputs.read_history(path, "--db")
+            games, players = readers.read_history(path, "--db")
     except JournalError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -534,7 +522,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"FRAMES: {args.frames!r} does not exist")
     try:
         if frames.is_file() and frames.suffix.lower() in (".jsonl", ".json"):
-            observations = inputs.read_observations(frames, "FRAMES")
+            observations = readers.read_observations(frames, "FRAMES")
         else:
             if frames.is_file():
                 inputs.check_video(frames, "FRAMES")
@@ -594,13 +582,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         from .vision.sources import IMAGE_SUFFIXES
 
         if Path(camera).suffix.lower() in IMAGE_SUFFIXES:
-            inputs.read_image(camera, "--camera")
+            readers.read_image(camera, "--camera")
         else:
             inputs.check_video(camera, "--camera")
     if args.pins is not None:
-        inputs.read_pinmap(args.pins, "--pins")
+        readers.read_pinmap(args.pins, "--pins")
     if args.colours is not None:
-        inputs.read_profile(args.colours, "--colours")
+        readers.read_profile(args.colours, "--colours")
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
                       preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet,
                       colours=args.colours)
@@ -681,7 +669,7 @@ def _calibration_photos(paths: Sequence[str]):
     images, unreadable = [], {}
     for f in files:
         try:
-            images.append((str(f), inputs.read_image(f, "PHOTOS")))
+            images.append((str(f), readers.read_image(f, "PHOTOS")))
         except inputs.InputError as e:
             unreadable[str(f)] = str(e).removeprefix(f"PHOTOS {f}: ")
     return images, unreadable
@@ -770,7 +758,7 @@ def _calibration_parser(sub) -> None:
 
 
 def _vision_image(path: str):
-    return inputs.read_image(path, "IMAGE")
+    return readers.read_image(path, "IMAGE")
 
 
 def _vision_tiles(text: str | None) -> list[str] | None:
@@ -805,7 +793,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
     image = _vision_image(args.image)
     tiles = _vision_tiles(args.board)
     corners = _vision_corners(args.corners)
-    profile = inputs.read_profile(args.profile, "--profile") if args.profile else Profile()
+    profile = readers.read_profile(args.profile, "--profile") if args.profile else Profile()
     if args.robots is not None:
         try:
             profile = profile.for_robots([r.strip().lower() for r in args.robots.split(",")
@@ -942,7 +930,8 @@ def _micro_read_parser(msub) -> None:
 
 def _cmd_calibration_colours(args: argparse.Namespace) -> int:
     from .board import parse_cell
-    from .vision.colours import ROBOT_COLOURS, ProfileError, learn
+    from .vision.colours import ROBOT_COLOURS, ProfileError
+    from .vision.learn import learn
     from .vision.read import VisionError
 
     image = _vision_image(args.image)

@@ -8,7 +8,7 @@ import argparse
 import json
 import time
 
-from .cli import EXIT_NO, EXIT_OK, UsageError, load_position
+from .cli_common import EXIT_NO, EXIT_OK, UsageError, load_position
 
 
 def _route_text(moves) -> str:

@@ -152,7 +152,7 @@ class PinMap:
     @classmethod
     def load(cls, path: str | Path | None = None) -> PinMap:
         """Read a pins.toml (default: ``hardware/pins.toml`` of this checkout)."""
-        from .inputs import InputError, read_pinmap
+        from .inputs import InputError
 
         try:
             return read_pinmap(Path(path) if path is not None else DEFAULT_PINS, "pin map")
@@ -1047,6 +1047,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     free = sorted(HEADER_GPIOS - used.keys())
     print(f"{len(used)} pins in use; free: {', '.join(f'GPIO{p}' for p in free) or 'none'}")
     return 0
+
+
+def read_pinmap(path: str | Path, option: str = "--pins") -> PinMap:
+    """A pin map (``hardware/pins.toml``); :class:`~companion.inputs.InputError` names the
+    option and the file."""
+    from .inputs import InputError, about, parse_toml, read_text
+
+    text = read_text(path, option)
+    with about(option, path, "pin map"):
+        data = parse_toml(text)
+        try:
+            return PinMap.from_dict(data, source=str(path))
+        except PinMapError as e:  # its messages begin with the file already
+            raise InputError(f"{option} {e}") from None
 
 
 if __name__ == "__main__":

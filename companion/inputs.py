@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
@@ -198,7 +197,7 @@ def read_jsonl(path: str | os.PathLike[str], option: str
 
 
 @contextlib.contextmanager
-def _about(option: str, path: str | os.PathLike[str], what: str) -> Iterator[None]:
+def about(option: str, path: str | os.PathLike[str], what: str) -> Iterator[None]:
     """Turn what a model's parser raises into an :class:`InputError` naming the file. Its
     own errors (``ValueError``: ``PositionError``, ``LayoutError``…) keep their words; any
     other error of a malformed value says which kind of file was expected."""
@@ -216,91 +215,14 @@ def _about(option: str, path: str | os.PathLike[str], what: str) -> Iterator[Non
         raise InputError(f"{where}: not a valid {what} ({type(e).__name__}: {e})") from None
 
 
-def _model(path: str | os.PathLike[str], option: str, what: str,
-           build: Callable[[Any], Any]) -> Any:
+def read_model(path: str | os.PathLike[str], option: str, what: str,
+               build: Callable[[Any], Any]) -> Any:
+    """A JSON file built into a model by ``build`` (its ``from_dict``): every failure is an
+    :class:`InputError` naming the option and the file. The models' own ``load`` use this, so
+    this module imports none of them (the command line's readers are in ``readers``)."""
     data = read_json(path, option)
-    with _about(option, path, what):
+    with about(option, path, what):
         return build(data)
-
-
-def read_position(path: str | os.PathLike[str], option: str = "POSITION",
-                  rules: str | None = None) -> Any:
-    """A position file (``ricochet-position/1``); ``rules`` replaces the file's rules."""
-    from dataclasses import replace
-
-    from .rules import Position, Rules
-
-    pos = _model(path, option, "position", Position.from_dict)
-    if rules is not None:
-        with _about("--rules", rules, "rule preset"):
-            pos = replace(pos, rules=Rules.from_spec(rules))
-    return pos
-
-
-def position_from_line(value: Any, where: str) -> Any:
-    """One position of a ``.jsonl`` file, already parsed (see :func:`read_jsonl`)."""
-    from .rules import Position
-
-    with _about(where, "", "position"):
-        return Position.from_dict(value)
-
-
-def read_layout(path: str | os.PathLike[str], option: str = "LAYOUT") -> Any:
-    """A Micro Robots layout file (``micro-layout/1``)."""
-    from .micro import Layout
-
-    return _model(path, option, "layout", Layout.from_dict)
-
-
-def read_profile(path: str | os.PathLike[str], option: str = "--profile") -> Any:
-    """A colour profile (``companion calibration colours``)."""
-    from .vision.colours import Profile
-
-    return _model(path, option, "colour profile", Profile.from_dict)
-
-
-def read_pinmap(path: str | os.PathLike[str], option: str = "--pins") -> Any:
-    """A pin map (``hardware/pins.toml``)."""
-    from .gpio import PinMap, PinMapError
-
-    text = read_text(path, option)
-    with _about(option, path, "pin map"):
-        data = parse_toml(text)
-        try:
-            return PinMap.from_dict(data, source=str(path))
-        except PinMapError as e:  # its messages begin with the file already
-            raise InputError(f"{option} {e}") from None
-
-
-def read_observations(path: str | os.PathLike[str], option: str = "FRAMES"
-                      ) -> list[tuple[float, dict[str, str] | None]]:
-    """A recorded observation log: one ``{"at": 12.5, "robots": {...}}`` a line."""
-    from .verify import observation_from_line
-
-    out = []
-    for n, value, error in read_jsonl(path, option):
-        if error is not None:
-            raise InputError(f"{label(option, path)}: {error}")
-        with _about(option, path, "observation log"):
-            out.append(observation_from_line(value, n))
-    return out
-
-
-def read_image(path: str | os.PathLike[str], option: str = "IMAGE") -> Any:
-    """A picture as BGR uint8 (three channels)."""
-    from .vision.sources import FrameSourceError, load_image
-
-    must_be_file(path, option)
-    try:
-        with quiet_stderr():
-            img = load_image(path)
-    except FrameSourceError as e:
-        raise InputError(f"{option} {e}") from None
-    if img.ndim == 2:
-        import cv2
-
-        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-    return img[..., :3]
 
 
 @contextlib.contextmanager
@@ -340,51 +262,3 @@ def check_video(path: str | os.PathLike[str], option: str = "FRAMES") -> None:
     if not ok:
         raise InputError(f"{label(option, path)}: not a video this machine can decode "
                          "(nor a folder of frames, nor a .jsonl observation log)")
-
-
-def read_history(path: str | os.PathLike[str], option: str = "--db"
-                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """A journal's games and players' statistics, read without writing to it."""
-    from .store import JournalError, Store
-
-    where = label(option, path)
-    p = Path(path)
-    if p.is_dir():
-        raise InputError(f"{where}: a folder, not a journal")
-    if not p.exists():
-        raise InputError(f"{option}: no journal at {path}")
-    try:
-        if p.stat().st_size == 0:
-            raise InputError(f"{where}: an empty file, not a companion journal")
-        with Store(p, readonly=True) as store:
-            return store.history(), store.player_stats()
-    except JournalError as e:
-        raise InputError(f"{option}: {e}") from None
-    except sqlite3.Error as e:
-        raise InputError(f"{where}: not a companion journal ({e})") from None
-    except OSError as e:
-        raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None
-    except (ValueError, TypeError, KeyError) as e:  # rows that are not the journal's
-        if isinstance(e, InputError):
-            raise
-        raise InputError(f"{where}: a damaged companion journal ({e}); `companion history "
-                         "--db PATH --recover` copies the intact part") from None
-
-
-def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple[Path, int, int]:
-    """``companion history --recover``: copy the intact part of a damaged journal (see
-    :func:`companion.store.recover`); a file that is no journal at all is refused."""
-    from .store import JournalError, recover
-
-    where = label(option, path)
-    must_be_file(path, option)
-    if Path(path).stat().st_size == 0:
-        raise InputError(f"{where}: an empty file, not a companion journal; nothing to recover")
-    try:
-        return recover(path)
-    except JournalError as e:
-        raise InputError(f"{option}: {e}") from None
-    except sqlite3.Error as e:
-        raise InputError(f"{where}: nothing can be recovered from it ({e})") from None
-    except OSError as e:
-        raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None

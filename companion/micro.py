@@ -276,12 +276,13 @@ class Layout:
     @classmethod
     def load(cls, path: str | Path) -> Layout:
         """Read a layout file (``micro-layout/1``)."""
-        from .inputs import InputError, read_layout
+        from .inputs import InputError, read_model
 
         try:
-            return read_layout(path, "layout")
+            layout: Layout = read_model(path, "layout", "layout", cls.from_dict)
         except InputError as e:
             raise LayoutError(str(e)) from None
+        return layout
 
     def to_dict(self) -> dict[str, Any]:
         """The layout file: ``{"format": "micro-layout/1", "name": "…", "rows": [["pink1", …],

@@ -491,10 +491,10 @@ class Position:
 
     @classmethod
     def load(cls, path: str | Path) -> Position:
-        from .inputs import InputError, read_position
+        from .inputs import InputError, read_model
 
         try:
-            position: Position = read_position(path, "position")
+            position: Position = read_model(path, "position", "position", cls.from_dict)
         except InputError as e:
             raise PositionError(str(e)) from None
         return position

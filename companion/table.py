@@ -2283,7 +2283,8 @@ class CameraFeed:
         """Learn this table's colours from the latest picture, the robots standing where the
         game says they do; the readers use them from the next frame on, and they are kept
         (``profile_path``) for the next start."""
-        from .vision.colours import ProfileError, learn
+        from .vision.colours import ProfileError
+        from .vision.learn import learn
         from .vision.locate import VisionError
 
         if self.table.micro:

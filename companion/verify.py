@@ -1211,14 +1211,22 @@ def replay(
     return Replay(events, moves, verdict, reason, demo.count, demo.cost, question)
 
 
-def read_observation_log(path: str | Path) -> list[tuple[float, dict[str, str] | None]]:
+def read_observation_log(path: str | Path, option: str = "observation log"
+                         ) -> list[tuple[float, dict[str, str] | None]]:
     """A recorded observation stream: one JSON object a line, ``{"at": 12.5, "robots":
     {"blue": "c2", ...}}`` (``"robots": null`` while the board was hidden).
 
-    Raises ``ValueError`` naming the file and the line that is wrong."""
-    from .inputs import read_observations
+    Raises :class:`~companion.inputs.InputError` (a ``ValueError``) naming the option, the
+    file and the line that is wrong."""
+    from .inputs import InputError, about, label, read_jsonl
 
-    return read_observations(path, "observation log")
+    out = []
+    for n, value, error in read_jsonl(path, option):
+        if error is not None:
+            raise InputError(f"{label(option, path)}: {error}")
+        with about(option, path, "observation log"):
+            out.append(observation_from_line(value, n))
+    return out
 
 
 def observation_from_line(data: Any, n: int) -> tuple[float, dict[str, str] | None]:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from companion.board import cell_name
-from companion.vision.colours import Profile, ProfileError, balanced_lab, learn, white_of
+from companion.vision.colours import Profile, ProfileError, balanced_lab, white_of
+from companion.vision.learn import learn
 from companion.vision.render import random_position, render
 
 

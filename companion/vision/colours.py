@@ -105,10 +105,10 @@ class Profile:
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
-        from ..inputs import InputError, read_profile
+        from ..inputs import InputError, read_model
 
         try:
-            return read_profile(path, "colour profile")
+            return read_model(path, "colour profile", "colour profile", cls.from_dict)
         except InputError as e:
             raise ProfileError(str(e)) from None
 
@@ -183,32 +183,3 @@ def balanced_lab(bgr: np.ndarray, white: np.ndarray) -> np.ndarray:
     shape = x.shape
     lab = cv2.cvtColor(x.reshape(1, -1, 3), cv2.COLOR_BGR2Lab)
     return lab.reshape(shape)
-
-
-def learn(image: np.ndarray, robots: dict[str, str], *, tiles: list[str] | None = None,
-          corners: np.ndarray | None = None, base: Profile | None = None) -> Profile:
-    """A profile from one frame whose robots stand on known cells (``{"red": "c2", …}``).
-
-    Each robot's reference is the median balanced colour over its projected body, so the
-    profile holds that table's own plastic under that room's light."""
-    from .locate import locate
-    from .robots import body_pixels
-    from .tileid import orient
-
-    base = base or Profile()
-    loc = locate(image, corners=corners)
-    loc, _ = orient(image, loc, tiles=tiles, profile=base)
-    white = white_of(loc.warp(image, 8))
-    refs = dict(base.references)
-    for colour, cell in robots.items():
-        if colour not in ROBOT_COLOURS:
-            raise ProfileError(f"robots: unknown colour {colour!r}")
-        if colour == CLEAR:
-            continue  # nothing of its own to learn; it is looked for all the same
-        px = body_pixels(image, loc, cell)
-        if len(px) < 5:
-            raise ProfileError(f"robots.{colour}: {cell} is not in view")
-        lab = balanced_lab(px, white)
-        refs[colour] = tuple(float(x) for x in np.median(lab.reshape(-1, 3), axis=0))
-    present = tuple(c for c in ROBOT_COLOURS if c in robots) or base.robots
-    return Profile(references=refs, spread=base.spread, robots=present)

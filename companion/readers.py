@@ -1,0 +1,108 @@
+"""The command line's readers of the companion's own files: a position, a layout, a colour
+profile, a pin map, an observation log, a picture, a journal. Each raises one
+:class:`~companion.inputs.InputError` naming the option and the file; the bytes, text, JSON and
+TOML under them are read by :mod:`companion.inputs`, which the models use too."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .gpio import read_pinmap
+from .inputs import InputError, about, label, must_be_file, quiet_stderr, read_model
+from .micro import Layout
+from .rules import Position, Rules
+from .store import JournalError, Store, recover
+from .verify import read_observation_log as read_observations
+from .vision.colours import Profile
+from .vision.sources import FrameSourceError, load_image
+
+__all__ = ["read_position", "position_from_line", "read_layout", "read_profile", "read_pinmap",
+           "read_observations", "read_image", "read_history", "recover_journal"]
+
+def read_position(path: str | os.PathLike[str], option: str = "POSITION",
+                  rules: str | None = None) -> Any:
+    """A position file (``ricochet-position/1``); ``rules`` replaces the file's rules."""
+    pos = read_model(path, option, "position", Position.from_dict)
+    if rules is not None:
+        with about("--rules", rules, "rule preset"):
+            pos = replace(pos, rules=Rules.from_spec(rules))
+    return pos
+
+
+def position_from_line(value: Any, where: str) -> Any:
+    """One position of a ``.jsonl`` file, already parsed (see :func:`read_jsonl`)."""
+    with about(where, "", "position"):
+        return Position.from_dict(value)
+
+
+def read_layout(path: str | os.PathLike[str], option: str = "LAYOUT") -> Any:
+    """A Micro Robots layout file (``micro-layout/1``)."""
+    return read_model(path, option, "layout", Layout.from_dict)
+
+
+def read_profile(path: str | os.PathLike[str], option: str = "--profile") -> Any:
+    """A colour profile (``companion calibration colours``)."""
+    return read_model(path, option, "colour profile", Profile.from_dict)
+
+
+def read_image(path: str | os.PathLike[str], option: str = "IMAGE") -> Any:
+    """A picture as BGR uint8 (three channels)."""
+    must_be_file(path, option)
+    try:
+        with quiet_stderr():
+            img = load_image(path)
+    except FrameSourceError as e:
+        raise InputError(f"{option} {e}") from None
+    if img.ndim == 2:
+        import cv2
+
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    return img[..., :3]
+
+
+def read_history(path: str | os.PathLike[str], option: str = "--db"
+                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A journal's games and players' statistics, read without writing to it."""
+    where = label(option, path)
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{where}: a folder, not a journal")
+    if not p.exists():
+        raise InputError(f"{option}: no journal at {path}")
+    try:
+        if p.stat().st_size == 0:
+            raise InputError(f"{where}: an empty file, not a companion journal")
+        with Store(p, readonly=True) as store:
+            return store.history(), store.player_stats()
+    except JournalError as e:
+        raise InputError(f"{option}: {e}") from None
+    except sqlite3.Error as e:
+        raise InputError(f"{where}: not a companion journal ({e})") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None
+    except (ValueError, TypeError, KeyError) as e:  # rows that are not the journal's
+        if isinstance(e, InputError):
+            raise
+        raise InputError(f"{where}: a damaged companion journal ({e}); `companion history "
+                         "--db PATH --recover` copies the intact part") from None
+
+
+def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple[Path, int, int]:
+    """``companion history --recover``: copy the intact part of a damaged journal (see
+    :func:`companion.store.recover`); a file that is no journal at all is refused."""
+    where = label(option, path)
+    must_be_file(path, option)
+    if Path(path).stat().st_size == 0:
+        raise InputError(f"{where}: an empty file, not a companion journal; nothing to recover")
+    try:
+        return recover(path)
+    except JournalError as e:
+        raise InputError(f"{option}: {e}") from None
+    except sqlite3.Error as e:
+        raise InputError(f"{where}: nothing can be recovered from it ({e})") from None
+    except OSError as e:
+        raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None
