@@ -63,7 +63,7 @@ def test_a_puzzle_is_played_from_the_page_with_hints_and_lands_in_history(server
         page.wait_for_selector("#status:has-text('Solved in 3 moves (the best is 3)')",
                                timeout=WAIT)
         page.click("nav >> text=History")
-        page.wait_for_selector("#practice:has-text('3 moves (best 3)')", timeout=WAIT)
+        page.wait_for_selector("#practice:has-text('3 moves · best 3')", timeout=WAIT)
         assert "hints up to level 4" in page.inner_text("#practice")
         browser.close()
 
