@@ -1,6 +1,7 @@
 """Practice in a real browser (headless Chromium against ``companion run``): deal a puzzle, take
 the four hints, play the hinted route by picking robots and pressing the arrows, and find the
-result in History. Skips only when /usr/bin/chromium is not installed."""
+result in History; the page's words follow the chosen language. Skips only when
+/usr/bin/chromium is not installed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]
 WAIT = 30_000  # ms
+ARROWS = {"↑": "up", "↓": "down", "←": "left", "→": "right"}  # a move as the page shows it
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
@@ -56,14 +58,14 @@ def test_a_puzzle_is_played_from_the_page_with_hints_and_lands_in_history(server
         text = page.inner_text("#hints li:nth-child(4)")
         moves = re.match(r"The route: (.*)\.$", text).group(1).split(", ")
         for i, move in enumerate(moves, 1):
-            robot, direction = move.split()
+            robot, arrow = move.split()
             page.click(f"g.robot[data-robot='{robot}']")
-            page.click(f"#arrows [data-dir='{direction}']")
+            page.click(f"#arrows [data-dir='{ARROWS[arrow]}']")
             page.wait_for_selector(f"#count:text-is('{i}')", timeout=WAIT)
         page.wait_for_selector("#status:has-text('Solved in 3 moves (the best is 3)')",
                                timeout=WAIT)
         page.click("nav >> text=History")
-        page.wait_for_selector("#practice:has-text('3 moves (best 3)')", timeout=WAIT)
+        page.wait_for_selector("#practice:has-text('3 moves · best 3')", timeout=WAIT)
         assert "hints up to level 4" in page.inner_text("#practice")
         browser.close()
 
@@ -98,4 +100,52 @@ def test_a_solo_player_takes_hints_on_the_table_page(server):
         assert re.match(r"It can be done in \d+ moves?\.", page.inner_text(
             "#solo-hint-list li:nth-child(1)"))
         assert "optimal route" in page.inner_text("#solo-hint-list li:nth-child(2)")
+        # she gives up: the round ends and every optimal route is shown, in her language
+        assert page.request.post(server + "/api/command", headers=headers,
+                                 data={"type": "give_up", "seat": 0}).ok
+        page.wait_for_selector("#all-routes:not(.hidden)", timeout=WAIT)
+        assert re.fullmatch(r"(At least )?\d+ distinct optimal routes?(; the first \d+)?:",
+                            page.inner_text("#all-routes-title"))
+        route = page.inner_text("#all-routes-list li:nth-child(1)")
+        assert re.fullmatch(r"(red|green|blue|yellow) [↑↓←→](, (red|green|blue|yellow) [↑↓←→])*",
+                            route), route
+        page.select_option("#lang-pick", "de")
+        assert re.fullmatch(r"(Mindestens )?\d+ (verschiedene )?optimale Lösung(en)?(; die ersten "
+                            r"\d+)?:", page.inner_text("#all-routes-title"))
+        assert re.match(r"(rot|grün|blau|gelb) ", page.inner_text("#all-routes-list li"))
+        assert page.inner_text("#solo-hint") == "Tipp"
+        browser.close()
+
+
+def test_the_practice_page_speaks_the_chosen_language(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(server + "/practice")
+        page.select_option("#lang-pick", "de")
+        assert page.inner_text("#deal") == "Neue Aufgabe"
+        page.select_option("#moves", "2")
+        page.click("#deal")
+        page.wait_for_selector("#status:has-text('kürzeste Lösung 2 Züge')", timeout=WAIT)
+        assert page.inner_text("#picked") == "Wähle einen Roboter"
+        assert page.inner_text("#arrows [data-dir='up']") == "hoch"
+        for n in range(1, 4):
+            page.click("#hint")
+            page.locator("#hints li").nth(n - 1).wait_for(timeout=WAIT)
+        assert page.inner_text("#hints li:nth-child(1)") == "Es geht in 2 Zügen."
+        assert page.inner_text("#hints li:nth-child(2)").startswith("In einer optimalen Lösung")
+        first = page.inner_text("#hints li:nth-child(3)")
+        assert re.fullmatch(r"Der erste Zug: \S+ [↑↓←→]\.", first), first
+        # switching the language writes the words already shown again, none is left behind
+        page.select_option("#lang-pick", "fr")
+        page.wait_for_selector("#hints li:nth-child(1):text-is('On peut y arriver en 2 "
+                               "mouvements.')", timeout=WAIT)
+        assert "en 2 mouvements" in page.inner_text("#status")
+        assert page.inner_text("#hint") == "Indice"
+        assert page.inner_text("#hints li:nth-child(3)").startswith("Le premier mouvement : ")
+        page.click("g.robot[data-robot='red']")
+        assert page.inner_text("#picked") == "robot rouge choisi"
         browser.close()

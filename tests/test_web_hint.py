@@ -78,6 +78,10 @@ def test_a_solo_hint_is_journaled_and_agrees_with_the_route(table, tmp_path):
     route = r.json["hints"][3]["route"]
     assert [f"{m['robot']} {m['direction']}" for m in route] == known["moves"]
     assert r.json["hints"][2]["first"] == route[0]
+    # the page builds each hint's words in its own language from these values, not the text
+    assert r.json["hints"][1]["robots"] == list(dict.fromkeys(m["robot"] for m in route))
+    assert [h["kind"] for h in r.json["hints"]] == ["length", "robots", "first move", "route"]
+    assert all(h["cost"] >= h["length"] == known["length"] for h in r.json["hints"])
     assert [c["level"] for c in journaled(tmp_path) if c["type"] == "hint"] == [1, 4]
     r = table.game.s.round  # where the robots stood when the chip was revealed
     pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip), Rules())

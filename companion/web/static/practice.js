@@ -1,9 +1,10 @@
 // Practice: a puzzle of exactly N optimal moves (or the puzzle of the day), played move by
-// move on the page, with graded hints; a solved puzzle is kept with the history.
+// move on the page, with graded hints; a solved puzzle is kept with the history. Every word
+// comes from the catalogue of the page's language, and is written again when it changes.
 "use strict";
 
 (() => {
-  const {api, el} = Companion;
+  const {api, el, t, tn, targetTo} = Companion;
   const $ = (id) => document.getElementById(id);
   let puzzle = null;   // {position, seed, moves, robots, target, geometry}
   let route = [];
@@ -12,11 +13,23 @@
   let hintLevel = 0;
   let solved = false;
   let ticker = null;
+  let status = () => "";  // the status line, in whatever language is chosen when it is shown
+  let shown = [];  // the hints taken, as the server sent them
   const board = new BoardView.View($("board"), (name) => {
     picked = name;
     board.pick(name);
-    $("picked").textContent = `${name} robot picked`;
+    showPicked();
   });
+
+  function showPicked() {
+    $("picked").textContent = picked ? t("practice.picked", {robot: t(`robot.${picked}`)}) : t("practice.pick");
+  }
+
+  function say(fn) { status = fn; $("status").textContent = fn(); }
+
+  function showHints() {
+    $("hints").replaceChildren(...shown.map((h) => el("li", {text: HintWords.text(h)})));
+  }
 
   function fail(e) { $("error").textContent = e && e.message ? e.message : String(e); }
 
@@ -27,18 +40,23 @@
 
   async function deal(daily) {
     $("error").textContent = "";
-    $("status").textContent = "Dealing…";
+    say(() => t("practice.dealing"));
     const moves = parseInt($("moves").value, 10);
     puzzle = await api("/api/practice/deal", {moves, daily: !!daily});
-    route = []; picked = null; hintLevel = 0; solved = false;
+    route = []; picked = null; hintLevel = 0; solved = false; shown = [];
     board.drawBoard(puzzle.geometry);
     board.setTarget(puzzle.target);
     board.setRobots(puzzle.robots);
-    $("hints").replaceChildren();
+    showHints();
+    showPicked();
     $("play").classList.remove("hidden");
-    $("status").textContent = `${daily ? "Puzzle of the day" : "Puzzle " + puzzle.seed}: ` +
-      `bring the ${puzzle.target.robot} robot to its ${puzzle.target.color} ${puzzle.target.shape} ` +
-      `in ${puzzle.moves} moves.`;
+    const p = puzzle;
+    say(() => {
+      const words = {puzzle: daily ? t("practice.daily") : t("practice.seed", {seed: p.seed}),
+        to: targetTo(p.target), moves: tn("moves", p.moves)};
+      return p.target.robot ? t("practice.goal", {robot: t(`robot.${p.target.robot}`), ...words})
+        : t("practice.goal_any", words);
+    });
     started = Date.now();
     clearInterval(ticker);
     ticker = setInterval(clock, 1000);
@@ -47,7 +65,7 @@
 
   function show() {
     $("count").textContent = String(route.length);
-    $("route").textContent = route.join(", ");
+    $("route").textContent = route.map(I18n.move).join(", ");
     clock();
   }
 
@@ -69,16 +87,19 @@
     const got = await api("/api/practice/done", {position: puzzle.position, route, seconds,
       hint: hintLevel, seed: puzzle.seed});
     const e = got.entry;
-    $("status").textContent = `Solved in ${e.moves} moves (the best is ${e.optimal}) in ` +
-      `${Math.round(e.seconds)} s` + (e.hint ? `, with hints up to level ${e.hint}.` : ".") +
-      " It is kept in History.";
+    say(() => {
+      const words = {moves: tn("moves", e.moves), best: e.optimal, seconds: Math.round(e.seconds),
+        level: e.hint};
+      return e.hint ? t("practice.solved_hints", words) : t("practice.solved", words);
+    });
   }
 
   async function hint() {
     if (!puzzle || hintLevel >= 4) return;
     const got = await api("/api/practice/hint", {position: puzzle.position, level: hintLevel + 1});
     hintLevel += 1;
-    $("hints").replaceChildren(...got.hints.map((h) => el("li", {text: h.text})));
+    shown = got.hints;
+    showHints();
   }
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -86,13 +107,19 @@
     $("daily").addEventListener("click", () => deal(true).catch(fail));
     for (const b of document.querySelectorAll("#arrows [data-dir]")) {
       b.addEventListener("click", () => {
-        if (!picked) { fail("pick a robot first"); return; }
+        if (!picked) { fail(t("practice.pick_first")); return; }
         play([...route, `${picked} ${b.dataset.dir}`]).catch(fail);
       });
     }
     $("undo").addEventListener("click", () => play(route.slice(0, -1)).catch(fail));
     $("restart").addEventListener("click", () => play([]).catch(fail));
     $("hint").addEventListener("click", () => hint().catch(fail));
+    document.addEventListener("companion:language", () => {
+      showPicked();
+      showHints();
+      if (puzzle) show();
+      $("status").textContent = status();
+    });
     document.addEventListener("keydown", (ev) => {
       const dir = {ArrowUp: "up", ArrowDown: "down", ArrowLeft: "left", ArrowRight: "right"}[ev.key];
       if (dir && picked && puzzle) { ev.preventDefault(); play([...route, `${picked} ${dir}`]).catch(fail); }
