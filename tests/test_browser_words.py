@@ -132,8 +132,13 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
                                         + words(lang, "preset_help.abacus-2013"))
     check_page(table, f"{lang} setup")
     shot(table, lang, "table-setup")
+    # the game of the language before is still in play on this server: the page asks first,
+    # and the player says yes
+    asked: list[str] = []
+    table.on("dialog", lambda d: (asked.append(d.message), d.accept()))
     table.click("#setup button[type=submit]")
     table.wait_for_url(server.url + "/", timeout=WAIT)
+    assert all("new game" in m for m in asked), asked
     table.wait_for_selector('#phase[data-phase="idle"]', timeout=WAIT)
     assert table.locator("#phase").inner_text() == words(lang, "head.reveal_first")
     table.wait_for_selector('.join-link[data-seat="1"][href]', timeout=WAIT)
@@ -279,11 +284,13 @@ def test_every_page_of_both_games_fits_from_a_360_px_phone_to_1080p(browser, ser
     errors: list[str] = []
     for game in ("ricochet-robots", "micro-robots"):
         if game == "micro-robots":
+            # (a game is in play: the scripted referee says yes to ending it, as the page asks)
             api.post("/api/setup", {"game": game, "players": ["Anna", LONG, "Cleo"],
-                                    "layout": "Kitchen table"})
+                                    "layout": "Kitchen table", "replace": True})
             api.post("/api/command", {"type": "roll"})
         else:
-            api.post("/api/setup", {"players": ["Anna", LONG], "rules": {"timer_seconds": 600}})
+            api.post("/api/setup", {"players": ["Anna", LONG], "rules": {"timer_seconds": 600},
+                                    "replace": True})
             api.post("/api/command", {"type": "reveal"})
         for size, viewport in SIZES.items():
             phone = size.startswith("phone")
