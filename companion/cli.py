@@ -525,7 +525,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             observations = readers.read_observations(frames, "FRAMES")
         else:
             if frames.is_file():
-                inputs.check_video(frames, "FRAMES")
+                readers.check_video(frames, "FRAMES")
             observations = verify.frame_observations(frames, pos)
         with inputs.quiet_stderr():  # the decoders' own complaints; ours come after
             result = verify.replay(pos, args.bid, observations)
@@ -584,7 +584,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if Path(camera).suffix.lower() in IMAGE_SUFFIXES:
             readers.read_image(camera, "--camera")
         else:
-            inputs.check_video(camera, "--camera")
+            readers.check_video(camera, "--camera")
     if args.pins is not None:
         readers.read_pinmap(args.pins, "--pins")
     if args.colours is not None:

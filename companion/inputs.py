@@ -245,20 +245,3 @@ def quiet_stderr() -> Iterator[None]:
                 os.dup2(saved, fd)
     finally:
         os.close(saved)
-
-
-def check_video(path: str | os.PathLike[str], option: str = "FRAMES") -> None:
-    """A video file whose first frame can be decoded; the decoder's own complaints are kept
-    off the terminal and one message names the file."""
-    import cv2
-
-    must_be_file(path, option)
-    with quiet_stderr():
-        cap = cv2.VideoCapture(str(path))
-        try:
-            ok = cap.isOpened() and cap.read()[0]
-        finally:
-            cap.release()
-    if not ok:
-        raise InputError(f"{label(option, path)}: not a video this machine can decode "
-                         "(nor a folder of frames, nor a .jsonl observation log)")

@@ -21,7 +21,8 @@ from .vision.colours import Profile
 from .vision.sources import FrameSourceError, load_image
 
 __all__ = ["read_position", "position_from_line", "read_layout", "read_profile", "read_pinmap",
-           "read_observations", "read_image", "read_history", "recover_journal"]
+           "read_observations", "read_image", "check_video", "read_history",
+           "recover_journal"]
 
 def read_position(path: str | os.PathLike[str], option: str = "POSITION",
                   rules: str | None = None) -> Any:
@@ -106,3 +107,20 @@ def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple
         raise InputError(f"{where}: nothing can be recovered from it ({e})") from None
     except OSError as e:
         raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None
+
+
+def check_video(path: str | os.PathLike[str], option: str = "FRAMES") -> None:
+    """A video file whose first frame can be decoded; the decoder's own complaints are kept
+    off the terminal and one message names the file."""
+    import cv2
+
+    must_be_file(path, option)
+    with quiet_stderr():
+        cap = cv2.VideoCapture(str(path))
+        try:
+            ok = cap.isOpened() and cap.read()[0]
+        finally:
+            cap.release()
+    if not ok:
+        raise InputError(f"{label(option, path)}: not a video this machine can decode "
+                         "(nor a folder of frames, nor a .jsonl observation log)")
