@@ -21,6 +21,7 @@ must be able to try again. So every source:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -419,6 +420,26 @@ class _SkippableError(FrameSourceError):
     pass
 
 
+@contextlib.contextmanager
+def _opencv_silent() -> Iterator[None]:
+    """OpenCV's own log silenced for a moment: through ``cv2.utils.logging`` where the build
+    has it, else ``cv2.setLogLevel`` (the declared oldest OpenCV has only that; 0 is silent)."""
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is not None:
+        get, put, silent = log.getLogLevel, log.setLogLevel, log.LOG_LEVEL_SILENT
+    elif hasattr(cv2, "getLogLevel") and hasattr(cv2, "setLogLevel"):
+        get, put, silent = cv2.getLogLevel, cv2.setLogLevel, 0
+    else:  # nothing to silence it with: its lines may show, ours still names the file
+        yield
+        return
+    level = get()
+    put(silent)
+    try:
+        yield
+    finally:
+        put(level)
+
+
 def load_image(path: str | os.PathLike[str]) -> np.ndarray:
     """Read a picture file as BGR uint8, or raise :class:`FrameSourceError` naming it."""
     p = Path(path)
@@ -432,13 +453,8 @@ def load_image(path: str | os.PathLike[str]) -> np.ndarray:
         raise FrameSourceError(f"{p}: cannot be read ({e.strerror or e})") from None
     # A broken file is reported below, once, naming it; OpenCV's own warnings about it
     # (several lines on the standard error) are kept off the terminal.
-    logging = cv2.utils.logging
-    level = logging.getLogLevel()
-    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
-    try:
+    with _opencv_silent():
         img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED) if data.size else None
-    finally:
-        logging.setLogLevel(level)
     if img is None:
         raise FrameSourceError(f"{p}: not a picture OpenCV can decode")
     return _check_image(img, str(p))
