@@ -35,6 +35,7 @@ def test_too_few_or_too_many_frames_are_refused(tmp_path, capsys):
         assert "--frames" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_bench_reads_frames_at_the_size_asked_for(tmp_path, capsys):
     import pytest
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from companion.benchmarks import hardware
 
 
+@pytest.mark.slow
 def test_every_press_arrives_and_every_row_has_figures(tmp_path, capsys):
     out = tmp_path / "bench.json"
     code = hardware.run(["--presses", "4", "--seconds", "0.5", "--out", str(out)])

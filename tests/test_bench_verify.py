@@ -12,6 +12,7 @@ import pytest
 from companion.benchmarks import verify as bench
 
 
+@pytest.mark.slow
 def test_the_tables_and_json_hold_the_verdict_rows_and_the_counts_add_up(tmp_path, capsys):
     out = tmp_path / "bench.json"
     code = bench.run(["--demos", "1", "--judged", "4", "--frames", "1", "--size", "480x360",

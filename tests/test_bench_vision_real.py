@@ -125,6 +125,7 @@ def test_four_quarter_turns_bring_a_cell_back(i, k):
 
 
 @pytest.mark.skipif(not (REAL / "truth.jsonl").exists(), reason="real photos not available")
+@pytest.mark.slow
 def test_real_photos_whose_board_the_outline_alone_missed_are_read(tmp_path, capsys):
     # Three photos (linked, never copied into the project): two the outline alone refused
     # on a pale wooden table, and a 2004 compact-camera photo with the timer on the centre.

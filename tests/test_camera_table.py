@@ -282,6 +282,7 @@ def test_a_hand_over_the_board_is_reported_hidden_and_never_moves_a_robot(table,
     w.close()
 
 
+@pytest.mark.slow
 def test_colours_calibrated_from_the_camera_are_kept_for_the_next_start(table, tmp_path):
     from companion.web.serve import load_colours
 

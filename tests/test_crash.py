@@ -355,6 +355,7 @@ def crash_run(tmp_path: Path, classic_kills: int, micro_kills: int, seed: int,
     return c
 
 
+@pytest.mark.slow
 def test_a_few_kills_in_every_phase_lose_nothing(tmp_path):
     c = crash_run(tmp_path, classic_kills=1, micro_kills=1, seed=7, cap=1)
     assert all(c.kills[p] for p in PHASES), c.kills

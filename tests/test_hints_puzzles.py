@@ -88,6 +88,7 @@ def test_hint_without_a_route_says_why_with_status_1(cli, tmp_path):
 
 
 @pytest.mark.parametrize("moves", [1, 4, 7])
+@pytest.mark.slow
 def test_a_puzzle_needs_exactly_the_moves_asked_for(moves):
     puzzle = deal(moves, seed=f"t{moves}")
     again = Position.from_json(puzzle.position.to_json())

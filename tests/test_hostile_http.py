@@ -93,6 +93,7 @@ def fill(rule: str, parts: list[str]) -> str:
     return re.sub(r"<[^>]+>", lambda m: quote(next(it, "x"), safe=""), rule)
 
 
+@pytest.mark.slow
 def test_no_request_to_any_route_gets_a_server_error(app, caplog):
     caplog.set_level(logging.ERROR)
     admin, admin_csrf = client(app, unlock=True)

@@ -57,6 +57,7 @@ def test_every_whole_board_in_the_real_photos_is_found(name):
 
 @needs_photos
 @pytest.mark.parametrize("name", _tiles())
+@pytest.mark.slow
 def test_a_photo_of_a_single_tile_is_not_a_board(name):
     image = cv2.imread(str(REAL / name), cv2.IMREAD_COLOR)
     with pytest.raises(BoardNotFound):
@@ -90,6 +91,7 @@ def test_a_rendered_tile_filling_the_picture_is_not_a_board():
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), kind=st.sampled_from(["noise", "clutter", "stripes"]))
+@pytest.mark.slow
 def test_a_picture_that_is_not_a_board_is_never_read_as_one(seed, kind):
     rng = np.random.default_rng(seed)
     h, w = 360, 480
@@ -116,6 +118,7 @@ def test_a_picture_that_is_not_a_board_is_never_read_as_one(seed, kind):
         locate(img)
 
 
+@pytest.mark.slow
 def test_a_board_partly_out_of_the_picture_is_refused_naming_the_edge_it_loses():
     named = refused = 0
     frames = 0

@@ -349,6 +349,7 @@ def brute_force_lengths(layout: Layout, start: Space, target: Space, via: Space 
 
 @settings(max_examples=120, deadline=None)
 @given(st.permutations(ALL_SPACES), st.data())
+@pytest.mark.slow
 def test_exact_counts_match_brute_force_on_random_layouts(order, data):
     layout = Layout(tuple(tuple(order[r * 6:(r + 1) * 6]) for r in range(6)))
     start = data.draw(st.sampled_from(ALL_SPACES))

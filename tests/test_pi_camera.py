@@ -104,6 +104,7 @@ def test_a_read_that_times_out_releases_the_camera_once_the_driver_lets_go(rig):
     assert rig.acquired == set()
 
 
+@pytest.mark.slow
 def test_a_start_that_finishes_after_its_deadline_is_closed_when_it_does(rig):
     rig.start_delay = 2.0
     cam = PiCameraSource(open_timeout=0.3)

@@ -175,6 +175,8 @@ def test_a_table_without_its_buttons_says_which_and_why(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium")
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_page_shows_the_missing_buttons_with_the_reason(tmp_path, monkeypatch):
     from playwright.sync_api import sync_playwright
 

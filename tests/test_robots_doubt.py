@@ -176,6 +176,7 @@ def _turned(cell: str, k: int) -> str:
 
 
 @pytest.mark.skipif(not (REAL / "truth.jsonl").exists(), reason="no real photos here")
+@pytest.mark.slow
 def test_on_real_photos_no_robot_is_ever_on_a_wrong_cell():
     # boards the reader finds: every robot it places stands there (up to a quarter turn of
     # the whole board: nothing fixes north on these photos); a doubtful one is not placed

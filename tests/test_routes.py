@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -88,6 +89,7 @@ def group(pos: Position, seqs: set[tuple]) -> set[frozenset]:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                     HealthCheck.filter_too_much])
 @given(pos=small_positions())
+@pytest.mark.slow
 def test_every_optimal_route_is_listed_once_as_brute_force_finds_them(pos):
     best = solve(pos, max_cost=4)
     assume(best.solved and best.cost <= 4)

@@ -235,6 +235,7 @@ def test_solver_agrees_with_the_reference_with_four_robots_that_move_alike(pos):
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(walled_positions())
+@pytest.mark.slow
 def test_solver_agrees_with_the_reference_when_the_transparent_robot_meets_many_walls(pos):
     assert_agrees(pos, max_cost=9)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,6 +37,7 @@ def assert_same_tables(board: Board, rules: Rules, kind: str) -> None:
 @given(order=st.permutations([1, 2, 3, 4]), sides=st.lists(st.sampled_from("ABCD"),
                                                            min_size=4, max_size=4),
        rules=st.sampled_from(RULES))
+@pytest.mark.slow
 def test_one_pass_tables_equal_the_traced_ones_on_real_boards(order, sides, rules):
     board = Board.from_tiles([f"{n}{s}" for n, s in zip(order, sides, strict=True)])
     assert np.array_equal(board_walls(board), _wall_array(16, 16, board.walls))

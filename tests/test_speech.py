@@ -74,6 +74,7 @@ def spoken(log: Path, count: int, timeout: float = 10.0) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
+@pytest.mark.slow
 def test_announcing_never_waits_for_the_speaking(tmp_path):
     prog, log = fake_espeak(tmp_path, delay=0.5)
     voice = speech.Voice("fr", program=prog)
@@ -162,6 +163,7 @@ def test_ten_seconds_is_said_once_per_run_and_never_for_a_short_hourglass():
     assert a.clock({"running": False, "duration": 60, "remaining": 9}, (4, 1)) == []
 
 
+@pytest.mark.slow
 def test_the_table_says_its_round_in_its_language(tmp_path):
     prog, log = fake_espeak(tmp_path)
     table = make_table(tmp_path)

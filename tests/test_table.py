@@ -701,6 +701,7 @@ def released(t: Table, name: str, index: int | None = None) -> None:
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_the_buttons_play_micro_robots(tmp_path, factory):
     t = make_table(tmp_path)
     t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,

@@ -69,6 +69,7 @@ def test_longer_route_on_camera_is_over_bid_at_the_move_that_passes_it(tmp_path)
     assert result.count == 5 and result.moves[-1]["move"] == "red down"
 
 
+@pytest.mark.slow
 def test_robot_stopped_mid_slide_on_camera_is_illegal_at_that_move(tmp_path):
     p = red_square()
     after = states(p, "red right")[1]
@@ -81,6 +82,7 @@ def test_robot_stopped_mid_slide_on_camera_is_illegal_at_that_move(tmp_path):
     assert result.reason.startswith(f"red stopped on {p.board.name(up.path[-2])}")
 
 
+@pytest.mark.slow
 def test_two_moves_under_one_hand_on_camera_count_as_two(tmp_path):
     p = red_square()
     all_states = states(p, ROUTE)
@@ -90,6 +92,7 @@ def test_two_moves_under_one_hand_on_camera_count_as_two(tmp_path):
     assert result.verdict == "success"
 
 
+@pytest.mark.slow
 def test_straight_route_on_camera_is_not_a_success(tmp_path):
     # Blue starts on its hexagon (l14): blue up leaves it and blue down comes straight back,
     # which never turns, so the ricochet rule is not met.
@@ -102,6 +105,7 @@ def test_straight_route_on_camera_is_not_a_success(tmp_path):
     assert any(e["type"] == "rule_unmet" and e["rule"] == "ricochet" for e in result.events)
 
 
+@pytest.mark.slow
 def test_cli_replays_a_folder_of_frames(tmp_path, capsys):
     p = red_square()
     folder = record(tmp_path / "frames", demonstration(p, states(p, ROUTE)[1:3]))
@@ -113,6 +117,7 @@ def test_cli_replays_a_folder_of_frames(tmp_path, capsys):
     assert [m["move"] for m in out["moves"]] == ["red right", "red up"]
 
 
+@pytest.mark.slow
 def test_failed_demonstration_on_camera_then_restored_before_the_next_bidder(tmp_path):
     p = red_square()
     after = states(p, "red right, yellow left")
