@@ -10,29 +10,17 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_verify import RED_SQUARE_ROUTE, feed, looks, of_type, red_square, verdicts
 
 from companion.benchmarks import verify as bench
-from companion.cli import example_path, main
-from companion.rules import Goal, Move, Position, parse_route
+from companion.cli import main
+from companion.rules import Move
 from companion.verify import VERDICTS, Demonstration, Verdict, replay, stable_looks
 from companion.vision.track import Tracker
 
-# The bundled example board with the red square (l6) as the target: red right, red up, red
-# left, red down is a shortest route; red starts on c2, yellow on c15.
-ROUTE = "red right, red up, red left, red down"
-
-
-def red_square() -> Position:
-    p = Position.load(example_path())
-    return p.with_target(Goal(p.board.cell("l6"), "red", "red", "square"))
-
-
-def looks(p: Position, route: str) -> list[dict[str, str]]:
-    out = []
-    for m in parse_route(route):
-        p = p.push(m)
-        out.append({r: p.board.name(c) for r, c in p.robots.items()})
-    return out
+# The bundled example board with the red square (l6) as the target (test_verify's): red right,
+# red up, red left, red down is a shortest route; red starts on c2, yellow on c15.
+ROUTE = RED_SQUARE_ROUTE
 
 
 def with_hands(observations: list) -> list:
@@ -41,21 +29,6 @@ def with_hands(observations: list) -> list:
     for o in observations:
         out += [None, o]
     return out
-
-
-def feed(demo: Demonstration, observations: list, t0: float = 1.0) -> list[dict]:
-    events: list[dict] = []
-    for k, obs in enumerate(observations):
-        events += demo.observe(obs, at=t0 + k)
-    return events
-
-
-def of_type(events, kind: str) -> list[dict]:
-    return [e for e in events if e["type"] == kind]
-
-
-def verdicts(events) -> list[str]:
-    return [e["verdict"] for e in events if "verdict" in e]
 
 
 # ---------------------------------------------------------------- doubt, and how it ends
