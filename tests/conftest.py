@@ -69,3 +69,30 @@ def cli(capsys):
         return code, out, err
 
     return run
+
+
+SIM_PIN = "246810"
+
+
+@pytest.fixture
+def sim_table(tmp_path, factory):
+    """A running simulated table (its journal in ``tmp_path``, PIN ``SIM_PIN``): the rendered
+    camera, both games' simulated robots and the buttons on the mock pins."""
+    import time
+
+    from companion.gpio import Hardware, PinMap
+    from companion.store import Store
+    from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table
+
+    db = tmp_path / "j.db"
+    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,
+              pin=SIM_PIN, simulated=True)
+    t.sim = SimWorld()
+    t.micro_sim = MicroSimWorld()
+    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
+    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
+                               pin_factory=factory))
+    t.start()
+    yield t
+    t.stop()
+

@@ -9,21 +9,17 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections import Counter
 from urllib.parse import quote, urlencode
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_web import PIN
 
-from companion.gpio import Hardware, PinMap
 from companion.micro import example_layout
-from companion.store import Store
-from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table
 from companion.web import create_app
 
-PIN = "246810"
 FIELDS = ["seat", "code", "moves", "type", "pin", "players", "game", "preset", "rules", "tiles",
           "layout", "options", "first_roller", "chip", "success", "reason", "move", "space",
           "spaces", "start", "target", "via", "robot", "direction", "action", "steps",
@@ -54,18 +50,9 @@ segments = st.text(max_size=24) | st.sampled_from(["0", "1", "7", "-1", "9999999
 
 
 @pytest.fixture
-def app(tmp_path, factory):
-    db = tmp_path / "j.db"
-    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,
-              pin=PIN, simulated=True)
-    t.sim = SimWorld()
-    t.micro_sim = MicroSimWorld()
-    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
-    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
-                               pin_factory=factory))
-    t.start()
-    yield create_app(t, {"PUBLIC_URL": "http://table.local:8000/", "SSE_HEARTBEAT": 0.1})
-    t.stop()
+def app(sim_table):
+    """The simulated table (conftest's), its stream beating faster."""
+    return create_app(sim_table, {"PUBLIC_URL": "http://table.local:8000/", "SSE_HEARTBEAT": 0.1})
 
 
 def client(app, unlock: bool):

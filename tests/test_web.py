@@ -6,33 +6,20 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from companion.gpio import Hardware, PinMap
-from companion.store import Store
-from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table
+from companion.table import Table
 from companion.web import create_app
 
-PIN = "246810"
+PIN = "246810"  # the simulated table's (conftest.SIM_PIN)
 REMOTE = {"REMOTE_ADDR": "192.168.1.23"}  # a phone on the table's network
 
 
 @pytest.fixture
-def table(tmp_path, factory):
-    db = tmp_path / "j.db"
-    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,
-              pin=PIN, simulated=True)
-    t.sim = SimWorld()
-    t.micro_sim = MicroSimWorld()
-    t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
-    t.attach_hardware(Hardware(PinMap.load(), lambda c: t.post(c, "buttons"), clock=t.now,
-                               pin_factory=factory))
-    t.start()
-    yield t
-    t.stop()
+def table(sim_table):
+    return sim_table
 
 
 @pytest.fixture
