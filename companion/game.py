@@ -99,10 +99,13 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .board import COLORS, SHAPES, VORTEX, Board, BoardError, Cell, cell_name, parse_cell
+from . import i18n
 from .errors import CompanionError
+from .i18n import Message
 from .rules import (
     FIFTH_ROBOTS,
     ROBOTS,
@@ -132,6 +135,23 @@ MAX_BID = 99
 MAX_REASON = 300  # characters of a verdict's reason given with the command
 MAX_PLAYERS = 12
 UNDO_DEPTH = 200
+
+
+class Failure(StrEnum):
+    """Why a demonstration failed, as the verdict's ``result`` says it (the reason's words are
+    for people; this is what code reads)."""
+
+    GAVE_UP = "gave_up"  # the demonstrator gave up
+    OVER_BID = "over_bid"  # more moves than the bid, or not exactly the bid
+    INCOMPLETE = "incomplete"  # done, or no moves, without reaching the target
+    ILLEGAL = "illegal"  # a move the rules do not allow, or the table's (camera's) judgement
+
+
+def _detail(reason: Any) -> Any:
+    """What is wrong with a route's failing move, without its ``move N (…)`` label."""
+    if isinstance(reason, Message) and reason.key == "route.move":
+        return reason.args["why"]
+    return str(reason).split("): ", 1)[-1]
 
 
 class GameError(CompanionError, ValueError):
@@ -298,7 +318,8 @@ class Game:
             if not timed:  # a refused command leaves no trace, not even of its time
                 self.s.now = now_before
             del self._undo[undo_len:]
-            raise GameError(str(e), timed) from None
+            raise GameError(e.args[0] if e.args and isinstance(e.args[0], Message) else str(e),
+                            timed) from None
         if kind in ("undo", "new_game", "setup"):
             pass
         elif kind in OBSERVATIONS:
@@ -478,7 +499,7 @@ class Game:
             raise GameError(f"say which player: '{key}' is a seat number from 0 to {n - 1}")
         if not 0 <= seat < n:
             who = ", ".join(f"{i} {p.name}" for i, p in enumerate(self.s.players))
-            raise GameError(f"there is no seat {seat} (seats: {who})")
+            raise GameError(Message("refuse.no_seat", seat=seat, seats=who))
         return seat
 
     def _need_phase(self, kind: str, *phases: str) -> None:
@@ -486,22 +507,22 @@ class Game:
             return
         p = self.s.phase
         if p == "setup":
-            raise GameError("the game is not set up yet")
+            raise GameError(Message("refuse.not_set_up"))
         if p == "game_over":
-            raise GameError("the game is over; start a new game")
+            raise GameError(Message("refuse.game_over"))
         if p == "idle":
-            raise GameError("no chip is revealed yet")
+            raise GameError(Message("refuse.no_chip"))
         if kind == "bid" and p == "demonstrating" and self.s.solo:
-            raise GameError("a demonstration is under way")
+            raise GameError(Message("refuse.demonstrating"))
         if kind == "bid" and p in ("demonstrating", "round_over"):
-            raise GameError("the timer has run out")
+            raise GameError(Message("refuse.time_up"))
         if p == "round_over":
-            raise GameError("the round is over; reveal the next chip")
+            raise GameError(Message("refuse.round_over"))
         if p == "demonstrating":
-            raise GameError("a demonstration is under way")
+            raise GameError(Message("refuse.demonstrating"))
         if p == "bidding":
-            raise GameError("the timer has not started yet")
-        raise GameError("the timer is still running")
+            raise GameError(Message("refuse.timer_not_started"))
+        raise GameError(Message("refuse.timer_running"))
 
     def _parse_robots(self, raw: Any, field_name: str = "robots") -> dict[str, Cell]:
         if not isinstance(raw, Mapping) or not raw:
@@ -525,13 +546,15 @@ class Game:
             except (ValueError, TypeError, AttributeError):
                 raise GameError(f"{field_name}.{name}: {where!r} is not a cell like 'c2'") from None
             if board is not None and c in board.blocked:
-                raise GameError(f"{field_name}.{name}: {where} is in the centre block")
+                raise GameError(Message("refuse.cell_centre", field=f"{field_name}.{name}",
+                                        cell=where))
             if (board is not None and board.diagonal_at(c) is not None
                     and rules.barrier_stop == "illegal"):
-                raise GameError(f"{field_name}.{name}: {where} is a diagonal barrier cell")
+                raise GameError(Message("refuse.cell_barrier", field=f"{field_name}.{name}",
+                                        cell=where))
             if c in taken:
-                raise GameError(f"{field_name}.{name}: {where} is already taken by the "
-                                f"{taken[c]} robot")
+                raise GameError(Message("refuse.cell_taken", field=f"{field_name}.{name}",
+                                        cell=where, robot=i18n.color(taken[c])))
             taken[c] = name
             out[name] = c
         return out
@@ -675,14 +698,14 @@ class Game:
                        "chip": r.chip, "face": "up"})
         return events + self._end_round(at, seat, route)
 
-    def _fail(self, at: float, reason: str, by: Any, result: str | None = None) -> list[Event]:
+    def _fail(self, at: float, reason: str, by: Any, result: Failure) -> list[Event]:
         s, r = self.s, self.s.round
         assert r is not None and r.demonstrator is not None
         seat = r.demonstrator
         bid = r.bids.get(seat)
         s.verdict = {"success": False, "seat": seat, "name": self._name(seat),
                      "bid": bid.value if bid is not None else None, "moves": len(r.moves),
-                     "reason": reason, "by": by, "result": result}
+                     "reason": reason, "by": by, "result": result.value}
         events: list[Event] = [{"type": "demonstration_failed", "at": at, "seat": seat,
                                 "name": self._name(seat),
                                 "bid": bid.value if bid is not None else None,
@@ -802,13 +825,15 @@ class Game:
         s = self.s
         self._need_phase("reveal", "idle", "round_over")
         if not s.deck:
-            raise GameError("the deck is empty")
+            raise GameError(Message("refuse.deck_empty"))
         if cmd.get("chip") is not None:
             chip = _parse_chip(cmd["chip"])
             if chip not in s.deck:
                 holder = next((p.name for p in s.players if chip in p.won + p.face_down), None)
-                raise GameError(f"the {chip} chip is not in the deck"
-                                + (f": {holder} has it" if holder else ""))
+                if holder:
+                    raise GameError(Message("refuse.chip_held", chip=i18n.chip(chip),
+                                            name=holder))
+                raise GameError(Message("refuse.chip_gone", chip=i18n.chip(chip)))
             s.deck.remove(chip)
         else:
             chip = s.deck.pop(0)
@@ -836,16 +861,17 @@ class Game:
         value = cmd.get("value")
         name = self._name(seat)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise GameError(f"{name}'s bid must be a whole number of moves, not {value!r}")
+            raise GameError(Message("refuse.bid_not_number", name=name, bid=repr(value)))
         if value < 1:
-            raise GameError(f"{name}'s bid of {value}: a bid is at least 1 move")
+            raise GameError(Message("refuse.bid_low", name=name, bid=value))
         if value > MAX_BID:
-            raise GameError(f"{name}'s bid of {value}: at most {MAX_BID} moves")
+            raise GameError(Message("refuse.bid_high", name=name, bid=value, most=MAX_BID))
         old = r.bids.get(seat)
         if old is not None and value > old.value:
-            raise GameError(f"{name}'s bid of {value} is higher than her bid of {old.value}")
+            raise GameError(Message("refuse.bid_higher", name=name, bid=value,
+                                    previous=old.value))
         if old is not None and value == old.value:
-            raise GameError(f"{name} has already bid {value}")
+            raise GameError(Message("refuse.bid_same", name=name, bid=value))
         s.seq += 1
         r.bids[seat] = Bid(seat, value, at, s.seq)
         events: list[Event] = [{"type": "bid", "at": at, "seat": seat, "name": name,
@@ -881,8 +907,9 @@ class Game:
         if cmd.get("seat") is not None:
             seat = self._seat(cmd)
             if seat != r.demonstrator:
-                raise GameError(f"it is {self._name(r.demonstrator)}'s demonstration, "
-                                f"not {self._name(seat)}'s")
+                raise GameError(Message("refuse.not_your_demonstration",
+                                        name=self._name(r.demonstrator),
+                                        other=self._name(seat)))
         return r.demonstrator
 
     def _do_move(self, cmd: Command, at: float) -> list[Event]:
@@ -905,10 +932,13 @@ class Game:
         name = self._name(seat)
         if not result.legal and result.rule == "no_move":
             # Nothing moved on the table, so nothing was demonstrated: refuse, do not fail.
-            raise GameError(f"{move.text()}: {result.reason.split('): ', 1)[-1]}")
+            raise GameError(Message("refuse.no_move", move=i18n.move(move.robot,
+                                    move.direction.word, " ".join(move.passes)),
+                                    why=_detail(result.reason)))
         if not result.legal:
             r.moves = moves
-            return events + self._fail(at, f"{name}'s {result.reason}", "rules")
+            return events + self._fail(at, Message("fail.illegal", name=name,
+                                                   why=result.reason), "rules", Failure.ILLEGAL)
         r.moves = moves
         s.robots = dict(result.robots)
         events.append({"type": "moved", "at": at, "seat": seat, "move": move.text(),
@@ -917,7 +947,8 @@ class Game:
         bid = r.bids[seat].value if seat in r.bids else None
         if bid is not None and result.cost > bid:
             return events + self._fail(
-                at, f"{name} has made {result.cost} moves, more than the bid of {bid}", "rules")
+                at, Message("fail.over_bid", name=name, cost=result.cost, bid=bid), "rules",
+                Failure.OVER_BID)
         if result.reached and (bid is None or result.meets_bid):
             return events + self._succeed(at, "rules", moves)
         return events
@@ -928,17 +959,17 @@ class Game:
         assert r is not None
         name = self._name(seat)
         if not r.moves:
-            return self._fail(at, f"{name} made no moves", "rules")
+            return self._fail(at, Message("fail.no_moves", name=name), "rules",
+                              Failure.INCOMPLETE)
         result = self._judge(r.moves)
         if result.reached and result.meets_bid is not False:
             return self._succeed(at, "rules", list(r.moves))
         if result.reached:
             bid = r.bids[seat].value
-            reason = (f"{name} reached the target in {result.cost} moves; "
-                      f"the bid was exactly {bid}")
-        else:
-            reason = f"{name}'s route fails: {result.reason}"
-        return self._fail(at, reason, "rules")
+            return self._fail(at, Message("fail.not_exact", name=name, cost=result.cost,
+                                          bid=bid), "rules", Failure.OVER_BID)
+        return self._fail(at, Message("fail.route", name=name, why=result.reason), "rules",
+                          Failure.INCOMPLETE)
 
     def _do_give_up(self, cmd: Command, at: float) -> list[Event]:
         s = self.s
@@ -946,13 +977,14 @@ class Game:
         r = s.round
         if s.phase == "demonstrating" and r is not None:
             if seat == r.demonstrator:
-                return self._fail(at, f"{self._name(seat)} gave up", seat)
+                return self._fail(at, Message("fail.gave_up", name=self._name(seat)), seat,
+                                  Failure.GAVE_UP)
             b = r.bids.get(seat)
             if b is not None and b.status == "waiting":
                 b.status = "withdrawn"
                 return [{"type": "bid_withdrawn", "at": at, "seat": seat,
                          "name": self._name(seat)}]
-            raise GameError(f"{self._name(seat)} has no bid waiting to be demonstrated")
+            raise GameError(Message("refuse.no_waiting_bid", name=self._name(seat)))
         if s.phase == "timer" and s.solo:
             left = r.timer.remaining(at) if r is not None else 0
             assert r is not None
@@ -962,7 +994,7 @@ class Game:
                     {"type": "chip_won", "at": at, "seat": 0, "name": self._name(0),
                      "chip": r.chip, "face": "down"}] + self._end_round(at, None)
         if s.phase in ("bidding", "timer"):
-            raise GameError("a bid stands until the timer runs out; undo a bid made by mistake")
+            raise GameError(Message("refuse.bid_stands"))
         self._need_phase("give_up", "demonstrating")
         return []  # pragma: no cover
 
@@ -981,21 +1013,25 @@ class Game:
         # the camera (or the referee) may say why: kept with the verdict, it is an illegal
         # demonstration in those words
         why = cmd.get("reason")
-        if isinstance(why, str) and why.strip():
-            return self._fail(at, " ".join(why.split())[:MAX_REASON], by, "illegal")
-        return self._fail(at, f"the table judged {self._name(seat)}'s demonstration a failure",
-                          by)
+        if isinstance(why, Mapping) and isinstance(why.get("key"), str):
+            try:  # a message the camera gave, journaled as its key and values
+                return self._fail(at, Message.from_json(why), by, Failure.ILLEGAL)
+            except (TypeError, ValueError, KeyError):
+                why = None
+        if isinstance(why, str) and why.strip():  # prose: a referee's words, an old journal
+            return self._fail(at, " ".join(why.split())[:MAX_REASON], by, Failure.ILLEGAL)
+        return self._fail(at, Message("fail.judged", name=self._name(seat)), by,
+                          Failure.ILLEGAL)
 
     def _do_robots(self, cmd: Command, at: float) -> list[Event]:
         s = self.s
         if s.phase == "setup":
-            raise GameError("the game is not set up yet")
+            raise GameError(Message("refuse.not_set_up"))
         robots = self._parse_robots(cmd.get("robots"))
         if s.phase == "demonstrating":
             if robots == s.robots:
                 return []
-            raise GameError("during a demonstration the robots move by moves; "
-                            "send the moves, or judge it with a verdict")
+            raise GameError(Message("refuse.robots_demonstrating"))
         s.robots = robots
         if s.phase in ("bidding", "timer") and s.round is not None:
             s.round.snapshot = dict(robots)
@@ -1011,7 +1047,7 @@ class Game:
         r = s.round
         if number is None:
             if r is None:
-                raise GameError("no chip has been revealed yet")
+                raise GameError(Message("refuse.no_chip"))
             number = r.number
         if r is not None and number == r.number:
             r.optimum = value
@@ -1030,15 +1066,15 @@ class Game:
         if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 4:
             raise GameError(f"hint: a level from 1 to 4, not {level!r}")
         if not s.solo:
-            raise GameError("hints are for solo play")
+            raise GameError(Message("refuse.hint_solo"))
         if r is None or s.phase not in ("bidding", "timer", "demonstrating"):
-            raise GameError("a hint is for a round in play")
+            raise GameError(Message("refuse.hint_round"))
         r.hint = max(r.hint, level)
         return [{"type": "hinted", "at": at, "round": r.number, "level": level}]
 
     def _do_undo(self, cmd: Command, at: float) -> list[Event]:
         if not self._undo:
-            raise GameError("there is nothing to undo")
+            raise GameError(Message("refuse.nothing_to_undo"))
         entry = self._undo.pop()
         self.s = entry.before
         for follower in entry.followers:
@@ -1056,7 +1092,7 @@ class Game:
     def _do_correct(self, cmd: Command, at: float) -> list[Event]:
         s = self.s
         if s.phase == "setup":
-            raise GameError("the game is not set up yet")
+            raise GameError(Message("refuse.not_set_up"))
         kinds = ("award", "revoke", "bid", "timer", "robots", "snapshot", "name", "board")
         given = [k for k in kinds if k in cmd]
         if len(given) != 1:

@@ -11,6 +11,19 @@ The words of the rules are those of each language's rule sheet: *Zielchip*, *San
 'Noch zehn Sekunden'
 >>> count("en", "moves", 1)
 '1 move'
+
+What the server says to players (a refusal, why a move is illegal, the camera's questions) is
+a :class:`Message`: a catalogue key and its values, rendered in each viewer's language. It is a
+``str`` whose text is the English rendering, so logs, the command line and the journal keep
+their prose; :func:`jsonable` gives the ``{"key", "args"}`` form the pages render.
+
+>>> m = Message("refuse.bid_higher", name="Anna", bid=9, previous=7)
+>>> str(m)
+"Anna's bid of 9 is higher than her bid of 7"
+>>> render("de", m)
+'Anna: das Gebot 9 ist höher als das eigene Gebot 7'
+>>> render("fr", Message("verify.seen", robot=color("blue"), cell="k10"))
+'bleu vu en k10'
 """
 
 from __future__ import annotations
@@ -76,6 +89,159 @@ def chip_name(lang: str, chip: str | None) -> str:
     if not chip:
         return ""
     return text(lang, "chip." + chip.replace(" ", "."))
+
+
+def _lookup(lang: str, key: str, args: dict[str, Any]) -> str | None:
+    """The template of ``key`` in ``lang``; a count (``n``) picks ``KEY.one``/``KEY.other``."""
+    words = catalogue(lang)
+    if key in words:
+        return words[key]
+    n = args.get("n")
+    if isinstance(n, int) and f"{key}.{plural(lang, n)}" in words:
+        return words[f"{key}.{plural(lang, n)}"]
+    return None
+
+
+def render(lang: str, message: Any) -> str:
+    """``message`` in ``lang``: a :class:`Message` (its values that are messages too, such as a
+    colour or a direction, rendered in ``lang`` as well), its ``{"key", "args"}`` form, or any
+    other text as it is (old journals keep prose reasons; they show as they were written)."""
+    if isinstance(message, dict) and isinstance(message.get("key"), str):
+        message = Message.from_json(message)
+    if not isinstance(message, Message):
+        return "" if message is None else str(message)
+    args = {k: render(lang, v) if isinstance(v, Message | dict) else v
+            for k, v in message.args.items()}
+    template = _lookup(lang, message.key, message.args)
+    if template is None and lang != DEFAULT:
+        template = _lookup(DEFAULT, message.key, message.args)
+    if template is None:  # a key the catalogues lack: the test of every key keeps this out
+        return message.key
+    return PLACEHOLDER.sub(lambda m: str(args.get(m.group(1), m.group(0))), template)
+
+
+class Message(str):
+    """Words for players as a catalogue key and its values: ``.key``, ``.args``; as a ``str``
+    it is the English rendering (for logs, the command line and the journal). A value that is
+    itself a :class:`Message` (a colour, a direction, a robot) is rendered in the viewer's
+    language too."""
+
+    key: str
+    args: dict[str, Any]
+
+    def __new__(cls, key: str, /, **args: Any) -> Message:
+        probe = str.__new__(cls, "")
+        probe.key, probe.args = key, args
+        self = str.__new__(cls, render(DEFAULT, probe))
+        self.key, self.args = key, args
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.key, self.args))
+
+    def __copy__(self) -> Message:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Message:
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"key": …, "args": {…}}``, nested messages in the same form."""
+        return {"key": self.key,
+                "args": {k: v.to_json() if isinstance(v, Message) else v
+                         for k, v in self.args.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Message:
+        """The message of a ``{"key", "args"}`` form (a journal row, a page's answer)."""
+        args = data.get("args") or {}
+        return cls(str(data["key"]), **{
+            str(k): cls.from_json(v) if isinstance(v, dict) and "key" in v else v
+            for k, v in args.items()})
+
+
+def _rebuild(key: str, args: dict[str, Any]) -> Message:
+    return Message(key, **args)
+
+
+def message(value: Any) -> Message:
+    """``value`` as a message: a :class:`Message` as it is, its ``{"key", "args"}`` form
+    rebuilt, any other text (an old journal's prose) under the key ``text``."""
+    if isinstance(value, Message):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("key"), str):
+        return Message.from_json(value)
+    return Message("text", text="" if value is None else str(value))
+
+
+def said(error: BaseException) -> str:
+    """The words of an error: its :class:`Message` where it was raised with one, else its
+    text."""
+    first = error.args[0] if error.args else None
+    return first if isinstance(first, Message) else str(error)
+
+
+def stored(value: Any) -> Any:
+    """What the journal keeps of a reason: a message's ``{"key", "args"}`` form, prose as it
+    is (and read back by :func:`message`)."""
+    return value.to_json() if isinstance(value, Message) else value
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` for a page: every :class:`Message` found in it keeps its English text where it
+    was, and its ``{"key", "args"}`` form is added beside it under ``FIELD_msg`` (a list of
+    messages: a list of forms), so a page renders it in its own language and an older reader
+    still finds the English."""
+    if isinstance(obj, dict):
+        out: dict[str, Any] = {}
+        for k, v in obj.items():
+            out[k] = jsonable(v)
+            if isinstance(v, Message) and isinstance(k, str):
+                out[f"{k}_msg"] = v.to_json()
+            elif (isinstance(v, list | tuple) and v and isinstance(k, str)
+                  and any(isinstance(x, Message) for x in v)):
+                out[f"{k}_msg"] = [message(x).to_json() for x in v]
+        return out
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, Message):
+        return str(obj)
+    return obj
+
+
+def color(name: Any) -> Any:
+    """A robot's or a barrier's colour as a message (``blue`` → *blau*, *bleu*); anything
+    not a colour of the catalogue stays as it is."""
+    return Message(f"color.{name}") if f"color.{name}" in catalogue(DEFAULT) else name
+
+
+def direction(name: Any) -> Any:
+    """A direction as a message (``right`` → *rechts*, *droite*)."""
+    return Message(f"dir.{name}") if f"dir.{name}" in catalogue(DEFAULT) else name
+
+
+def chip(name: Any) -> Any:
+    """A target chip as a message (``green circle`` → *grüner Kreis*)."""
+    key = "chip." + str(name).replace(" ", ".")
+    return Message(key) if key in catalogue(DEFAULT) else name
+
+
+def move(robot: Any, dir_: Any, passes: Any = "") -> Message:
+    """A move (``blue up``) as a message: the robot's colour and the direction translated."""
+    return Message("move.words", robot=color(robot), dir=direction(dir_),
+                   passes=f" {passes}" if passes else "")
+
+
+def listed(items: list[Any], last: str = "list.and") -> Any:
+    """Several values (messages or names) as one: ``blue, red and green`` (``last`` the key
+    that joins the last two: ``list.and``, or ``list.comma`` for a plain list)."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    if len(items) == 2:
+        return Message(last, first=items[0], rest=items[1])
+    return Message("list.comma", first=items[0], rest=listed(items[1:], last))
 
 
 def names_joined(lang: str, names: list[str]) -> str:

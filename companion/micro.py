@@ -56,8 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import i18n
 from .errors import CompanionError
 from .game import GameError
+from .i18n import Message
 
 COLORS = ("blue", "yellow", "green", "red", "pink", "white")
 NUMBERS = (1, 2, 3, 4, 5, 6)
@@ -103,6 +105,16 @@ class Space:
     def label(self) -> str:
         """As the rule sheet says it: ``pink 1``."""
         return f"{self.color} {self.number}"
+
+    @property
+    def words(self) -> Message:
+        """:attr:`label` for players: the colour in their language (*rosa 1*)."""
+        return Message("space", color=i18n.color(self.color), n=self.number)
+
+    @property
+    def short(self) -> Message:
+        """:attr:`name` for players (``white1``; *weiß 1*, *blanc 1*)."""
+        return Message("space.name", color=i18n.color(self.color), n=self.number)
 
     @property
     def index(self) -> int:
@@ -329,12 +341,12 @@ class Layout:
     def why_not(self, frm: Space, to: Space) -> str | None:
         """Why ``frm`` → ``to`` is not a move, or None when it is one."""
         if frm == to:
-            return f"{to} is where the robot already stands; a move goes to another space"
+            return Message("micro.why.same", to=to.short)
         (r1, c1), (r2, c2) = self._where[frm], self._where[to]
         if r1 != r2 and c1 != c2:
-            return f"{to} is not in the same row or column as {frm}"
+            return Message("micro.why.line", to=to.short, start=frm.short)
         if not to.shares(frm):
-            return f"{to} shares neither colour nor number with {frm}"
+            return Message("micro.why.shares", to=to.short, start=frm.short)
         return None
 
     def sections(self) -> tuple[tuple[tuple[Space, ...], ...], ...]:
@@ -429,18 +441,28 @@ def validate_grid(rows: Sequence[Sequence[Space]]) -> list[str]:
             if not isinstance(s, Space):
                 return [f"row {i + 1} column {j + 1}: {s!r} is not a space"]
             seen.setdefault(s, []).append((i, j))
-    problems = []
+    problems: list[str] = []
     for s in ALL_SPACES:
         places = seen.get(s, [])
         if len(places) > 1:
-            times = {2: "twice", 3: "three times"}.get(len(places), f"{len(places)} times")
-            at = ", ".join(f"row {i + 1} column {j + 1}" for i, j in places)
-            problems.append(f"{s.label} appears {times} ({at})")
-    missing = [s.label for s in ALL_SPACES if s not in seen]
+            problems.append(_twice(s, places))
+    missing = [s.words for s in ALL_SPACES if s not in seen]
     if missing:
-        problems.append(", ".join(missing) + (" is" if len(missing) == 1 else " are")
-                        + " missing")
+        problems.append(Message("layout.missing", spaces=i18n.listed(missing, "list.comma"),
+                                n=len(missing)))
     return problems
+
+
+def _place(i: int, j: int) -> Message:
+    return Message("layout.place", row=i + 1, column=j + 1)
+
+
+def _twice(space: Space, places: list[tuple[int, int]]) -> Message:
+    """``white 3 appears twice (row 2 column 5, row 4 column 1)``."""
+    where = i18n.listed([_place(i, j) for i, j in places], "list.comma")
+    if len(places) == 2:
+        return Message("layout.twice", space=space.words, places=where)
+    return Message("layout.duplicate", space=space.words, n=len(places), places=where)
 
 
 
@@ -465,7 +487,7 @@ def check_rows(rows: Sequence[Sequence[str | Space | None]]) -> list[str]:
             try:
                 space = Space.parse(raw)
             except SpaceError as e:
-                problems.append(f"row {i + 1} column {j + 1}: {e}")
+                problems.append(Message("layout.bad_space", place=_place(i, j), why=str(e)))
                 continue
             seen.setdefault(space, []).append((i, j))
             out.append(space)
@@ -474,11 +496,9 @@ def check_rows(rows: Sequence[Sequence[str | Space | None]]) -> list[str]:
         for space in ALL_SPACES:
             places = seen.get(space, [])
             if len(places) > 1:
-                at = ", ".join(f"row {i + 1} column {j + 1}" for i, j in places)
-                problems.append(f"{space.label} appears {len(places)} times ({at})"
-                                .replace("appears 2 times", "appears twice"))
+                problems.append(_twice(space, places))
         if empty:
-            problems.append(f"{empty} space{'s' * (empty != 1)} still to fill")
+            problems.append(Message("layout.empty", n=empty))
         return problems
     return validate_grid(grid)
 
@@ -751,25 +771,26 @@ def check_demonstration(
     for i, raw in enumerate(landings):
         space = Space.parse(raw)
         if moves == called:
-            return Verdict(False, True, f"move {i + 1} is one more than the {called} called",
+            return Verdict(False, True, Message("micro.why.extra", move=i + 1, called=called),
                            moves, at, landed, i + 1)
         why = layout.why_not(at, space)
         if why:
-            return Verdict(False, True, f"move {i + 1}: {why}", moves, at, landed, i + 1)
+            return Verdict(False, True, Message("micro.why.move", move=i + 1, why=why), moves,
+                           at, landed, i + 1)
         at, moves = space, moves + 1
         if via is not None and space == via:
             landed = True
     if moves < called:
-        reason = f"{moves} of {called} moves made"
+        reason = Message("micro.why.short", moves=moves, called=called)
         if finished:
-            reason = f"stopped after {moves} of the {called} moves called"
+            reason = Message("micro.why.stopped", moves=moves, called=called)
         return Verdict(False, finished, reason, moves, at, landed)
     if at != target:
-        return Verdict(False, True, f"after {called} moves the robot is on {at}, not on the "
-                       f"target {target}", moves, at, landed)
+        return Verdict(False, True, Message("micro.why.elsewhere", called=called, at=at.short,
+                                            target=target.short), moves, at, landed)
     if via is not None and not landed:
-        return Verdict(False, True, f"the robot reached {target} without landing on the "
-                       f"intermediate target {via} first", moves, at, landed)
+        return Verdict(False, True, Message("micro.why.no_via", target=target.short,
+                                            via=via.short), moves, at, landed)
     return Verdict(True, True, None, moves, at, landed)
 
 
@@ -1350,8 +1371,7 @@ class MicroGame:
         by = cmd.get("by")
         if by is None or by == "" or isinstance(by, bool) or not isinstance(by, str | int):
             raise MicroGameError("a verdict says who gave it ('by')")
-        reason = None if success else \
-            f"the table judged {self._name(seat)}'s demonstration a failure"
+        reason = None if success else Message("fail.judged", name=self._name(seat))
         return self._end_demonstration(at, success, reason, by)
 
     def _do_tick(self, cmd: Command, at: float) -> list[Event]:
@@ -1405,7 +1425,7 @@ class MicroGame:
                                "to": to, "to_name": self._name(to),
                                "vp": {"from": s.vp[seat], "to": s.vp[to]}})
             events.append({"type": "chip_returned", "at": at, "target": s.target.name,
-                           "reason": "the demonstration failed"})
+                           "reason": Message("micro.failed")})
         lengths = exact_lengths(s.layout, s.start, s.target, s.via)
         best = shortest_route(s.layout, s.start, s.target, s.via)
         record = {

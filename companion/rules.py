@@ -29,7 +29,9 @@ from .board import (
     Cell,
     Direction,
 )
+from . import i18n
 from .errors import CompanionError
+from .i18n import Message
 
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver", "transparent")
 FIFTH_ROBOTS = ("black", "silver")
@@ -211,6 +213,10 @@ class Move:
 
     __str__ = text
 
+    def message(self) -> Message:
+        """The move for players: its robot's colour and its direction in their language."""
+        return i18n.move(self.robot, self.direction.word, " ".join(self.text().split()[2:]))
+
     @classmethod
     def parse(cls, text: object) -> Move:
         if not isinstance(text, str):
@@ -342,8 +348,8 @@ def slide(
                     d = diag.turn(d)
                     deflected = True
                 else:
-                    error = (f"it meets the barrier at {board.name(cell)} where it was to "
-                             f"pass a {token}")
+                    error = Message("slide.pass_mismatch", cell=board.name(cell),
+                                    token=Message(f"pass.{token}"))
                     rule = "pass_mismatch"
                     break
             else:
@@ -353,18 +359,18 @@ def slide(
                 deflected = True
         state = (cell, d, len(tokens))
         if state in seen:
-            error, rule = "it would slide round in a loop for ever", "endless_loop"
+            error, rule = Message("slide.endless_loop"), "endless_loop"
             break
         seen.add(state)
     if error is None:
         if cell == start:
-            error, rule = "it does not move: something stops it at once", "no_move"
+            error, rule = Message("slide.no_move"), "no_move"
         elif tokens:
-            error = (f"it stops at {board.name(cell)} with '{tokens[0]}' still to do: "
-                     "there is nothing there to pass through")
+            error = Message("slide.unused_pass", cell=board.name(cell),
+                            token=Message(f"pass.{tokens[0]}"))
             rule = "unused_pass"
         elif board.diagonal_at(cell) is not None and rules.barrier_stop == "illegal":
-            error = f"it would stop on the barrier at {board.name(cell)}"
+            error = Message("slide.barrier_stop", cell=board.name(cell))
             rule = "barrier_stop"
     return Slide(start, cell, direction, d, tuple(path), deflected, cost, error, rule,
                  next_choice)
@@ -409,6 +415,16 @@ class Goal:
 
     def claims(self, robot: str) -> bool:
         return self.robot == "any" or self.robot == robot
+
+    def message(self, board: Board) -> Message:
+        """:meth:`label` for players: ``the blue triangle``, ``the vortex``, ``k10 for blue``."""
+        if self.color and self.shape:
+            if self.shape == VORTEX:
+                return Message("goal.vortex")
+            return Message("goal.chip", chip=i18n.chip(f"{self.color} {self.shape}"))
+        if self.is_vortex:
+            return Message("goal.cell_any", cell=board.name(self.cell))
+        return Message("goal.cell", cell=board.name(self.cell), robot=i18n.color(self.robot))
 
     def label(self, board: Board) -> str:
         if self.color and self.shape:
@@ -529,7 +545,8 @@ class Position:
 
     def slide(self, move: Move) -> Slide:
         if move.robot not in self.robots:
-            raise IllegalMoveError(f"there is no {move.robot} robot on the board", "no_robot")
+            raise IllegalMoveError(Message("route.no_robot", robot=i18n.color(move.robot)),
+                                   "no_robot")
         return slide(self.board, self.occupied_by_others(move.robot), self.robots[move.robot],
                      move.robot, move.direction, move.passes, self.rules)
 
@@ -537,7 +554,8 @@ class Position:
         """The position after ``move``; :class:`IllegalMoveError` if the slide is not legal."""
         s = self.slide(move)
         if s.error:
-            raise IllegalMoveError(f"{move.text()}: {s.error}", s.rule or "illegal")
+            raise IllegalMoveError(Message("route.illegal_move", move=move.message(),
+                                           why=s.error), s.rule or "illegal")
         return self.with_robots({**self.robots, move.robot: s.end})
 
     def legal_moves(self) -> Iterator[tuple[Move, Slide]]:
@@ -657,10 +675,11 @@ def validate_route(
     failed = None
     route = list(route)
     for i, move in enumerate(route):
-        label = f"move {i + 1} ({move.text()})"
+        def at_move(why: Any, i: int = i, move: Move = move) -> Message:
+            return Message("route.move", n=i + 1, move=move.message(), why=why)
         if move.robot not in robots:
-            reason, rule, failed = f"{label}: there is no {move.robot} robot on the board", \
-                "no_robot", i
+            reason, rule, failed = at_move(Message("route.no_robot", robot=i18n.color(
+                move.robot))), "no_robot", i
             break
         if (
             rules.immediate_reversal == "forbidden"
@@ -668,14 +687,14 @@ def validate_route(
             and history[move.robot]
             and history[move.robot][-1][1].opposite == move.direction
         ):
-            reason = (f"{label}: {move.robot} goes straight back the way it came; "
-                      f"{rules.preset} forbids that unless another robot moved in between")
+            reason = at_move(Message("route.reversal", robot=i18n.color(move.robot),
+                                     preset=rules.preset))
             rule, failed = "immediate_reversal", i
             break
         s = slide(board, frozenset(c for r, c in robots.items() if r != move.robot),
                   robots[move.robot], move.robot, move.direction, move.passes, rules)
         if s.error:
-            reason, rule, failed = f"{label}: {s.error}", s.rule, i
+            reason, rule, failed = at_move(s.error), s.rule, i
             break
         robots[move.robot] = s.end
         history[move.robot].append((s.direction, s.final_direction, s.deflected))
@@ -690,20 +709,22 @@ def validate_route(
         reached = goal.claims(arriving) and robots.get(arriving) == goal.cell
         if reached and rules.ricochet == "strict" and not ricochet_done(rules, history[arriving]):
             reached = False
-            reason = (f"{arriving} reaches {goal.label(board)} without ever turning 90°: "
-                      "the must-ricochet rule asks for at least one ricochet")
+            reason = Message("route.no_ricochet", robot=i18n.color(arriving),
+                             goal=goal.message(board))
             rule = "ricochet"
         elif reached and rules.ricochet == "lenient" and moves == 1:
             reached = False
-            reason = (f"{arriving} reaches {goal.label(board)} in one straight slide from the "
-                      "start, which the ricochet rule does not allow")
+            reason = Message("route.one_slide", robot=i18n.color(arriving),
+                             goal=goal.message(board))
             rule = "ricochet"
         elif not reached:
-            who = "the arriving robot" if goal.is_vortex else goal.robot
-            reason = f"the route ends without {who} on {goal.label(board)}"
+            reason = (Message("route.not_reached_any", goal=goal.message(board))
+                      if goal.is_vortex else
+                      Message("route.not_reached", robot=i18n.color(goal.robot),
+                              goal=goal.message(board)))
             rule = "not_reached"
     elif goal is not None and failed is None:
-        reason, rule = "the route is empty: a robot must move to reach the target", "not_reached"
+        reason, rule = Message("route.empty"), "not_reached"
 
     meets = None
     if bid is not None:

@@ -49,6 +49,7 @@ from typing import Any
 from . import i18n, micro, speech
 from .board import Board, tile_names
 from .game import COMMANDS, Game, GameError
+from .i18n import Message
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
 from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
@@ -75,8 +76,6 @@ CHIP_PHASES = ("idle", "round_over")
 # The phases in which the robots stand for a round in play (a look must agree with the journal
 # after a restart before it counts).
 ROUND_PHASES = ("bidding", "timer", "demonstrating")
-RECONCILE_MESSAGE = ("The board does not match the journal: put {wrong} back; the camera "
-                     "takes up the round once it does")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -562,7 +561,7 @@ class Table:
             clean = check_command_names(clean)  # names enter the game here, and only here
             events = self._game_apply(clean)
         except (GameError, PlayerNameError) as e:
-            return Outcome(False, str(e))
+            return Outcome(False, i18n.said(e))
         except RuntimeError as e:  # the store's JournalError: the disk refused it
             log.error("journal: %s", e)
             return Outcome(False, str(e))
@@ -775,7 +774,7 @@ class Table:
         if wanted and wanted != known:
             out = self._apply({"type": "robots", "robots": wanted}, "camera")
             if not out.ok:
-                self._message = f"camera: {out.reason}"
+                self._message = Message("camera.refused", why=out.reason)
                 self._publish()
             return out
         return Outcome(True)
@@ -784,14 +783,15 @@ class Table:
         """Does this look agree with the journal? Until one does (after a restart or an undo),
         looks only say what differs: they are never turned into moves."""
         known = self.game.view()["robots"]
-        wrong = [f"{r} on {known[r]}" + (f" (seen on {robots[r]})" if r in robots else
-                                         " (not seen)")
+        wrong = [Message("reconcile.seen", robot=i18n.color(r), cell=known[r], seen=robots[r])
+                 if r in robots else Message("reconcile.unseen", robot=i18n.color(r),
+                                             cell=known[r])
                  for r in known if robots.get(r) != known[r]]
         if wrong:
-            self._message = RECONCILE_MESSAGE.format(wrong=", ".join(wrong))
+            self._message = Message("camera.reconcile", wrong=i18n.listed(wrong, "list.comma"))
             return False
         self._reconcile = False
-        if self._message.startswith(RECONCILE_MESSAGE[:20]):
+        if getattr(self._message, "key", None) == "camera.reconcile":
             self._message = ""
         return True
 
@@ -817,11 +817,12 @@ class Table:
         if chip is None and reason is None:
             self._chip_seen = None
         elif chip is None:
-            seen = f"a {color} chip" if color and color != "any" else "a chip"
             self._chip_seen = {"chip": None, "color": color, "reason": reason,
                                "status": "unread", "source": source}
-            self._message = (f"The {source} sees {seen} but cannot read it: {reason}. "
-                             "Pick the chip by hand.")
+            self._message = (Message("chip.unread_color", source=_source(source),
+                                     color=i18n.color(color), why=reason)
+                             if color and color != "any" else
+                             Message("chip.unread", source=_source(source), why=reason))
         elif chip == self._chip_stale:
             self._chip_seen = {"chip": chip, "color": color, "reason": None,
                                "status": "previous", "source": source}
@@ -835,7 +836,8 @@ class Table:
                 return out  # published with the round, saying who read the chip
             self._chip_seen = {"chip": chip, "color": color, "reason": out.reason,
                                "status": "refused", "source": source}
-            self._message = f"The {source} read the {chip} chip: {out.reason}"
+            self._message = Message("chip.refused", source=_source(source),
+                                    chip=i18n.chip(chip), why=out.reason)
         self._publish()
         return out
 
@@ -856,9 +858,11 @@ class Table:
                 self._message = out.reason or ""
         elif t == "illegal" and self.game.phase == "demonstrating":
             self._message = e.get("reason", "")
-            # the reason is journaled with the verdict: a restart shows the same words
+            # the reason is journaled with the verdict (as its key and values): a restart
+            # shows the same words, in each page's language
             self._apply({"type": "verdict", "success": False, "by": "camera",
-                         "reason": e.get("reason") or "an illegal move"}, "camera")
+                         "reason": i18n.stored(e.get("reason") or Message("verify.illegal"))},
+                        "camera")
         elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
                    "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
             # "unsure": the camera could not tell (its question is the message); no verdict
@@ -936,7 +940,7 @@ class Table:
             return {"result": "success", "seat": v["seat"], "name": v["name"],
                     "reason": f"{v['moves']} moves, bid {v['bid']}", "by": v["by"],
                     "moves": v["moves"], "bid": v["bid"]}
-        return {"result": v.get("result") or _failure_kind(v), "seat": v["seat"],
+        return {"result": v["result"], "seat": v["seat"],
                 "name": v["name"], "reason": v["reason"], "by": v["by"], "bid": v.get("bid")}
 
     # ------------------------------------------------------------ publishing
@@ -1428,7 +1432,7 @@ class Table:
             elif t in ("rolled", "target_rerolled"):
                 self._message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
-                    self._message = "Nobody called in time: a new target was rolled"
+                    self._message = Message("notice.stall")
                     self._notice = (self._message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
@@ -1471,8 +1475,8 @@ class Table:
                 self._reconcile = False
                 self._message = ""
             else:
-                self._message = RECONCILE_MESSAGE.format(wrong=f"the robot on {robot} (seen "
-                                                               f"on {seen})")
+                self._message = Message("camera.reconcile", wrong=Message(
+                    "reconcile.micro", cell=robot, seen=seen))
             self._publish()
             return Outcome(True)
         if seen is not None and g.phase == "demonstrating":
@@ -1480,12 +1484,13 @@ class Table:
             if seen != v["robot"]:
                 out = self._apply({"type": "land", "space": seen}, source)
                 if not out.ok:
-                    self._message = f"{source}: {out.reason}"
+                    self._message = Message("source.said", source=_source(source),
+                                            why=out.reason)
                     self._publish()
                 return out
         elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
-            self._message = (f"{source}: the robot is on {seen}; the round starts from "
-                             f"{g.view()['robot']}")
+            self._message = Message("micro.robot_elsewhere", source=_source(source),
+                                    seen=seen, start=g.view()["robot"])
         self._publish()
         return Outcome(True)
 
@@ -1507,7 +1512,7 @@ class Table:
             confidence = [[round(float(c), 3) for c in r] for r in confidence]
         self._proposal = {"rows": names, "confidence": confidence, "problems": problems,
                           "source": source, "at": time.time()}
-        self._message = f"{source} read a Micro Robots board: confirm it under Layouts"
+        self._message = Message("micro.proposal", source=_source(source))
         self._publish()
         return Outcome(True)
 
@@ -1623,16 +1628,9 @@ def _plays(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _failure_kind(e: Mapping[str, Any]) -> str:
-    reason = str(e.get("reason", ""))
-    if "gave up" in reason:
-        return "gave_up"
-    if ("more than her bid" in reason or "more than the bid" in reason
-            or "bid was exactly" in reason):
-        return "over_bid"
-    if "fails" in reason or "made no moves" in reason:
-        return "incomplete"
-    return "illegal"
+def _source(source: str) -> Any:
+    """Who saw something (``camera``, the simulated ``sim``) as players say it."""
+    return Message(f"source.{source}") if f"source.{source}" in i18n.catalogue("en") else source
 
 
 def _micro_verdict(game: Any) -> dict[str, Any] | None:

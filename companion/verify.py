@@ -91,7 +91,9 @@ from pathlib import Path
 from typing import Any
 
 from .board import DIRECTIONS, Board, Cell, Direction
+from . import i18n
 from .errors import CompanionError
+from .i18n import Message
 from .rules import (
     MAX_PASSES,
     TRANSPARENT,
@@ -524,7 +526,7 @@ class Demonstration:
             self._look.occluded = True
             self._hands += 1
             self._hand_since = True
-            return [self._event("occluded", at, message="the board is hidden")]
+            return [self._event("occluded", at, message=Message("verify.hidden"))]
         self._look.occluded = False
         seen = self._read(robots)
         if self.phase in (RESTORING, RESTORED):
@@ -544,7 +546,7 @@ class Demonstration:
         hand, self._hand_since = self._hand_since, False
         events: list[Event] = []
         if self.phase == WAITING:
-            events.append(self._event("robots_back", at, message="every robot is on the board"))
+            events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
         obs, again = self._recheck(obs, at, events)
         if obs == self.state:
             self.phase = WATCHING
@@ -558,18 +560,17 @@ class Demonstration:
         if self.finished:
             return []
         if self.doubts:
-            return self._unsure(self.state, at, "the demonstration ended with a reading no legal "
-                                "move explains")
+            return self._unsure(self.state, at, Message("verify.unexplained_end"))
         result = validate_route(self.snapshot, self.route, self.bid)
         if self.phase == WAITING:
-            reason = "a robot is off the board"
+            reason: str | None = Message("verify.off_board")
         elif not self.route:
-            reason = "no move was made"
+            reason = Message("verify.no_move")
         else:
             reason = result.reason or (
-                f"{self.count} moves cost {self.cost}, which does not meet the bid of "
-                f"{self.bid}" if not result.meets_bid else None)
-        return self._fail("incomplete", at, reason or "the target is not reached")
+                Message("verify.cost_not_bid", count=self.count, cost=self.cost, bid=self.bid)
+                if not result.meets_bid else None)
+        return self._fail("incomplete", at, reason or Message("verify.not_reached"))
 
     def give_up(self, at: float) -> list[Event]:
         """The player gives up: the demonstration failed; the board must be restored."""
@@ -617,20 +618,19 @@ class Demonstration:
         put_back = {n: self._name(self.state[self.names.index(n)])
                     for n in [*missing, *(n for g in merged for n in g)]}
         if missing:
-            words = ", ".join(f"{n} on {put_back[n]}" for n in missing)
-            who = " and ".join(missing)
+            words = _on_cells(put_back, missing)
+            who = i18n.listed([i18n.color(n) for n in missing])
             # lifted off, or only not seen surely enough to be placed: the camera cannot tell
-            msg = (f"{who} {'is' if len(missing) == 1 else 'are'} not seen (off the board, or "
-                   f"not clearly in view): the count waits for {words}")
+            msg = Message("verify.missing", robots=who, n=len(missing), waits=words)
             return [self._event("robot_missing", at, robots=missing, put_back=put_back,
                                 message=msg)]
         group = merged[0]
         cell = self._name(self.state[self.names.index(group[0])])
-        words = ", ".join(f"{n} on {put_back[n]}" for n in group)
+        words = _on_cells(put_back, group)
         return [self._event(
             "robots_merged", at, robots=[n for g in merged for n in g], put_back=put_back,
-            message=f"{' and '.join(group)} are seen as one (a robot knocked?): the count "
-                    f"waits until they stand apart again ({words}; last seen near {cell})")]
+            message=Message("verify.merged", robots=i18n.listed([i18n.color(n) for n in group]),
+                            waits=words, cell=cell))]
 
     def _explain(self, obs: State, at: float, hand: bool = True,
                  again: frozenset[str] = frozenset()) -> list[Event]:
@@ -716,10 +716,10 @@ class Demonstration:
             else:
                 again.add(n)
         if cleared:
-            words = ", ".join(f"{n} on {self._name(self.state[self.names.index(n)])}"
-                              for n in cleared)
+            words = _on_cells({n: self._name(self.state[self.names.index(n)])
+                               for n in cleared}, cleared)
             events.append(self._event("doubt_cleared", at, robots=cleared,
-                                      message=f"seen again where they stood: {words}"))
+                                      message=Message("verify.seen_again", robots=words)))
         return tuple(out), frozenset(again)
 
     def _suspects(self, obs: State, hand: bool, again: frozenset[str]) -> set[str]:
@@ -748,8 +748,9 @@ class Demonstration:
         return out | {n for n, c in odd.items() if c == min(odd.values())}
 
     def _question(self, cells: Mapping[str, Cell]) -> str:
-        seen = ", ".join(f"{n} seen on {self._name(c)}" for n, c in cells.items())
-        return f"{seen} — is that right?"
+        seen = i18n.listed([Message("verify.seen", robot=i18n.color(n), cell=self._name(c))
+                            for n, c in cells.items()], "list.comma")
+        return Message("verify.question", seen=seen)
 
     def _doubt(self, obs: State, suspects: set[str], at: float, why: str) -> list[Event]:
         """Take the suspects' readings for misreadings: believe them where they stood, and
@@ -764,9 +765,7 @@ class Demonstration:
         robots = {n: {"seen": self._name(c), "believed": self._name(self.state[
             self.names.index(n)])} for n, c in new.items()}
         return [self._event("doubt", at, robots=robots, question=question, reason=why,
-                            message=f"{question} (no legal move explains it: the count goes "
-                                    f"on as if {'it' if len(new) == 1 else 'they'} had not "
-                                    f"moved)")]
+                            message=Message("verify.doubt", question=question, n=len(new)))]
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
         """The verdict when what no legal move explains rests on a doubtful reading: no
@@ -775,7 +774,7 @@ class Demonstration:
                                                               strict=True) if a != c}
         question = self._question(cells)
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
-                          message=f"the camera is not sure: {question}")
+                          message=Message("verify.unsure", question=question))
 
     def _why(self, obs: State, tried: int, result: SearchResult) -> str:
         """Words for a change no legal sequence explains (consumes the last rejection)."""
@@ -785,11 +784,12 @@ class Demonstration:
             return reason
         if rejection:
             return rejection
-        changes = ", ".join(
-            f"{n} {self._name(a)}→{self._name(b)}"
-            for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b)
-        limit = "(the search gave up)" if result.exhausted else f"of up to {tried} moves"
-        return f"{changes}: no sequence {limit} of legal moves does that"
+        changes = i18n.listed([
+            Message("verify.change", robot=i18n.color(n), start=self._name(a), end=self._name(b))
+            for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b], "list.comma")
+        if result.exhausted:
+            return Message("verify.no_sequence_gave_up", changes=changes)
+        return Message("verify.no_sequence", changes=changes, tried=tried)
 
     def _choose(self, result: SearchResult) -> _Choice | None:
         """Among explanations of equal length: the legal ones (by the rules' own judge); of
@@ -844,8 +844,8 @@ class Demonstration:
             assumed = format_route(s.move for s in steps)
             events.append(self._event(
                 "ambiguous", at, assumed=assumed, alternatives=alts, moves=len(steps),
-                message=f"{len(steps)} move{'s' if len(steps) > 1 else ''} either way; "
-                        f"assumed {assumed} (or {'; or '.join(alts)})"))
+                message=Message("verify.ambiguous", n=len(steps), assumed=assumed,
+                                alternatives="; ".join(alts))))
         state = list(self.state)
         for k, step in enumerate(steps, 1):
             state[self.names.index(step.move.robot)] = step.end
@@ -866,8 +866,8 @@ class Demonstration:
             if self.cost > self.bid:
                 return events + self._fail(
                     "over_bid", at,
-                    f"move {self.count} ({step.move.text()}) makes {self.cost}, past the bid "
-                    f"of {self.bid}", seen=obs)
+                    Message("verify.past_bid", count=self.count, move=step.move.message(),
+                            cost=self.cost, bid=self.bid), seen=obs)
         events.extend(self._unmet(at))
         return events
 
@@ -883,22 +883,22 @@ class Demonstration:
         result: RouteResult = validate_route(self.snapshot, self.route, self.bid)
         reason = result.reason
         if result.reached and not result.meets_bid:
-            reason = (f"the target is reached in {self.cost}, but the bid is exactly "
-                      f"{self.bid}")
+            reason = Message("verify.not_exact", cost=self.cost, bid=self.bid)
         elif reason is None or result.rule == "not_reached":
             arriving = self.route[-1].robot if self.route else None
             who = next(n for n, c in zip(self.names, self.state, strict=True)
                        if self.goal.claims(n) and c == self.goal.cell)
             if arriving != who:
-                reason = (f"{who} stands on {self.goal.label(self.board)}, but the last move "
-                          f"was {arriving}'s: the arriving robot must end the route")
+                reason = Message("verify.not_arriving", robot=i18n.color(who),
+                                 goal=self.goal.message(self.board),
+                                 arriving=i18n.color(arriving))
         key = (self.state, reason)
         if key == self._look.unmet:
             return []
         self._look.unmet = key
         return [self._event("rule_unmet", at, rule=result.rule, reason=reason,
                             count=self.count, cost=self.cost,
-                            message=f"not a success yet: {reason}")]
+                            message=Message("verify.not_yet", why=reason))]
 
     def _succeed(self, at: float) -> list[Event]:
         self.phase = SUCCEEDED
@@ -906,8 +906,8 @@ class Demonstration:
         e = self._event(
             "success", at, verdict="success", count=self.count, cost=self.cost,
             robot=arriving, route=format_route(self.route),
-            message=f"{arriving} reaches {self.goal.label(self.board)} in {self.cost} "
-                    f"move{'s' if self.cost != 1 else ''} (bid {self.bid})")
+            message=Message("verify.success", robot=i18n.color(arriving),
+                            goal=self.goal.message(self.board), n=self.cost, bid=self.bid))
         self.verdict = e
         return [e]
 
@@ -938,15 +938,15 @@ class Demonstration:
                 return []
             self.phase = RESTORED
             self._look.restore = None
-            return [self._event("restored", at, message="the board is back as it was: the "
-                                "next bidder may start")]
+            return [self._event("restored", at, message=Message("verify.restored"))]
         self.phase = RESTORING
         key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
         if key == self._look.restore:
             return []
         self._look.restore = key
-        words = ", ".join(f"{n} back on {w['to']}" for n, w in wrong.items())
-        return [self._event("restore", at, robots=wrong, message=f"put {words}")]
+        words = _back_on(wrong)
+        return [self._event("restore", at, robots=wrong,
+                            message=Message("verify.put_back", robots=words))]
 
     def _lifted_misplaced(self, obs: State) -> bool:
         return any(obs[self.names.index(n)] != c for n, c in self._lifted.items())
@@ -958,9 +958,9 @@ class Demonstration:
         if key == self._look.problem:
             return []
         self._look.problem = key
-        words = ", ".join(f"{n} back on {w['to']}" for n, w in wrong.items())
+        words = _back_on(wrong)
         return [self._event("misplaced", at, robots=wrong,
-                            message=f"a lifted robot came back elsewhere: put {words}")]
+                            message=Message("verify.misplaced", robots=words))]
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)
@@ -1014,6 +1014,18 @@ def describe_change(finder: MoveFinder, before: State, after: State, rules: Rule
     return None
 
 
+def _on_cells(where: Mapping[str, str], robots: list[str]) -> Any:
+    """``blue on k10, red on c2`` for players."""
+    return i18n.listed([Message("verify.on", robot=i18n.color(n), cell=where[n])
+                        for n in robots], "list.comma")
+
+
+def _back_on(wrong: Mapping[str, Mapping[str, str]]) -> Any:
+    """``blue back on k10, red back on c2`` for players."""
+    return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
+                        for n, w in wrong.items()], "list.comma")
+
+
 def _slide_words(finder: MoveFinder, rules: Rules, place: State, i: int, a: Cell, b: Cell,
                  d: Direction) -> str | None:
     """Why robot ``i`` cannot have slid from ``a`` to ``b`` going ``d`` among ``place``."""
@@ -1024,13 +1036,14 @@ def _slide_words(finder: MoveFinder, rules: Rules, place: State, i: int, a: Cell
     name_a, name_b = board.name(a), board.name(b)
     if b in s.path[1:]:
         if b != s.end and board.diagonal_at(b) is not None:
-            return (f"{robot} stopped on the barrier at {name_b}: it turns there and slides on "
-                    f"to {board.name(s.end)}")
+            return Message("why.barrier_turns", robot=i18n.color(robot), cell=name_b,
+                           end=board.name(s.end))
         if b != s.end:
-            return (f"{robot} stopped on {name_b}: nothing stops it there (going "
-                    f"{d.word} from {name_a} it slides on to {board.name(s.end)})")
+            return Message("why.no_stop", robot=i18n.color(robot), cell=name_b,
+                           dir=i18n.direction(d.word), start=name_a, end=board.name(s.end))
         if s.error:
-            return f"{robot} {d.word} from {name_a}: {s.error}"
+            return Message("why.slide", robot=i18n.color(robot), dir=i18n.direction(d.word),
+                           start=name_a, why=s.error)
         return None
     if s.final_direction != d:
         return None
@@ -1040,9 +1053,10 @@ def _slide_words(finder: MoveFinder, rules: Rules, place: State, i: int, a: Cell
     if b not in line:
         return None
     who = next((finder.names[j] for j, c in enumerate(place) if c == line[0] and j != i), None)
-    what = f"the {who} robot on {board.name(line[0])}" if who else "a wall"
-    return (f"{robot} cannot get from {name_a} to {name_b} going {d.word}: {what} stops it "
-            f"on {board.name(s.end)}")
+    what = (Message("why.robot_on", robot=i18n.color(who), cell=board.name(line[0])) if who
+            else Message("why.wall"))
+    return Message("why.blocked", robot=i18n.color(robot), start=name_a, cell=name_b,
+                   dir=i18n.direction(d.word), what=what, end=board.name(s.end))
 
 
 # ---------------------------------------------------------------- a whole round
@@ -1099,7 +1113,8 @@ class RoundVerifier:
             "demonstration", at, target=self.snapshot.board.name(target.cell),
             robot=target.robot, robots={n: self.snapshot.board.name(c)
                                         for n, c in self.snapshot.robots.items()},
-            message=f"{player or 'the bidder'} shows {bid} move{'s' if bid != 1 else ''}")]
+            message=(Message("verify.shows", name=player, n=bid) if player
+                     else Message("verify.bidder_shows", n=bid)))]
 
     def resume(self, bid: int, player: str | None, moves: Iterable[Move | str],
                at: float = 0.0) -> None:

@@ -106,19 +106,22 @@ def test_a_chip_the_camera_reads_is_told_in_catalogue_words(screen, table):  # n
 
 
 def test_each_failure_gets_the_verdict_that_names_it():
-    # the game's own failure reasons, as it words them, sort into the page's verdicts
+    # the game says why a demonstration failed as a kind (Failure) and a message key: no
+    # words are parsed to sort a failure into the page's verdicts
     from test_game import Table as GameTable
     from test_game import event
 
-    from companion.table import _failure_kind
+    from companion.game import Failure
 
     g = GameTable(2)
     g.to_demonstration({0: 2, 1: 3})
     g.do("move", move="blue right")
     g.do("move", move="blue up")
     ev = g.do("move", move="blue right")  # three moves over Anna's bid of 2
-    assert _failure_kind(event(ev, "demonstration_failed")) == "over_bid"
+    assert event(ev, "demonstration_failed")["reason"].key == "fail.over_bid"
+    assert g.g.s.verdict["result"] == Failure.OVER_BID == "over_bid"
     ev = g.do("give_up", seat=1)
-    assert _failure_kind(event(ev, "demonstration_failed")) == "gave_up"
+    assert event(ev, "demonstration_failed")["reason"].key == "fail.gave_up"
+    assert g.g.s.verdict["result"] == Failure.GAVE_UP
     for kind in ("success", "over_bid", "illegal", "incomplete", "gave_up"):
         assert f"verdict.{kind}" in i18n.catalogue("en")

@@ -1,0 +1,95 @@
+"""Words the server makes for players are catalogue keys and values (:class:`Message`): every
+key it can produce is in all three catalogues with the same placeholders, and a message of
+each kind rendered in German and French has no English left in it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from companion import i18n
+from companion.i18n import Message
+
+ROOT = Path(i18n.__file__).parent
+
+
+def produced_keys() -> dict[str, str]:
+    """Every key the code gives a :class:`Message` (``Message("refuse.bid_higher", …)``, an
+    f-string's fixed part such as ``f"pass.{token}"`` as a prefix ending in ``.``), with where."""
+    out: dict[str, str] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args and (
+                    (isinstance(node.func, ast.Name) and node.func.id == "Message")
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "Message"))):
+                continue
+            first = node.args[0]
+            where = f"{path.relative_to(ROOT.parent)}:{node.lineno}"
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                out[first.value] = where
+            elif isinstance(first, ast.JoinedStr) and isinstance(first.values[0], ast.Constant):
+                out[str(first.values[0].value) + "*"] = where
+    return out
+
+
+def test_the_walk_finds_the_messages():
+    keys = produced_keys()
+    assert "refuse.bid_higher" in keys and "verify.question" in keys
+    assert "layout.duplicate" in keys and "route.move" in keys
+    assert len(keys) > 80
+
+
+def forms(lang: str, key: str) -> list[str]:
+    """The catalogue keys of ``key`` in ``lang``: itself, or its plural forms."""
+    words = i18n.catalogue(lang)
+    if key.endswith("*"):
+        return [k for k in words if k.startswith(key[:-1])]
+    if key in words:
+        return [key]
+    return [k for k in (f"{key}.one", f"{key}.other") if k in words]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_produced_key_is_in_every_catalogue(lang):
+    missing = {k: w for k, w in produced_keys().items() if not forms(lang, k)}
+    assert not missing, f"{lang}: keys the code produces but the catalogue lacks: {missing}"
+
+
+def test_every_produced_key_has_the_same_placeholders_everywhere():
+    bad = []
+    for key in produced_keys():
+        for form in forms("en", key):
+            want = set(i18n.PLACEHOLDER.findall(i18n.catalogue("en")[form])) - {"n"}
+            for lang in ("de", "fr"):
+                got = set(i18n.PLACEHOLDER.findall(i18n.catalogue(lang)[form])) - {"n"}
+                if got != want:
+                    bad.append((lang, form, sorted(want), sorted(got)))
+    assert not bad
+
+
+def test_a_message_is_its_english_and_keeps_its_key():
+    m = Message("refuse.bid_higher", name="Anna", bid=9, previous=7)
+    assert m == "Anna's bid of 9 is higher than her bid of 7"
+    assert (m.key, m.args) == ("refuse.bid_higher", {"name": "Anna", "bid": 9, "previous": 7})
+    assert Message.from_json(m.to_json()) == m
+    assert i18n.message(m.to_json()).key == "refuse.bid_higher"
+    # prose from an old journal stays as it was written, in every language
+    assert i18n.render("de", "blue up: it would stop on the barrier") == \
+        "blue up: it would stop on the barrier"
+    assert i18n.render("fr", i18n.message("old words")) == "old words"
+
+
+def test_jsonable_keeps_the_english_and_adds_the_key_beside_it():
+    q = Message("verify.question", seen=Message("verify.seen", robot=i18n.color("blue"),
+                                                 cell="k10"))
+    out = i18n.jsonable({"message": q, "problems": [Message("layout.empty", n=3)], "n": 1})
+    assert out["message"] == "blue seen on k10 — is that right?"
+    assert out["message_msg"]["key"] == "verify.question"
+    assert out["message_msg"]["args"]["seen"]["args"]["robot"] == {"key": "color.blue",
+                                                                   "args": {}}
+    assert out["problems"] == ["3 spaces still to fill"]
+    assert out["problems_msg"][0] == {"key": "layout.empty", "args": {"n": 3}}
