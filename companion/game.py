@@ -102,8 +102,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .board import COLORS, SHAPES, VORTEX, Board, BoardError, Cell, cell_name, parse_cell
 from . import i18n
+from .board import COLORS, SHAPES, VORTEX, Board, BoardError, Cell, cell_name, parse_cell
 from .errors import CompanionError
 from .i18n import Message
 from .rules import (

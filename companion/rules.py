@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from . import i18n
 from .board import (
     COLORS,
     DIRECTIONS,
@@ -29,7 +30,6 @@ from .board import (
     Cell,
     Direction,
 )
-from . import i18n
 from .errors import CompanionError
 from .i18n import Message
 

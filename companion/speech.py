@@ -17,6 +17,7 @@ The announcements (their words are in the catalogues, ``say.*``):
 ``demonstrator``    who shows the route now (``name=``, ``n=``)
 ``verdict``         the demonstration's outcome (``name=``, ``success=``)
 ``winner``          the game's winners (``names=``)
+``message``         words the table made for players, such as the camera's question (``message=``)
 ==================  ===========================================
 """
 
@@ -36,7 +37,7 @@ from . import i18n
 
 log = logging.getLogger(__name__)
 
-KINDS = ("chip", "bid", "ten_seconds", "time_up", "demonstrator", "verdict", "winner")
+KINDS = ("chip", "bid", "ten_seconds", "time_up", "demonstrator", "verdict", "winner", "message")
 # espeak-ng's voice for each language of the catalogues
 VOICES = {"en": "en-gb", "de": "de", "fr": "fr-fr"}
 SPEED = 165  # words a minute: brisk, as a referee would say it
@@ -49,6 +50,8 @@ def phrase(lang: str, kind: str, **params: Any) -> str:
     if kind not in KINDS:
         raise ValueError(f"kind: one of {', '.join(KINDS)}, not {kind!r}")
     try:
+        if kind == "message":  # words the table made for players (the camera's question)
+            return i18n.render(lang, params["message"])
         if kind == "chip":
             return i18n.text(lang, "say.chip", chip=i18n.chip_name(lang, params["chip"]))
         if kind == "bid":

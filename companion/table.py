@@ -868,6 +868,8 @@ class Table:
             # "unsure": the camera could not tell (its question is the message); no verdict
             # is given for it, the players judge
             self._message = e.get("message") or e.get("reason") or ""
+            if t in ("doubt", "unsure") and e.get("question"):
+                self._speak([("message", {"message": e["question"]})])  # asked aloud too
 
     # ------------------------------------------------------------ the solver
 

@@ -90,8 +90,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .board import DIRECTIONS, Board, Cell, Direction
 from . import i18n
+from .board import DIRECTIONS, Board, Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
 from .rules import (

@@ -93,3 +93,65 @@ def test_jsonable_keeps_the_english_and_adds_the_key_beside_it():
                                                                    "args": {}}
     assert out["problems"] == ["3 spaces still to fill"]
     assert out["problems_msg"][0] == {"key": "layout.empty", "args": {"n": 3}}
+
+
+# Words that would be English left in a German or French sentence.
+ENGLISH = {"the", "is", "are", "bid", "bids", "move", "moves", "seen", "right", "left", "up",
+           "down", "blue", "red", "green", "yellow", "white", "pink", "board", "higher", "her",
+           "camera", "appears", "twice", "missing", "row", "column", "still", "fill", "wall",
+           "stops", "reaches", "target", "sure", "that", "timer", "has", "run", "out", "over",
+           "demonstration", "put", "back", "waits", "count", "cannot", "read", "chip", "by",
+           "space", "spaces", "shares", "neither", "colour", "number", "after", "not"}
+
+
+def representative() -> dict[str, Message]:
+    """A message of each kind the server makes, most of them made by the code itself."""
+    from test_game import Table as GameTable
+
+    from companion.game import GameError
+    from test_micro import EXAMPLE, grid_names
+
+    from companion.micro import check_demonstration, check_rows
+
+    g = GameTable(2)
+    g.do("reveal")
+    g.do("bid", seat=0, value=7)
+    with pytest.raises(GameError) as refused:
+        g.do("bid", seat=0, value=9)
+    rows = grid_names(EXAMPLE)
+    rows[0][0], rows[5][5] = rows[0][1], None
+    problems = check_rows(rows)
+    landings = ["pink6", "white6", "red6", "red2", "white2"]
+    micro_why = check_demonstration(EXAMPLE, "pink1", "white1", 5, landings).reason
+    color = i18n.color
+    return {
+        "refusal": i18n.said(refused.value),
+        "phase": Message("refuse.time_up"),
+        "illegal": Message("fail.illegal", name="Anna", why=Message(
+            "route.move", n=2, move=i18n.move("blue", "right"),
+            why=Message("slide.barrier_stop", cell="c4"))),
+        "blocked": Message("why.blocked", robot=color("blue"), start="c2", cell="c9",
+                           dir=i18n.direction("up"), what=Message("why.wall"), end="c5"),
+        "question": Message("verify.question", seen=i18n.listed(
+            [Message("verify.seen", robot=color("blue"), cell="k10"),
+             Message("verify.seen", robot=color("red"), cell="c2")], "list.comma")),
+        "missing": Message("verify.missing", robots=i18n.listed([color("green")]), n=1,
+                           waits=Message("verify.on", robot=color("green"), cell="d4")),
+        "put_back": Message("verify.put_back", robots=Message(
+            "verify.back_on", robot=color("yellow"), cell="e5")),
+        "chip_unread": Message("chip.unread_color", source=Message("source.camera"),
+                               color=color("green"), why="…"),  # vision's own reason: prose
+        "duplicate": problems[0],
+        "empty": problems[-1],
+        "micro_move": micro_why,
+    }
+
+
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_a_message_of_each_kind_has_no_english_left(lang):
+    for kind, m in representative().items():
+        assert isinstance(m, Message), kind
+        words = i18n.render(lang, m)
+        left = set(re.findall(r"\w+", words.lower())) & ENGLISH
+        assert not left, (kind, words, left)
+        assert words != str(m), kind

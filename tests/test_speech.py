@@ -22,7 +22,17 @@ needs_espeak = pytest.mark.skipif(ESPEAK is None,
                                   reason="needs espeak-ng (apt install espeak-ng)")
 SAMPLES = {"chip": {"chip": "green hexagon"}, "bid": {"name": "Anna", "n": 6},
            "ten_seconds": {}, "time_up": {}, "demonstrator": {"name": "Ben", "n": 6},
-           "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna", "Ben"]}}
+           "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna", "Ben"]},
+           # the camera's question, asked aloud in the table's language
+           "message": {"message": i18n.Message("verify.question", seen=i18n.Message(
+               "verify.seen", robot=i18n.color("blue"), cell="k10"))}}
+
+
+def test_the_camera_question_is_said_in_the_tables_language():
+    said = {lang: speech.phrase(lang, "message", **SAMPLES["message"]) for lang in i18n.LANGUAGES}
+    assert said == {"en": "blue seen on k10 — is that right?",
+                    "de": "blau auf k10 gesehen — stimmt das?",
+                    "fr": "bleu vu en k10 — est-ce exact ?"}
 
 
 def read_wav(path: Path) -> tuple[np.ndarray, float]:

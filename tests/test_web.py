@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from companion import i18n
 from companion.table import Table
 from companion.web import create_app
 
@@ -317,7 +318,13 @@ def test_a_bid_the_game_refuses_is_a_409_with_the_games_reason(app, game, screen
     phone = join(app, screen, 0)
     h = {"X-Player-Token": phone.token}
     assert phone.post("/api/bid", {"moves": 6}, headers=h).status_code == 200
-    assert_refused(phone.post("/api/bid", {"moves": 9}, headers=h), 409, "higher than her bid")
+    r = assert_refused(phone.post("/api/bid", {"moves": 9}, headers=h), 409,
+                       "higher than her bid")
+    # … and as its key and values, for the phone to say it in its own language
+    said = r.json["error_msg"]
+    assert said["key"] == "refuse.bid_higher"
+    assert (said["args"]["bid"], said["args"]["previous"]) == (9, 6)
+    assert i18n.render("de", said).endswith("das Gebot 9 ist höher als das eigene Gebot 6")
     assert [b["moves"] for b in game.view()["bids"]] == [6]
 
 

@@ -10,12 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
+from .. import i18n
 from . import api, guard, pages
 
 # Bids and setup are tiny; a large body is a mistake or an attack.
 MAX_BODY = 64 * 1024
+
+
+class _Json(DefaultJSONProvider):
+    """JSON for the pages: words the server made for players (:class:`companion.i18n.Message`)
+    go out as their English text and, beside it under ``FIELD_msg``, as their key and values
+    for each page to render in its own language."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return super().dumps(i18n.jsonable(obj), **kwargs)
 
 
 def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
@@ -36,6 +47,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     app.debug = False
+    app.json = _Json(app)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion.table"] = table
     app.extensions["companion.pin"] = guard.PinGate(table.pin)

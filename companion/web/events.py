@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import i18n
 from ..errors import CompanionError
 
 _CLOSED = object()
@@ -40,7 +41,7 @@ class Event:
     data: dict[str, Any]
 
     def encode(self) -> bytes:
-        body = json.dumps(self.data, separators=(",", ":"))
+        body = json.dumps(i18n.jsonable(self.data), separators=(",", ":"))
         return f"id: {self.id}\nevent: {self.name}\ndata: {body}\n\n".encode()
 
 

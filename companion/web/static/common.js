@@ -31,6 +31,23 @@ const I18n = (() => {
     return t(`${key}.${form}`, Object.assign({n}, params || {}));
   }
 
+  // What the server said as a catalogue key and its values ({key, args}; a value that is
+  // itself {key, args}, such as a colour or a direction, said in this language too), else
+  // the server's own text (fallback) as it came.
+  function say(m, fallback) {
+    if (!m || typeof m !== "object" || typeof m.key !== "string") {
+      return fallback == null ? (m == null || typeof m === "object" ? "" : String(m)) : String(fallback);
+    }
+    const args = {};
+    for (const [k, v] of Object.entries(m.args || {})) {
+      args[k] = v && typeof v === "object" && typeof v.key === "string" ? say(v) : v;
+    }
+    const words = all[lang] || {}, en = all.en || {};
+    if (!(m.key in words) && !(m.key in en) && typeof args.n === "number") return tn(m.key, args.n, args);
+    if (!(m.key in words) && !(m.key in en)) return fallback == null ? m.key : String(fallback);
+    return t(m.key, args);
+  }
+
   function apply(root) {
     const scope = root || document;
     for (const n of scope.querySelectorAll("[data-i18n]")) n.textContent = t(n.dataset.i18n);
@@ -71,7 +88,7 @@ const I18n = (() => {
     return `${t(`color.${robot}`)} ${arrow}${rest.length ? " " + rest.join(" ") : ""}`;
   }
 
-  return {t, tn, apply, set, follow, chip, move, get lang() { return lang; }};
+  return {t, tn, say, apply, set, follow, chip, move, get lang() { return lang; }};
 })();
 
 const Companion = (() => {
@@ -91,7 +108,7 @@ const Companion = (() => {
     let data = null;
     try { data = await resp.json(); } catch (e) { data = {error: resp.statusText}; }
     if (!resp.ok) {
-      const err = new Error((data && data.error) || resp.statusText);
+      const err = new Error(I18n.say(data && data.error_msg, (data && data.error) || resp.statusText));
       err.status = resp.status;
       err.data = data;
       throw err;

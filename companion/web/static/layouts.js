@@ -64,7 +64,7 @@
       if (ticket !== checking) return;
       if (mode() === "sections") whole.setLayout(r.rows);
       const list = $("problems");
-      list.replaceChildren(...r.problems.map((p) => el("li", {text: p})));
+      list.replaceChildren(...r.problems.map((p, i) => el("li", {text: I18n.say((r.problems_msg || [])[i], p)})));
       list.dataset.complete = r.complete ? "1" : "0";
       if (r.complete) list.append(el("li", {class: "ok", text: t("layouts.complete")}));
     } catch (e) { $("layout-err").textContent = e.message; }
@@ -187,7 +187,7 @@
         const p = await api("/api/layouts/read", {});
         showProposal(p);
         await refresh();
-        $("layout-ok").textContent = p.problems.length ? "" : "The camera read the whole board: check it, name it and save.";
+        $("layout-ok").textContent = p.problems.length ? "" : I18n.t("layouts.read_whole");
       } finally { button.disabled = false; }
     }));
     $("dismiss-proposal").addEventListener("click", () => act(async () => {

@@ -85,7 +85,7 @@
     const v = s.verdict;
     $("pad-hint").textContent = v && s.phase !== "round"
       ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
-        (v.reason && v.result !== "success" ? ` — ${v.reason}` : "") : "";
+        (v.reason && v.result !== "success" ? ` — ${I18n.say(v.reason_msg, v.reason)}` : "") : "";
     for (const k of document.querySelectorAll("#keys button")) k.disabled = !!me && s.phase !== "round";
     $("keys").classList.toggle("resting", !!me && s.phase !== "round");
     $("demo-actions").classList.toggle("hidden", !myDemo);
@@ -164,7 +164,7 @@
     const said = over ? Companion.verdictText(s) : "";
     $("pad-verdict").textContent = said === $("phase").textContent ? "" : said;
     $("pad-verdict").dataset.result = over && v ? v.result : "";
-    $("pad-why").textContent = over && v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
+    $("pad-why").textContent = over && v && Companion.needsWhy(v) ? t("verdict.why", {reason: I18n.say(v.reason_msg, v.reason)}) : "";
     const o = s.optimal;
     $("pad-optimal").textContent = !o ? (s.optimal_known ? t("optimal.known") : "–")
       : o.moves.length ? tn("optimal.route", o.length, {route: o.moves.map(I18n.move).join(", ")}) : t("optimal.none");

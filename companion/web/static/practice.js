@@ -72,7 +72,7 @@
   async function play(next) {
     if (!puzzle || solved) return;
     const got = await api("/api/practice/move", {position: puzzle.position, route: next});
-    if (!got.legal) { fail(got.reason); return; }
+    if (!got.legal) { fail(I18n.say(got.reason_msg, got.reason)); return; }
     $("error").textContent = "";
     route = next;
     board.setRobots(got.robots);

@@ -42,7 +42,7 @@
   // the table's message, in this page's language where the table gave its words
   function noticeText(s) {
     const n = s.notice;
-    if (!n) return s.message || "";
+    if (!n) return I18n.say(s.message_msg, s.message || "");
     const params = Object.assign({}, n.params);
     if (params.chip) params.chip = params.chip === "vortex" ? t("chip.vortex") : t(`chip.${params.chip.replace(" ", ".")}`);
     return t(n.key, params);
@@ -68,8 +68,8 @@
   function renderCamera(c) {
     const box = $("camera-status");
     const real = c && c.source !== "sim";
-    const text = !real ? "" : c.error ? c.error
-      : c.view && VIEWS[c.view] ? t(VIEWS[c.view]) : c.note ? t("camera.note", {note: c.note}) : "";
+    const text = !real ? "" : c.error ? I18n.say(c.error_msg, c.error)
+      : c.view && VIEWS[c.view] ? t(VIEWS[c.view]) : c.note ? t("camera.note", {note: I18n.say(c.note_msg, c.note)}) : "";
     box.textContent = text;
     box.dataset.view = real ? (c.view || "") : "";
     box.dataset.ok = real && !c.error ? "1" : "0";
@@ -78,7 +78,7 @@
   // Buttons and lights that do not work, and why (no GPIO, a chip that cannot be opened).
   function renderDevices(d) {
     const box = $("devices-status");
-    box.textContent = d ? `Not working: ${d.missing.join(", ")}. ${d.problems.join(" ")}` : "";
+    box.textContent = d ? t("devices.not_working", {what: d.missing.join(", "), why: d.problems.join(" ")}) : "";
     box.dataset.ok = d ? "0" : "1";
   }
 
@@ -142,7 +142,7 @@
       ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
         (v.chip_to ? t("micro.chip_to", {name: v.chip_to}) : "")
       : "";
-    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: I18n.say(v.reason_msg, v.reason)}) : "";
     $("verdict").dataset.result = v ? v.result : "";
     $("answer").textContent = last
       ? (last.shortest === null ? t("micro.no_route") : t("micro.shortest", {moves: tn("moves", last.shortest)})) +
@@ -220,7 +220,7 @@
     const box = $("verdict");
     box.textContent = Companion.verdictText(s);
     box.dataset.result = v ? v.result : "";
-    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: v.reason}) : "";
+    $("verdict-why").textContent = v && Companion.needsWhy(v) ? t("verdict.why", {reason: I18n.say(v.reason_msg, v.reason)}) : "";
   }
 
   function renderOptimal(s) {
