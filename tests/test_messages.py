@@ -107,10 +107,9 @@ ENGLISH = {"the", "is", "are", "bid", "bids", "move", "moves", "seen", "right", 
 def representative() -> dict[str, Message]:
     """A message of each kind the server makes, most of them made by the code itself."""
     from test_game import Table as GameTable
-
-    from companion.game import GameError
     from test_micro import EXAMPLE, grid_names
 
+    from companion.game import GameError
     from companion.micro import check_demonstration, check_rows
 
     g = GameTable(2)

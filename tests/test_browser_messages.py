@@ -1,0 +1,76 @@
+"""What the server says to players, on a German page: a phone's refused bid and the Layouts
+check's problems come as catalogue keys and values and show in German (headless Chromium
+against ``companion run`` on the simulated table). Screenshots go to ``screenshots/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_browser import CHROMIUM, PHONE, PIN, WAIT, Api, Companion
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "screenshots"
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not CHROMIUM.exists(),
+                                 reason="needs Chromium at /usr/bin/chromium")]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                              args=["--no-sandbox", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
+    server = Companion(tmp_path / "journal.db").start()
+    try:
+        api = Api(server.url)
+        api.post("/api/unlock", {"pin": PIN})
+        api.post("/api/setup", {"players": ["Anna", "Ben"], "rules": {"timer_seconds": 600}})
+        api.post("/api/settings", {"language": "de"})
+        api.post("/api/command", {"type": "reveal"})
+        link = api.get("/api/join-links")[0]["url"]
+
+        phone = browser.new_context(**PHONE, locale="de-DE", bypass_csp=True).new_page()
+        phone.goto(link)
+        phone.wait_for_selector('#keys button[data-moves="5"]:enabled', timeout=WAIT)
+        phone.click('#keys button[data-moves="5"]')
+        phone.wait_for_selector('#mybid[data-moves="5"]', timeout=WAIT)
+        # a key above her own bid, forced on, is refused by the game: in German
+        phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="7"]');
+            k.disabled = false; k.click(); }""")
+        phone.wait_for_function("document.getElementById('pad-err').textContent !== ''",
+                                timeout=WAIT)
+        said = phone.locator("#pad-err").inner_text()
+        assert said == "Anna: das Gebot 7 ist höher als das eigene Gebot 5", said
+        SHOTS.mkdir(exist_ok=True)
+        phone.screenshot(path=str(SHOTS / "de-phone-refused.png"), full_page=True)
+
+        # the Layouts check of a Micro Robots board with a space twice and one still empty
+        page = browser.new_context(viewport={"width": 1280, "height": 800},
+                                   locale="de-DE", bypass_csp=True).new_page()
+        page.goto(server.url + "/layouts")
+        page.fill("#pin-input", PIN)
+        page.click("#unlock button[type=submit]")
+        page.wait_for_selector("#unlock.hidden", state="attached", timeout=WAIT)
+        page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
+        shown = page.evaluate("""async () => {
+            const rows = [["pink1", "pink1", "pink3", "pink4", "pink5", "pink6"]];
+            for (let i = 0; i < 5; i++) rows.push(["", "", "", "", "", ""]);
+            const r = await Companion.api("/api/layouts/check", {rows});
+            const list = document.getElementById("problems");
+            list.replaceChildren(...r.problems.map((p, i) => Companion.el("li",
+                {text: I18n.say(r.problems_msg[i], p)})));
+            return Array.from(list.children, (n) => n.textContent); }""")
+        assert shown[0] == "rosa 1 kommt doppelt vor (Zeile 1 Spalte 1, Zeile 1 Spalte 2)", shown
+        assert shown[-1] == "30 Felder sind noch leer", shown
+        page.screenshot(path=str(SHOTS / "de-layouts-problems.png"), full_page=True)
+    finally:
+        server.stop()
