@@ -1022,7 +1022,7 @@ class MicroGame:
             if not timed:  # a refused command leaves no trace, not even of its time
                 self.s.now = now_before
             del self._undo[undo_len:]
-            raise MicroGameError(str(e), timed) from None
+            raise MicroGameError(i18n.said(e), timed) from None
         if kind == "setup" or kind == "new_game":
             self._undo.clear()
         elif kind not in ("undo", "tick", "resume"):
@@ -1128,7 +1128,7 @@ class MicroGame:
             raise MicroGameError("say which player: 'seat' (a seat number from 0) or 'player' "
                                  "(a name)")
         if not 0 <= seat < len(players):
-            raise MicroGameError(f"there is no seat {seat} (seats: {who})")
+            raise MicroGameError(Message("refuse.no_seat", seat=seat, seats=who))
         return seat
 
     def _need_phase(self, kind: str, *phases: str) -> None:
@@ -1136,14 +1136,15 @@ class MicroGame:
         if p in phases:
             return
         if p == "setup":
-            raise MicroGameError("the game is not set up yet")
+            raise MicroGameError(Message("refuse.not_set_up"))
         if p == "game_over":
-            raise MicroGameError("the game is over; start a new game")
+            raise MicroGameError(Message("refuse.game_over"))
         if p in ("idle", "round_over"):
-            raise MicroGameError("no target yet: roll the dice")
+            raise MicroGameError(Message("micro.refuse.no_target"))
         if p == "demonstrating":
-            raise MicroGameError(f"{self._name(self.s.caller or 0)} is demonstrating")
-        raise MicroGameError("the round is under way and nobody has called yet")
+            raise MicroGameError(Message("micro.refuse.demonstrating",
+                                         name=self._name(self.s.caller or 0)))
+        raise MicroGameError(Message("micro.refuse.no_call"))
 
     def _space(self, cmd: Command, key: str) -> Space | None:
         raw = cmd.get(key)
@@ -1157,13 +1158,12 @@ class MicroGame:
     def _set_target(self, target: Space, via: Space | None, at: float) -> None:
         s = self.s
         if target == s.start:
-            raise MicroGameError(f"the target {target} is the start; roll again")
+            raise MicroGameError(Message("micro.refuse.target_is_start", target=target.short))
         if s.options.expert:
             if via is None:
                 raise MicroGameError("the expert variant needs an intermediate target ('via')")
             if via in (s.start, target):
-                raise MicroGameError(f"the intermediate target {via} is the start or the "
-                                     "target; roll again")
+                raise MicroGameError(Message("micro.refuse.via_is_start", via=via.short))
         elif via is not None:
             raise MicroGameError("an intermediate target ('via') is for the expert variant")
         s.target, s.via, s.target_since = target, via, at
@@ -1321,8 +1321,8 @@ class MicroGame:
         if cmd.get("seat") is not None or cmd.get("player") is not None:
             seat = self._seat(cmd)
             if seat != s.caller:
-                raise MicroGameError(f"it is {self._name(s.caller)}'s demonstration, not "
-                                     f"{self._name(seat)}'s")
+                raise MicroGameError(Message("refuse.not_your_demonstration",
+                                             name=self._name(s.caller), other=self._name(seat)))
         return s.caller
 
     def _do_land(self, cmd: Command, at: float) -> list[Event]:
@@ -1340,11 +1340,11 @@ class MicroGame:
             except SpaceError as e:
                 raise MicroGameError(f"land: {e}") from None
             if s.phase != "demonstrating":
-                raise MicroGameError(f"land: {space} comes after the demonstration ended "
-                                     f"({i} of {len(raw)} landings used)")
+                raise MicroGameError(Message("micro.refuse.land_after", space=space.short, used=i,
+                                             given=len(raw)))
             here = s.landings[-1] if s.landings else s.start
             if space == here:
-                raise MicroGameError(f"land: the robot already stands on {space}; nothing moved")
+                raise MicroGameError(Message("micro.refuse.land_same", space=space.short))
             s.landings.append(space)
             verdict = self._judge(finished=False)
             events.append({"type": "landed", "at": at, "seat": seat, "space": space.name,
@@ -1379,7 +1379,7 @@ class MicroGame:
 
     def _do_undo(self, cmd: Command, at: float) -> list[Event]:
         if not self._undo:
-            raise MicroGameError("there is nothing to undo")
+            raise MicroGameError(Message("refuse.nothing_to_undo"))
         entry = self._undo.pop()
         now = self.s.now
         self.s = entry.before

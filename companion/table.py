@@ -430,7 +430,7 @@ class Table:
         try:
             return fut.result(timeout)
         except TimeoutError:
-            return Outcome(False, "the table is busy; try again")
+            return Outcome(False, Message("table.busy"))
 
     def observe(self, robots: Mapping[str, str] | None, source: str = "camera") -> None:
         """A stable observation from the camera: robot → cell name, or ``None`` (hidden)."""
@@ -465,7 +465,7 @@ class Table:
             self._queue.put_nowait(item)
         except queue.Full:
             if item.future is not None:
-                item.future.set_result(Outcome(False, "the table is overloaded; try again"))
+                item.future.set_result(Outcome(False, Message("table.overloaded")))
             log.warning("queue full: dropped %s from %s", item.kind, item.source)
 
     # ------------------------------------------------------------ the loop

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from test_browser import CHROMIUM, PHONE, PIN, WAIT, Api, Companion
 
+from companion import i18n
+
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "screenshots"
 
@@ -74,3 +76,60 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
         page.screenshot(path=str(SHOTS / "de-layouts-problems.png"), full_page=True)
     finally:
         server.stop()
+
+
+def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_path):
+    # the table in this process, so that the test gives the camera's looks: during a
+    # demonstration a robot that stood still is seen on a cell no legal move reaches, and
+    # the page asks about it in the table's language
+    from test_table import make_table, reveal_and_solve, set_up, wait_state
+
+    from companion.rules import Move
+    from companion.verify import finder_for
+    from companion.web import create_app
+    from companion.web.serve import serve_in_thread
+
+    table = make_table(tmp_path)
+    table.start()
+    server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
+    try:
+        table.set_language("de")
+        set_up(table, timer=0.3)
+        opt = reveal_and_solve(table)
+        assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+        wait_state(table, lambda s: s["phase"] == "demonstrating")
+        page = browser.new_context(viewport={"width": 1280, "height": 800},
+                                   locale="en-GB").new_page()
+        page.goto(url + "/")
+        page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
+
+        pos = table._position()
+        board, names = pos.board, tuple(pos.robots)
+        finder = finder_for(board, pos.rules, names)
+        first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
+        after = pos.push(first)
+        state = tuple(after.robots[n] for n in names)
+        still = next(r for r in names if r != first.robot)
+        i = names.index(still)
+        wrong = board.name(next(
+            c for c in board.cells() if c not in board.blocked and board.diagonal_at(c) is None
+            and c not in state and not (r := finder.explain(
+                state, (*state[:i], c, *state[i + 1:]), 4)).explanations and not r.exhausted))
+        seen = {r: board.name(c) for r, c in after.robots.items()}
+        table.observe(None, "camera")
+        table.observe({**seen, still: wrong}, "camera")
+        wait_state(table, lambda s: "is that right?" in s["message"])
+
+        colour = i18n.text("de", f"color.{still}")
+        question = f"{colour} auf {wrong} gesehen — stimmt das?"
+        page.wait_for_function(
+            "(q) => document.getElementById('message').textContent.startsWith(q)", arg=question,
+            timeout=WAIT)
+        shown = page.locator("#message").inner_text()
+        assert shown == (f"{question} (kein erlaubter Zug erklärt das: es wird weitergezählt, "
+                         "als hätte er sich nicht bewegt)"), shown
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "de-table-camera-question.png"), full_page=True)
+    finally:
+        server.close()
+        table.stop()

@@ -175,7 +175,8 @@ def test_a_language_setting_is_one_of_three_or_a_clear_error(value):
 def test_every_announcement_has_words_in_every_language():
     samples = {"chip": {"chip": "blue triangle"}, "bid": {"name": "Anna", "n": 6},
                "ten_seconds": {}, "time_up": {}, "demonstrator": {"name": "Ben", "n": 1},
-               "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna"]}}
+               "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna"]},
+               "message": {"message": i18n.Message("refuse.time_up")}}
     assert set(samples) == set(speech.KINDS)
     for lang in i18n.LANGUAGES:
         for kind, params in samples.items():

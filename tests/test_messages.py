@@ -154,3 +154,48 @@ def test_a_message_of_each_kind_has_no_english_left(lang):
         left = set(re.findall(r"\w+", words.lower())) & ENGLISH
         assert not left, (kind, words, left)
         assert words != str(m), kind
+
+
+def test_a_cameras_reason_is_journaled_as_its_key_and_an_old_prose_reason_still_shows(
+        tmp_path):
+    # the camera's reason for an illegal demonstration goes into the journal as its key and
+    # values: after a restart the verdict says it in each page's language; a journal written
+    # before (prose) replays and shows its words as they were
+    from test_table import make_table, set_up, wait_state
+
+    from companion.store import Store
+
+    why = Message("why.blocked", robot=i18n.color("blue"), start="c2", cell="c9",
+                  dir=i18n.direction("up"), what=Message("why.wall"), end="c5")
+    old = "blue cannot get from c2 to c9 going up: a wall stops it on c5"
+    for name, reason in (("new.db", i18n.stored(why)), ("old.db", old)):
+        table = make_table(tmp_path, solve=None, name=name)
+        table.start()
+        try:
+            set_up(table, timer=0.2)
+            assert table.submit({"type": "reveal"}).ok
+            assert table.submit({"type": "bid", "seat": 0, "value": 5}).ok
+            wait_state(table, lambda s: s["phase"] == "demonstrating")
+            out = table.submit({"type": "verdict", "success": False, "by": "camera",
+                                "reason": reason})
+            assert out.ok, out.reason
+        finally:
+            table.stop()
+        store = Store(tmp_path / name)
+        rows = [c for c in store.commands() if c.get("type") == "verdict"]
+        store.close()
+        assert rows[-1]["reason"] == reason  # the journal keeps what it was given
+        again = make_table(tmp_path, solve=None, name=name)
+        again.start()
+        try:
+            v = again.view()["verdict"]
+            assert v["result"] == "illegal" and v["reason"] == old
+            if name == "new.db":
+                assert v["reason"].key == "why.blocked"
+                assert i18n.render("de", v["reason"]) == (
+                    "Roboter blau kommt von c2 Richtung hoch nicht nach c9: eine Wand hält ihn "
+                    "auf c5 auf")
+            else:
+                assert i18n.render("de", v["reason"]) == old
+        finally:
+            again.stop()

@@ -13,6 +13,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
+from ..i18n import Message
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
 from .events import BrokerBusy, BrokerClosed, BrokerFull
@@ -109,7 +110,7 @@ def _seats() -> list[dict[str, Any]]:
 def _player_seat() -> int:
     seat = seat_of_token(request.headers.get("X-Player-Token"))
     if seat is None:
-        abort(403, description="player token missing or wrong: scan your seat's QR code again")
+        abort(403, description=Message("web.token_wrong"))
     return seat
 
 
@@ -118,7 +119,7 @@ def _own_seat(data: dict[str, Any], verb: str) -> int:
     own player)."""
     seat = _player_seat()
     if "seat" in data and data["seat"] != seat:
-        abort(403, description=f"a phone {verb} only for its own player")
+        abort(403, description=Message(f"web.own_player_only.{verb}"))
     return seat
 
 
@@ -169,10 +170,10 @@ def join() -> Response:
     seat = _int(data, "seat", 0, MAX_SEATS - 1)
     code = data.get("code")
     if not guard.same(code, join_code(seat)):
-        abort(403, description="join code wrong or from an earlier game: scan the QR again")
+        abort(403, description=Message("web.join_code_wrong"))
     seats = _seats()
     if seat >= len(seats):
-        abort(409, description=f"seat {seat}: no such player in this game")
+        abort(409, description=Message("web.no_such_seat", seat=seat))
     return jsonify({"seat": seat, "token": player_token(seat), "name": seats[seat].get("name"),
                     "epoch": _table().view().get("epoch")})
 
@@ -222,7 +223,7 @@ def player_action(action: str) -> Response:
 def unlock() -> Response:
     data = body()
     if not guard.unlock(data.get("pin")):
-        abort(403, description="wrong PIN")
+        abort(403, description=Message("unlock.wrong"))
     return jsonify({"ok": True})
 
 
@@ -296,10 +297,6 @@ def command() -> Response:
 
 
 # What the page is told when a new game would end one in play (it asks the user first).
-GAME_IN_PLAY = ("a game is in play (round {round}; {scores}): a new game ends it. "
-                "Start a new game anyway?")
-
-
 def _game_in_play() -> str | None:
     """What a new game would end: a game with a round played or in play, not yet over."""
     state = _table().view()
@@ -307,7 +304,7 @@ def _game_in_play() -> str | None:
         return None
     scores = ", ".join(f"{p.get('name')} {p.get('chips', p.get('vp', 0))}"
                        for p in state.get("players") or [])
-    return GAME_IN_PLAY.format(round=state["round"], scores=scores)
+    return Message("setup.game_in_play", round=state["round"], scores=scores)
 
 
 @bp.post("/hint")
@@ -395,7 +392,7 @@ def camera() -> Response:
     overlay = request.args.get("overlay", "1") != "0"
     jpeg = _table().camera_jpeg(overlay=overlay)
     if jpeg is None:
-        abort(409, description="no camera frame yet")
+        abort(409, description=Message("calibrate.no_picture"))
     resp = Response(jpeg, mimetype="image/jpeg")
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -543,7 +540,7 @@ def layouts() -> Response:
 def layout_proposal() -> Response:
     p = _table().proposal()
     if p is None:
-        abort(404, description="the camera has proposed no layout")
+        abort(404, description=Message("web.no_proposal"))
     return jsonify(p)
 
 

@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 from flask import abort, current_app, request, session
 
+from ..i18n import Message
+
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 
@@ -85,7 +87,7 @@ class PinGate:
             recent = [t for t in self._fails.get(who, []) if now - t < self.window]
             if len(recent) >= self.limit:
                 self._fails[who] = recent
-                abort(429, description="too many wrong PINs: wait a minute")
+                abort(429, description=Message("web.pin_wait"))
             if same(str(attempt), self.pin):
                 self._fails.pop(who, None)
                 return True
@@ -140,7 +142,7 @@ def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not is_admin():
-            abort(403, description="this needs the table PIN (shown on the main screen)")
+            abort(403, description=Message("web.pin_needed"))
         return view(*args, **kwargs)
 
     return wrapped

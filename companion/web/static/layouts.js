@@ -147,7 +147,7 @@
     });
     $("load").addEventListener("click", () => act(async () => {
       const name = $("saved").value;
-      if (!name) throw new Error("no layout saved yet");
+      if (!name) throw new Error(t("layouts.none_saved"));
       const l = await api(`/api/layouts/${encodeURIComponent(name)}`);
       rows = l.rows; flagged = {}; fromProposal = false;
       $("layout-name").value = l.name;
@@ -169,13 +169,12 @@
     function showProposal(p) {
       rows = p.rows; flagged = {}; fromProposal = true;
       (p.confidence || []).forEach((row, r) => row.forEach((conf, c) => {
-        if (conf < 0.6 && rows[r][c]) flagged[rows[r][c]] = `the camera is unsure (${Math.round(conf * 100)}%)`;
+        if (conf < 0.6 && rows[r][c]) flagged[rows[r][c]] = t("layouts.unsure", {pct: Math.round(conf * 100)});
       }));
       setMode("rows");
       const read = rows.flat().filter((x) => x).length;
       $("entry-hint").textContent = read
-        ? "The camera's reading: spaces it was unsure of are marked, spaces it could not read are empty. Correct any that are wrong, then save."
-        : "The camera could not read any space: enter the board by hand, or try again with the whole board in view.";
+        ? t("layouts.proposal_read") : t("layouts.proposal_none");
     }
     $("load-proposal").addEventListener("click", () => act(async () => {
       showProposal(await api("/api/layouts/proposal"));
