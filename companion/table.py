@@ -722,7 +722,7 @@ class Table:
             self._message = ""
         except NotRestoredError as e:
             self._pending_demo = (seat, bid)
-            self._message = str(e)
+            self._message = i18n.said(e)
 
     def _verifier_call(self, what: str) -> list[dict[str, Any]]:
         try:
@@ -2115,8 +2115,7 @@ class CameraFeed:
         eyes = self._eyes
         if sight.layout is None:
             eyes.clear()
-            self._set_view("unseen", "no Micro Robots game yet: the robot is followed once "
-                                     "one is set up on a board saved under Layouts")
+            self._set_view("unseen", Message("camera.no_micro_game"))
             return
         key = ("micro", sight.epoch, sight.layout, tuple(map(tuple, self.corners or ())))
         if eyes.get("key") != key:
@@ -2136,7 +2135,7 @@ class CameraFeed:
             self._set_view("hidden")
         elif event.kind == "unseen":
             told = None
-            self._set_view("board", "no robot on the board")
+            self._set_view("board", Message("camera.no_robot"))
         elif event.kind in ("placed", "landed", "steady"):
             told = resting
             self._set_view("board")
@@ -2159,7 +2158,7 @@ class CameraFeed:
         self._drawn = None
         if self._view != "unseen" or self._error != f"camera: {reason}":
             self._view = "unseen"
-            self._error = f"camera: {reason}"
+            self._error = Message("camera.refused", why=reason)
             self._changed()
 
     def _trouble(self, message: str) -> None:

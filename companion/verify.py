@@ -1102,9 +1102,8 @@ class RoundVerifier:
             raise NotRestoredError("the round is over")
         if not self.ready:
             assert self.current is not None
-            what = ("the demonstration is still running" if not self.current.finished
-                    else "the board is not restored yet")
-            raise NotRestoredError(f"the next bidder must wait: {what}")
+            raise NotRestoredError(Message("verify.wait_running") if not self.current.finished
+                                   else Message("verify.wait_restore"))
         self.current = Demonstration(self.snapshot, bid, player, self.max_gap)
         self.history.append(self.current)
         target = self.snapshot.target

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .. import i18n
 from ..board import COLORS, SHAPES, VORTEX, Board
+from ..i18n import Message
 from .colours import Profile, balanced_lab, white_of
 from .locate import GRID, Location
 
@@ -89,6 +91,11 @@ class ChipReading:
         if self.shape:
             out["shape"] = self.shape
         return out
+
+
+def _shape(name: str) -> object:
+    """A symbol's name for players (``circle`` → *Kreis*, *cercle*)."""
+    return Message(f"shape.{name}") if name in (*SHAPES, VORTEX) else name
 
 
 def _unread(reason: str, color: str | None = None, confidence: float = 0.0) -> ChipReading:
@@ -222,7 +229,8 @@ def _colour(shares: np.ndarray, coloured_share: float) -> ChipReading | tuple[in
     top = int(np.argmax(shares))
     if shares[top] < COLOUR_SHARE:
         second = COLORS[int(np.argsort(shares)[-2])]
-        return _unread(f"its colour is mixed ({COLORS[top]} or {second})",
+        return _unread(Message("chip.why.mixed", color=i18n.color(COLORS[top]),
+                               other=i18n.color(second)),
                        confidence=float(shares[top]))
     return top, float(min(1.0, (shares[top] - COLOUR_SHARE) / (1 - COLOUR_SHARE) + 0.5))
 
@@ -393,7 +401,7 @@ def _read_light(bgr: np.ndarray, filled: np.ndarray, paper: np.ndarray, px: int,
     noise = float(np.percentile(np.hypot(lab[..., 1], lab[..., 2])[paper], 95))
     shares, coloured_share, coloured, nearest = _votes(lab, inner, hues, noise=noise)
     if coloured_share < 0.02:
-        return _unread("no colour on the chip (is it face down?)")
+        return _unread(Message("chip.why.no_colour_face_down"))
     got = _chip_colour(shares, coloured_share, shapes_of, blur)
     if isinstance(got, ChipReading):
         return got
@@ -416,10 +424,9 @@ def _chip_colour(shares: np.ndarray, coloured_share: float, shapes_of: ShapesOf 
         return colour
     top, conf = colour
     if shapes_of is None:
-        return _unread("the tiles are unknown: only the colour is read", COLORS[top], conf)
+        return _unread(Message("chip.why.no_tiles"), COLORS[top], conf)
     if blur > BLUR_MAX:
-        return _unread("the picture is too blurred to tell its symbol (is the camera in "
-                       "focus?)", COLORS[top], conf)
+        return _unread(Message("chip.why.blurred"), COLORS[top], conf)
     return top, conf, shapes_of(COLORS[top])
 
 
@@ -445,14 +452,14 @@ def _read_dark(lab: np.ndarray, px: int, hues: np.ndarray, shapes_of: ShapesOf |
     solid = cv2.morphologyEx(coloured.astype(np.uint8), cv2.MORPH_OPEN, speck)
     there = max(int(bright.sum()), int(solid.sum())) / px ** 2
     if there < 0.03:
-        return None if face is None else _unread("a dark chip shows no symbol (face down?)")
+        return None if face is None else _unread(Message("chip.why.dark"))
     got = _chip_colour(shares, coloured_share, shapes_of, blur)
     if isinstance(got, ChipReading) and got.shape == VORTEX:
         return got
     if face is None:
-        return _unread("something lies on the centre piece, but no chip can be made out")
+        return _unread(Message("chip.why.something"))
     if coloured_share < 0.01:
-        return _unread("the chip shows no colour")
+        return _unread(Message("chip.why.no_colour"))
     if isinstance(got, ChipReading):
         return got
     top, conf, shapes = got
@@ -483,7 +490,7 @@ def read_square(bgr: np.ndarray, profile: Profile | None = None,
     if paper.mean() >= 0.15:
         return _read_light(img, filled, paper, side, hues, lambda _colour: allowed)
     reading = _read_dark(lab, side, hues, lambda _colour: allowed)
-    return reading or _unread("no chip in the picture")
+    return reading or _unread(Message("chip.why.none"))
 
 
 # ---------------------------------------------------------------- the symbol
@@ -569,19 +576,20 @@ def _decide(colour: str, conf_colour: float, sils: list[np.ndarray], shapes: set
     the middle does not overrule a clearly better outline."""
     scores = _shape_scores(sils, shapes)
     if not scores:
-        return _unread("its symbol cannot be made out", colour, conf_colour * 0.5)
+        return _unread(Message("chip.why.symbol"), colour, conf_colour * 0.5)
     ranked = sorted(((sh, sc) for sh, sc in scores.items() if sh in allowed),
                     key=lambda kv: -kv[1])
     best_outline = max(scores, key=scores.get)  # type: ignore[arg-type]
     if not ranked or scores[best_outline] - ranked[0][1] > DISAGREE:
-        return _unread(f"its outline says {best_outline} but its middle does not", colour,
+        return _unread(Message("chip.why.outline", shape=_shape(best_outline)), colour,
                        conf_colour * 0.5)
     if len(ranked) == 1:
         return ChipReading(colour, ranked[0][0], conf_colour)
     margin = ranked[0][1] - ranked[1][1]
     conf = float(conf_colour * min(1.0, margin / (4 * SHAPE_MARGIN)))
     if margin < SHAPE_MARGIN:
-        return _unread(f"its symbol could be a {ranked[0][0]} or a {ranked[1][0]}", colour,
+        return _unread(Message("chip.why.either", shape=_shape(ranked[0][0]),
+                               other=_shape(ranked[1][0])), colour,
                        conf)
     return ChipReading(colour, ranked[0][0], conf)
 
