@@ -778,7 +778,7 @@ class Game:
                 raise GameError(f"setup: {p!r} is not a player's name")
             name = name.strip()
             if name.casefold() in (n.casefold() for n in names):
-                raise GameError(f"setup: two players are called {name}; give them different names")
+                raise GameError(Message("refuse.same_name", name=name))
             names.append(name)
         if len(names) > MAX_PLAYERS:
             raise GameError(f"setup: at most {MAX_PLAYERS} players, not {len(names)}")

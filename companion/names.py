@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import CompanionError
+from .i18n import Message
 
 MAX_NAME = 24
 """The longest player's name, in characters (the page's columns fit it)."""
@@ -45,24 +46,22 @@ def check_player_name(value: Any, field: str = "name") -> str:
     naming ``field`` when it is not text, blank or invisible, too long, or holds a control or
     bidirectional-override character."""
     if not isinstance(value, str):
-        raise PlayerNameError(f"{field}: a player's name is text, not {type(value).__name__}")
+        raise PlayerNameError(Message("name.not_text", field=field, kind=type(value).__name__))
     for ch in value:
         if ch in BIDI_CONTROLS:
-            raise PlayerNameError(f"{field}: a name may not hold U+{ord(ch):04X}, which turns "
-                                  "the text around it backwards")
+            raise PlayerNameError(Message("name.bidi", field=field, code=f"U+{ord(ch):04X}"))
         if unicodedata.category(ch) in ("Cc", "Cs", "Co", "Cn") or ch in "\u2028\u2029":
-            raise PlayerNameError(f"{field}: a name may not hold control characters "
-                                  f"(U+{ord(ch):04X})")
+            raise PlayerNameError(Message("name.control", field=field, code=f"U+{ord(ch):04X}"))
     name = unicodedata.normalize("NFC", " ".join(value.split()))
     if not name or all(_invisible(ch) for ch in name):
-        raise PlayerNameError(f"{field}: give the player a name (letters, digits or signs "
-                              "that show)")
+        raise PlayerNameError(Message("name.blank", field=field))
     hidden = next((ch for ch in name if not ch.isprintable() and ch not in JOINERS), None)
     if hidden is not None:
-        raise PlayerNameError(f"{field}: a name may not hold invisible formatting characters "
-                              f"(U+{ord(hidden):04X})")
+        raise PlayerNameError(Message("name.invisible", field=field,
+                                      code=f"U+{ord(hidden):04X}"))
     if len(name) > MAX_NAME:
-        raise PlayerNameError(f"{field}: at most {MAX_NAME} characters, not {len(name)}")
+        raise PlayerNameError(Message("name.too_long", field=field, most=MAX_NAME,
+                                      length=len(name)))
     return name
 
 

@@ -533,7 +533,8 @@ class Table:
                 out = handler(item.payload, item.source)
             except (ValueError, KeyError, TypeError) as e:  # never stops play
                 log.warning("%s from %s ignored: %s", item.kind, item.source, e)
-                self._message = f"{item.source}: {e}"
+                self._message = Message("source.said", source=_source(item.source),
+                                        why=i18n.said(e))
                 out = Outcome(False, str(e))
                 self._publish()
         elif item.kind == "solved":
@@ -686,7 +687,7 @@ class Table:
             self._pending_demo = None
         except Exception as e:  # noqa: BLE001 - the game goes on by hand; the page says why
             log.warning("resuming the demonstration: %s", e)
-            self._message = f"the camera cannot follow this demonstration: {e}"
+            self._message = Message("camera.cannot_follow", why=i18n.said(e))
 
     def _after_undo(self) -> None:
         """An undo took the game back: the simulated hand puts the robots where the game now

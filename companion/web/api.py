@@ -13,6 +13,7 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
+from .. import i18n
 from ..i18n import Message
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
@@ -143,7 +144,7 @@ def events() -> Response:
     try:
         sub, first = broker.subscribe(last, client=client, known=known)
     except BrokerBusy as e:
-        abort(429, description=str(e))
+        abort(429, description=i18n.said(e))
     except (BrokerFull, BrokerClosed) as e:
         resp = jsonify({"error": str(e), "status": 503})
         resp.status_code = 503
@@ -237,7 +238,7 @@ def change_pin() -> Response:
     try:
         pin = _table().set_pin(data.get("pin"))
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     guard.repin(pin)
     return jsonify({"ok": True})
 
@@ -289,7 +290,7 @@ def command() -> Response:
             try:
                 value = {**value, "name": check_player_name(value["name"], "name")}
             except PlayerNameError as e:
-                abort(400, description=str(e))
+                abort(400, description=i18n.said(e))
         cmd[key] = value
     if kind in ("verdict", "correct"):
         cmd["by"] = "referee"
@@ -331,7 +332,7 @@ def setup() -> Response:
     try:
         players = [check_player_name(p, f"players[{i}]") for i, p in enumerate(players)]
     except PlayerNameError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     if data.get("game", "ricochet-robots") == "micro-robots":
         return _micro_setup(data, players, replace)
     if data.get("game", "ricochet-robots") != "ricochet-robots":
@@ -349,7 +350,7 @@ def setup() -> Response:
     try:
         spec = _table().check_setup(players, preset, options, tiles)
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     return _new_game(spec, replace)
 
 
@@ -376,7 +377,7 @@ def _micro_setup(data: dict[str, Any], players: list[str], replace: bool | None)
         spec = _table().check_micro_setup(players, layout, options,
                                           data.get("first_roller", 0))
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     return _new_game(spec, replace)
 
 
@@ -418,7 +419,7 @@ def calibrate() -> Response:
     try:
         result = _table().calibrate_corners([(float(x), float(y)) for x, y in corners])
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     return jsonify({"ok": True, "result": result})
 
 
@@ -429,7 +430,7 @@ def calibrate_colors() -> Response:
     try:
         result = _table().calibrate_colors()
     except ValueError as e:
-        abort(409, description=str(e))
+        abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "result": result})
 
 
@@ -458,7 +459,7 @@ def button(name: str) -> Response:
     except KeyError:
         abort(404, description=f"no button called {name!r}")
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     return jsonify({"ok": True})
 
 
@@ -473,7 +474,7 @@ def sim_move() -> Response:
     try:
         where = _sim().sim_move(robot, direction)
     except ValueError as e:
-        abort(409, description=str(e))
+        abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "robots": where})
 
 
@@ -488,7 +489,7 @@ def sim_micro() -> Response:
     try:
         where = _sim().sim_micro_put(space)
     except ValueError as e:
-        abort(409, description=str(e))
+        abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "robot": where})
 
 
@@ -553,7 +554,7 @@ def layout_read() -> Response:
     try:
         return jsonify(_table().read_layout())
     except ValueError as e:
-        abort(409, description=str(e))
+        abort(409, description=i18n.said(e))
 
 
 @bp.post("/layouts/proposal/dismiss")
@@ -572,7 +573,7 @@ def layout_get(name: str) -> Response:
     try:
         return jsonify(_shelf().load(name).to_dict())
     except LayoutError as e:
-        abort(404, description=str(e))
+        abort(404, description=i18n.said(e))
 
 
 @bp.post("/layouts")
@@ -594,7 +595,7 @@ def layout_save() -> Response:
         saved = _shelf().save(Layout(layout.rows, data.get("name")),  # type: ignore[arg-type]
                               replace=data.get("replace") is True)
     except LayoutError as e:
-        abort(409 if "already saved" in str(e) else 400, description=str(e))
+        abort(409 if "already saved" in str(e) else 400, description=i18n.said(e))
     return jsonify({"ok": True, "layout": saved.to_dict(), "layouts": _shelf().list()})
 
 
@@ -616,7 +617,7 @@ def layout_rename(name: str) -> Response:
         layout = _shelf().rename(name, data.get("to"))
     except LayoutError as e:
         abort(404 if "no layout called" in str(e) else 409 if "already saved" in str(e)
-              else 400, description=str(e))
+              else 400, description=i18n.said(e))
     return jsonify({"ok": True, "layout": layout.to_dict(), "layouts": _shelf().list()})
 
 
@@ -629,7 +630,7 @@ def layout_delete(name: str) -> Response:
     try:
         _shelf().delete(name)
     except LayoutError as e:
-        abort(404 if "no layout called" in str(e) else 400, description=str(e))
+        abort(404 if "no layout called" in str(e) else 400, description=i18n.said(e))
     return jsonify({"ok": True, "layouts": _shelf().list()})
 
 
@@ -646,7 +647,7 @@ def settings() -> Response:
         table.set_language(data.get("language", table.language), data.get("voice_on"),
                            data.get("volume"))
     except ValueError as e:
-        abort(400, description=str(e))
+        abort(400, description=i18n.said(e))
     return jsonify({"language": table.language,
                     "voice": table.voice.status() if table.voice is not None else None})
 
