@@ -1013,11 +1013,10 @@ class Game:
         # the camera (or the referee) may say why: kept with the verdict, it is an illegal
         # demonstration in those words
         why = cmd.get("reason")
-        if isinstance(why, Mapping) and isinstance(why.get("key"), str):
-            try:  # a message the camera gave, journaled as its key and values
-                return self._fail(at, Message.from_json(why), by, Failure.ILLEGAL)
-            except (TypeError, ValueError, KeyError):
-                why = None
+        if isinstance(why, Mapping):  # a message the camera gave, as its key and values
+            told = i18n.from_stored(dict(why))
+            if told is not None:
+                return self._fail(at, told, by, Failure.ILLEGAL)
         if isinstance(why, str) and why.strip():  # prose: a referee's words, an old journal
             return self._fail(at, " ".join(why.split())[:MAX_REASON], by, Failure.ILLEGAL)
         return self._fail(at, Message("fail.judged", name=self._name(seat)), by,

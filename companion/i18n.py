@@ -174,6 +174,42 @@ def message(value: Any) -> Message:
     return Message("text", text="" if value is None else str(value))
 
 
+MAX_DEPTH = 6  # messages within a message, at most (a list of robots on cells is 4 deep)
+MAX_VALUE = 300  # characters of one text value
+
+
+def known(key: Any) -> bool:
+    """Is ``key`` a catalogue key (or a counted one, ``KEY.one``/``KEY.other``)?"""
+    words = catalogue(DEFAULT)
+    return isinstance(key, str) and (key in words or f"{key}.other" in words)
+
+
+def from_stored(data: Any, depth: int = 0) -> Message | None:
+    """The message of a journaled (or sent) ``{"key", "args"}`` form, or ``None`` when it is
+    not one the catalogues know: an unknown key, a value that is not text, a number or such a
+    form, a text over :data:`MAX_VALUE` characters, or messages nested over :data:`MAX_DEPTH`."""
+    if not isinstance(data, dict) or not known(data.get("key")) or depth > MAX_DEPTH:
+        return None
+    args = data.get("args") or {}
+    if not isinstance(args, dict) or set(data) - {"key", "args"}:
+        return None
+    out: dict[str, Any] = {}
+    for k, v in args.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            return None
+        if isinstance(v, dict):
+            v = from_stored(v, depth + 1)
+            if v is None:
+                return None
+        elif isinstance(v, str):
+            if len(v) > MAX_VALUE:
+                return None
+        elif not (v is None or isinstance(v, int | float)):
+            return None
+        out[k] = v
+    return Message(data["key"], **out)
+
+
 def said(error: BaseException) -> str:
     """The words of an error: its :class:`Message` where it was raised with one, else its
     text."""

@@ -133,3 +133,42 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
     finally:
         server.close()
         table.stop()
+
+
+def test_why_a_demonstration_failed_shows_in_french_with_its_colours(browser, tmp_path):
+    # a route that ends without the target's robot on it: the verdict's reason, made by the
+    # rules as a message, is shown in French with the robot's colour and the chip in French
+    from test_table import make_table, set_up, wait_state
+
+    from companion.web import create_app
+    from companion.web.serve import serve_in_thread
+
+    table = make_table(tmp_path, solve=None)
+    table.start()
+    server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
+    try:
+        table.set_language("fr")
+        set_up(table, timer=0.2, players=("Anna", "Ben"))
+        assert table.submit({"type": "reveal", "chip": "green triangle"}).ok
+        assert table.submit({"type": "bid", "seat": 0, "value": 9}).ok
+        wait_state(table, lambda s: s["phase"] == "demonstrating")
+        # the red robot moves (the first direction it can go): the green one never arrives
+        assert any(table.submit({"type": "move", "move": f"red {d}"}).ok
+                   for d in ("up", "down", "left", "right"))
+        assert table.submit({"type": "done"}).ok
+        v = wait_state(table, lambda s: s["verdict"] is not None)["verdict"]
+        assert v["result"] == "incomplete" and v["reason"].key == "fail.route"
+
+        page = browser.new_context(viewport={"width": 1280, "height": 800},
+                                   locale="en-GB").new_page()
+        page.goto(url + "/")
+        page.wait_for_function("document.getElementById('verdict-why').textContent !== ''",
+                               timeout=WAIT)
+        shown = page.locator("#verdict-why").inner_text()
+        assert shown == ("Pourquoi : Échec pour Anna : le trajet finit sans le robot vert sur "
+                         "la cible triangle vert"), shown
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "fr-table-why-failed.png"), full_page=True)
+    finally:
+        server.close()
+        table.stop()

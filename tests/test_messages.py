@@ -199,3 +199,28 @@ def test_a_cameras_reason_is_journaled_as_its_key_and_an_old_prose_reason_still_
                 assert i18n.render("de", v["reason"]) == old
         finally:
             again.stop()
+
+
+def test_a_reason_sent_as_a_form_the_catalogues_do_not_know_is_not_taken():
+    # a verdict's reason given as {"key", "args"}: only a known key with plain values is kept;
+    # anything else (an unknown key, deep nesting, a long text, odd values) leaves the plain
+    # "the table judged" failure, and nothing breaks
+    from test_game import Table as GameTable
+    from test_game import event
+
+    deep: dict = {"key": "text", "args": {"text": "x"}}
+    for _ in range(40):
+        deep = {"key": "list.and", "args": {"first": "a", "rest": deep}}
+    for reason in ({"key": "no.such.key"}, deep, {"key": "text", "args": {"text": "x" * 5000}},
+                   {"key": "text", "args": {"text": ["a"]}}, {"key": "text", "args": "x"},
+                   {"key": "text", "args": {"text": "x"}, "extra": 1}):
+        g = GameTable(2)
+        g.to_demonstration({0: 3})
+        ev = event(g.do("verdict", success=False, by="camera", reason=reason),
+                   "demonstration_failed")
+        assert ev["reason"].key == "fail.judged", reason
+    g = GameTable(2)
+    g.to_demonstration({0: 3})
+    good = i18n.stored(Message("verify.hidden"))
+    ev = event(g.do("verdict", success=False, by="camera", reason=good), "demonstration_failed")
+    assert ev["reason"].key == "verify.hidden" and g.g.s.verdict["result"] == "illegal"
