@@ -1184,7 +1184,7 @@ class Table:
 
         known = self.solution()
         if not known or known.get("status") != "solved" or not known.get("moves"):
-            return {"error": "no hint yet: the solver has no route for this round"}
+            return {"error": Message("hint.none_yet")}
         out = self.submit({"type": "hint", "level": level}, "page")
         if not out.ok:
             return {"error": out.reason}
