@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from companion.i18n import Message
 ROOT = Path(i18n.__file__).parent
 
 
+@cache
 def produced_keys() -> dict[str, str]:
     """Every key the code gives a :class:`Message` (``Message("refuse.bid_higher", …)``, an
     f-string's fixed part such as ``f"pass.{token}"`` as a prefix ending in ``.``), with where."""
@@ -104,6 +106,7 @@ ENGLISH = {"the", "is", "are", "bid", "bids", "move", "moves", "seen", "right", 
            "space", "spaces", "shares", "neither", "colour", "number", "after", "not"}
 
 
+@cache
 def representative() -> dict[str, Message]:
     """A message of each kind the server makes, most of them made by the code itself."""
     from test_game import Table as GameTable
@@ -146,6 +149,7 @@ def representative() -> dict[str, Message]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["de", "fr"])
 def test_a_message_of_each_kind_has_no_english_left(lang):
     for kind, m in representative().items():
@@ -156,6 +160,7 @@ def test_a_message_of_each_kind_has_no_english_left(lang):
         assert words != str(m), kind
 
 
+@pytest.mark.slow
 def test_a_cameras_reason_is_journaled_as_its_key_and_an_old_prose_reason_still_shows(
         tmp_path):
     # the camera's reason for an illegal demonstration goes into the journal as its key and
