@@ -44,13 +44,20 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
         phone.wait_for_selector('#keys button[data-moves="5"]:enabled', timeout=WAIT)
         phone.click('#keys button[data-moves="5"]')
         phone.wait_for_selector('#mybid[data-moves="5"]', timeout=WAIT)
-        # a key above her own bid, forced on, is refused by the game: in German
+        # a key above her own bid, forced on, is refused by the game: in German, and on her own
+        # phone in her own terms
         phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="7"]');
             k.disabled = false; k.click(); }""")
         phone.wait_for_function("document.getElementById('pad-err').textContent !== ''",
                                 timeout=WAIT)
         said = phone.locator("#pad-err").inner_text()
-        assert said == "Anna: das Gebot 7 ist höher als das eigene Gebot 5", said
+        assert said == "Du kannst nur weniger als 5 bieten", said
+        # the same bid again: the game's own words, in German
+        phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="5"]');
+            k.disabled = false; k.click(); }""")
+        phone.wait_for_function(
+            "document.getElementById('pad-err').textContent === 'Anna hat schon 5 geboten'",
+            timeout=WAIT)
         SHOTS.mkdir(exist_ok=True)
         phone.screenshot(path=str(SHOTS / "de-phone-refused.png"), full_page=True)
 

@@ -110,6 +110,7 @@ const Companion = (() => {
     if (!resp.ok) {
       const err = new Error(I18n.say(data && data.error_msg, (data && data.error) || resp.statusText));
       err.status = resp.status;
+      err.said = data && data.error_msg;  // the server's words as a key and values
       err.data = data;
       throw err;
     }

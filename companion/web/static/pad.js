@@ -45,7 +45,9 @@
       await api(path, body, {"X-Player-Token": me.token});
       $("pad-err").textContent = "";
     } catch (e) {
-      $("pad-err").textContent = e.message;
+      // on her own phone a player is told in her own terms what the game refused
+      $("pad-err").textContent = e.said && e.said.key === "refuse.bid_higher"
+        ? t("pad.lower_only", {n: e.said.args.previous}) : e.message;
       if (e.status === 403) { localStorage.removeItem(KEY); me = null; showWho(); }
     }
   }
