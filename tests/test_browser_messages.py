@@ -77,7 +77,7 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
             list.replaceChildren(...r.problems.map((p, i) => Companion.el("li",
                 {text: I18n.say(r.problems_msg[i], p)})));
             return Array.from(list.children, (n) => n.textContent); }""")
-        assert shown[0] == "rosa 1 kommt doppelt vor (Zeile 1 Spalte 1, Zeile 1 Spalte 2)", shown
+        assert shown[0] == "Rosa 1 kommt doppelt vor (Zeile 1 Spalte 1, Zeile 1 Spalte 2)", shown
         assert shown[-1] == "30 Felder sind noch leer", shown
         page.screenshot(path=str(SHOTS / "de-layouts-problems.png"), full_page=True)
     finally:
@@ -127,7 +127,7 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
         wait_state(table, lambda s: "is that right?" in s["message"])
 
         colour = i18n.text("de", f"color.{still}")
-        question = f"{colour} auf {wrong} gesehen — stimmt das?"
+        question = f"{colour.capitalize()} auf {wrong} gesehen — stimmt das?"
         page.wait_for_function(
             "(q) => document.getElementById('message').textContent.startsWith(q)", arg=question,
             timeout=WAIT)

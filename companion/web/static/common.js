@@ -33,14 +33,19 @@ const I18n = (() => {
 
   // What the server said as a catalogue key and its values ({key, args}; a value that is
   // itself {key, args}, such as a colour or a direction, said in this language too), else
-  // the server's own text (fallback) as it came.
+  // the server's own text (fallback) as it came; shown as a sentence, capital first.
   function say(m, fallback) {
+    const text = phrase(m, fallback);
+    return text.charAt(0).toLocaleUpperCase(lang) + text.slice(1);
+  }
+
+  function phrase(m, fallback) {
     if (!m || typeof m !== "object" || typeof m.key !== "string") {
       return fallback == null ? (m == null || typeof m === "object" ? "" : String(m)) : String(fallback);
     }
     const args = {};
     for (const [k, v] of Object.entries(m.args || {})) {
-      args[k] = v && typeof v === "object" && typeof v.key === "string" ? say(v) : v;
+      args[k] = v && typeof v === "object" && typeof v.key === "string" ? phrase(v) : v;
     }
     const words = all[lang] || {}, en = all.en || {};
     if (!(m.key in words) && !(m.key in en) && typeof args.n === "number") return tn(m.key, args.n, args);
