@@ -29,6 +29,7 @@ their prose; :func:`jsonable` gives the ``{"key", "args"}`` form the pages rende
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import cache
 from pathlib import Path
@@ -72,6 +73,34 @@ def plural(lang: str, n: int) -> str:
 def count(lang: str, key: str, n: int, **params: Any) -> str:
     """``KEY.one`` or ``KEY.other`` with ``{n}`` filled: ``1 move``, ``6 moves``."""
     return text(lang, f"{key}.{plural(lang, n)}", n=n, **params)
+
+
+def clock(lang: str, seconds: float) -> str:
+    """A time left as the hourglass shows it, the same on every page and in every language:
+    ``10:00`` from a minute up, ``38 s`` below (whole seconds, rounded up as the hourglass is).
+
+    >>> clock("de", 600), clock("fr", 37.2)
+    ('10:00', '38\xa0s')
+    """
+    t = max(0, math.ceil(seconds))
+    if t >= 60:
+        return f"{t // 60}:{t % 60:02d}"
+    return text(lang, "time.short", n=t)
+
+
+def duration(lang: str, seconds: float) -> str:
+    """A time as it is said aloud: ``10 minutes``, ``1 minute 30`` (as people say it, and short
+    enough for an announcement), ``38 seconds``; never ``600 seconds``.
+
+    >>> duration("de", 600), duration("fr", 90)
+    ('10 Minuten', '1 minute 30')
+    """
+    minutes, secs = divmod(max(0, math.ceil(seconds)), 60)
+    if not minutes:
+        return count(lang, "seconds", secs)
+    if not secs:
+        return count(lang, "minutes", minutes)
+    return text(lang, "time.spoken", minutes=count(lang, "minutes", minutes), seconds=secs)
 
 
 def language(value: Any) -> str:

@@ -12,6 +12,8 @@ The announcements (their words are in the catalogues, ``say.*``):
 ==================  ===========================================
 ``chip``            the revealed target chip (``chip=``)
 ``bid``             each new lowest bid (``name=``, ``n=``)
+``hourglass``       the hourglass is turned, and for how long (``seconds=``: said as
+                    ``10 minutes``, never ``600 seconds``)
 ``ten_seconds``     ten seconds left on the hourglass
 ``time_up``         the hourglass has run out
 ``demonstrator``    who shows the route now (``name=``, ``n=``)
@@ -37,7 +39,8 @@ from . import i18n
 
 log = logging.getLogger(__name__)
 
-KINDS = ("chip", "bid", "ten_seconds", "time_up", "demonstrator", "verdict", "winner", "message")
+KINDS = ("chip", "bid", "hourglass", "ten_seconds", "time_up", "demonstrator", "verdict", "winner",
+         "message")
 # espeak-ng's voice for each language of the catalogues
 VOICES = {"en": "en-gb", "de": "de", "fr": "fr-fr"}
 SPEED = 165  # words a minute: brisk, as a referee would say it
@@ -56,6 +59,9 @@ def phrase(lang: str, kind: str, **params: Any) -> str:
             return i18n.text(lang, "say.chip", chip=i18n.chip_name(lang, params["chip"]))
         if kind == "bid":
             return i18n.text(lang, "say.bid", name=params["name"], n=int(params["n"]))
+        if kind == "hourglass":
+            return i18n.text(lang, "say.hourglass",
+                             time=i18n.duration(lang, float(params["seconds"])))
         if kind in ("ten_seconds", "time_up"):
             return i18n.text(lang, f"say.{kind}")
         if kind == "demonstrator":
@@ -216,6 +222,8 @@ class Announcer:
                 if self.lowest is None or e["value"] < self.lowest:
                     self.lowest = e["value"]
                     out.append(("bid", {"name": e["name"], "n": e["value"]}))
+            elif t == "timer_started" and isinstance(e.get("duration"), int | float):
+                out.append(("hourglass", {"seconds": e["duration"]}))
             elif t == "timer_ended":
                 out.append(("time_up", {}))
             elif t == "demonstration_started" and (e.get("bid") or e.get("number")) is not None:

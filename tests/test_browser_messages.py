@@ -4,6 +4,7 @@ against ``companion run`` on the simulated table). Screenshots go to ``screensho
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,18 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
         phone.wait_for_selector('#keys button[data-moves="5"]:enabled', timeout=WAIT)
         phone.click('#keys button[data-moves="5"]')
         phone.wait_for_selector('#mybid[data-moves="5"]', timeout=WAIT)
+        # the headline's time reads as the hourglass does (10:00, not 600 s)
+        phone.wait_for_function("document.getElementById('phase').dataset.phase === 'timer'",
+                                timeout=WAIT)
+        head = phone.locator("#phase").inner_text()
+        assert re.fullmatch(r"Anna bietet 5 Züge — noch (10:00|9:[0-5]\d), um weniger zu bieten",
+                            head), head
+        assert re.fullmatch(r"(10:00|9:[0-5]\d)", phone.locator("#timer-text").inner_text())
+        # the page's times are the table's (i18n.clock), in every language
+        values = [600, 60.4, 59.2, 37.5, 0.3]
+        shown = phone.evaluate("(vs) => ['en', 'de', 'fr'].map((l) => vs.map((v) => "
+                               "I18n.clock(v, l)))", values)
+        assert shown == [[i18n.clock(lang, v) for v in values] for lang in ("en", "de", "fr")]
         # a key above her own bid, forced on, is refused by the game: in German, and on her own
         # phone in her own terms
         phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="7"]');

@@ -177,8 +177,12 @@ def test_a_round_in_each_language_on_a_phone_and_the_table(browser, server, lang
     anna.click(f'#keys button[data-moves="{n + 2}"]')
     ben.click(f'#keys button[data-moves="{n}"]')
     ben.wait_for_selector(f'#mybid[data-moves="{n}"]', timeout=WAIT)
-    lead = words(lang, "head.lead", name=LONG, moves=i18n.count(lang, "moves", n), secs="")
+    lead = words(lang, "head.lead", name=LONG, moves=i18n.count(lang, "moves", n), time="")
     table.wait_for_selector(f"#phase:has-text(\"{lead.split('—')[0].strip()}\")", timeout=WAIT)
+    # the time left in the headline reads as the hourglass does: "3 s" under a minute
+    time_said = r"\d\u00a0s" + re.escape(i18n.catalogue(lang)["head.lead"].split("{time}")[1])
+    ben.wait_for_function("(p) => new RegExp(p).test(document.getElementById('phase')"
+                          ".textContent)", arg=time_said, timeout=WAIT)
     check_page(table, f"{lang} table hourglass")
     check_page(ben, f"{lang} phone hourglass")
     shot(table, lang, "table-hourglass")

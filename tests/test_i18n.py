@@ -67,7 +67,7 @@ def test_the_check_fails_on_a_missing_an_extra_or_a_changed_key():
     cats = {lang: dict(words) for lang, words in i18n.catalogues().items()}
     del cats["de"]["say.bid"]
     cats["fr"]["say.bidd"] = "{name}"
-    cats["fr"]["head.lead"] = "{name} annonce"  # lost {moves} and {secs}
+    cats["fr"]["head.lead"] = "{name} annonce"  # lost {moves} and {time}
     found = problems(cats)
     assert "de: missing say.bid" in found
     assert "fr: extra say.bidd" in found
@@ -154,12 +154,36 @@ def test_plurals(lang, n, want):
 
 
 def test_text_fills_placeholders_and_names_join():
-    assert i18n.text("en", "head.lead", name="Anna", moves="6 moves", secs=38) == \
-        "Anna bids 6 moves — 38 s left to go lower"
+    assert i18n.text("en", "head.lead", name="Anna", moves="6 moves",
+                     time=i18n.clock("en", 38)) == "Anna bids 6 moves — 38\xa0s left to go lower"
     assert i18n.names_joined("de", ["Anna", "Ben", "Cleo"]) == "Anna, Ben und Cleo"
     assert i18n.chip_name("fr", "green hexagon") == "hexagone vert"
     with pytest.raises(KeyError):
         i18n.text("en", "no.such.key")
+
+
+# a time as the hourglass shows it, in every language: m:ss from a minute up, seconds below
+CLOCKS = {"en": ["10:00", "1:01", "1:00", "59\xa0s", "38\xa0s", "1\xa0s", "0\xa0s"],
+          "de": ["10:00", "1:01", "1:00", "59\xa0s", "38\xa0s", "1\xa0s", "0\xa0s"],
+          "fr": ["10:00", "1:01", "1:00", "59\xa0s", "38\xa0s", "1\xa0s", "0\xa0s"]}
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_a_time_reads_as_the_hourglass_shows_it(lang):
+    times = [600, 60.4, 59.2, 58.01, 37.5, 0.3, 0]
+    assert [i18n.clock(lang, s) for s in times] == CLOCKS[lang]
+    head = i18n.text(lang, "head.lead", name="Anna", moves=i18n.count(lang, "moves", 6),
+                     time=i18n.clock(lang, 600))
+    assert "10:00" in head and "600" not in head, head
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", ["10 minutes", "1 minute 30", "1 minute", "2 minutes 5", "38 seconds", "1 second"]),
+    ("de", ["10 Minuten", "1 Minute 30", "1 Minute", "2 Minuten 5", "38 Sekunden", "1 Sekunde"]),
+    ("fr", ["10 minutes", "1 minute 30", "1 minute", "2 minutes 5", "38 secondes", "1 seconde"]),
+])
+def test_a_time_said_aloud_counts_minutes_and_seconds(lang, said):
+    assert [i18n.duration(lang, s) for s in (600, 90, 60, 125, 37.2, 1)] == said
 
 
 @given(st.text(max_size=12))
@@ -174,7 +198,8 @@ def test_a_language_setting_is_one_of_three_or_a_clear_error(value):
 
 def test_every_announcement_has_words_in_every_language():
     samples = {"chip": {"chip": "blue triangle"}, "bid": {"name": "Anna", "n": 6},
-               "ten_seconds": {}, "time_up": {}, "demonstrator": {"name": "Ben", "n": 1},
+               "hourglass": {"seconds": 120}, "ten_seconds": {}, "time_up": {},
+               "demonstrator": {"name": "Ben", "n": 1},
                "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna"]},
                "message": {"message": i18n.Message("refuse.time_up")}}
     assert set(samples) == set(speech.KINDS)

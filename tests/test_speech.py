@@ -21,7 +21,8 @@ ESPEAK = speech.espeak()
 needs_espeak = pytest.mark.skipif(ESPEAK is None,
                                   reason="needs espeak-ng (apt install espeak-ng)")
 SAMPLES = {"chip": {"chip": "green hexagon"}, "bid": {"name": "Anna", "n": 6},
-           "ten_seconds": {}, "time_up": {}, "demonstrator": {"name": "Ben", "n": 6},
+           "hourglass": {"seconds": 90}, "ten_seconds": {}, "time_up": {},
+           "demonstrator": {"name": "Ben", "n": 6},
            "verdict": {"name": "Ben", "success": True}, "winner": {"names": ["Anna", "Ben"]},
            # the camera's question, asked aloud in the table's language
            "message": {"message": i18n.Message("verify.question", seen=i18n.Message(
@@ -33,6 +34,20 @@ def test_the_camera_question_is_said_in_the_tables_language():
     assert said == {"en": "blue seen on k10 — is that right?",
                     "de": "blau auf k10 gesehen — stimmt das?",
                     "fr": "bleu vu en k10 — est-ce exact ?"}
+
+
+@pytest.mark.parametrize(("lang", "seconds", "said"), [
+    ("en", 600, "Hourglass: 10 minutes"),
+    ("de", 600, "Sanduhr: 10 Minuten"),
+    ("fr", 600, "Sablier : 10 minutes"),
+    ("en", 60, "Hourglass: 1 minute"),
+    ("de", 90, "Sanduhr: 1 Minute 30"),
+    ("fr", 61, "Sablier : 1 minute 1"),
+    ("en", 38, "Hourglass: 38 seconds"),
+    ("de", 0.4, "Sanduhr: 1 Sekunde"),
+])
+def test_the_hourglass_time_is_said_in_minutes_not_hundreds_of_seconds(lang, seconds, said):
+    assert speech.phrase(lang, "hourglass", seconds=seconds) == said
 
 
 def read_wav(path: Path) -> tuple[np.ndarray, float]:
@@ -134,6 +149,7 @@ def test_only_a_new_lowest_bid_is_said():
     a = speech.Announcer()
     said = a.events([{"type": "chip_revealed", "chip": "red circle"},
                      {"type": "bid", "name": "Anna", "value": 9},
+                     {"type": "timer_started", "reason": "first_bid", "duration": 600.0},
                      {"type": "bid", "name": "Ben", "value": 9},
                      {"type": "bid", "name": "Ben", "value": 7},
                      {"type": "bid", "name": "Anna", "value": 8},
@@ -142,7 +158,8 @@ def test_only_a_new_lowest_bid_is_said():
                      {"type": "demonstration_failed", "name": "Ben"},
                      {"type": "game_over", "names": ["Anna"]}])
     assert said == [("chip", {"chip": "red circle"}), ("bid", {"name": "Anna", "n": 9}),
-                    ("bid", {"name": "Ben", "n": 7}), ("time_up", {}),
+                    ("hourglass", {"seconds": 600.0}), ("bid", {"name": "Ben", "n": 7}),
+                    ("time_up", {}),
                     ("demonstrator", {"name": "Ben", "n": 7}),
                     ("verdict", {"name": "Ben", "success": False}),
                     ("winner", {"names": ["Anna"]})]
@@ -187,17 +204,19 @@ def test_the_table_says_its_round_in_its_language(tmp_path):
         assert table.submit({"type": "bid", "seat": 0, "value": 30}).ok
         assert table.submit({"type": "bid", "seat": 1, "value": 31}).ok  # not lower: not said
         assert table.submit({"type": "bid", "seat": 1, "value": 29}).ok
-        lines = spoken(log, 4)
+        lines = spoken(log, 5)
         words = [line.split(" -- ", 1)[1] for line in lines]
         name = i18n.chip_name("de", "vortex" if chip["shape"] == "vortex"
                               else f"{chip['color']} {chip['shape']}")
-        assert words[:4] == [f"Zielchip: {name}", "Anna bietet 30", "Ben bietet 29",
+        # the hourglass's time said as the hourglass shows it, in whole seconds
+        assert words[:5] == [f"Zielchip: {name}", "Anna bietet 30",
+                             "Sanduhr: 11 Sekunden", "Ben bietet 29",
                              "Noch zehn Sekunden"]
         assert all("-v de" in line for line in lines)
         state = wait_state(table, lambda s: s["phase"] == "demonstrating")
         assert state["lang"] == "de" and state["voice"]["on"] is True
-        words = [line.split(" -- ", 1)[1] for line in spoken(log, 6)]
-        assert words[4:6] == ["Die Sanduhr ist abgelaufen", "Ben, zeig deine 29 Züge"]
+        words = [line.split(" -- ", 1)[1] for line in spoken(log, 7)]
+        assert words[5:7] == ["Die Sanduhr ist abgelaufen", "Ben, zeig deine 29 Züge"]
     finally:
         table.stop()
     # the language and the voice's settings are kept beside the journal

@@ -81,6 +81,17 @@ const I18n = (() => {
     if (!stored()) set(choose(table), false);
   }
 
+  // a time left as the hourglass shows it, the same in every language (i18n.clock):
+  // "10:00" from a minute up, "38 s" below; lang: another catalogue than the page's
+  function clock(s, other) {
+    if (s === null || s === undefined || Number.isNaN(Number(s))) return "–";
+    const n = Math.max(0, Math.ceil(s));
+    if (n >= 60) return `${Math.floor(n / 60)}:${String(n % 60).padStart(2, "0")}`;
+    const was = lang;
+    if (other && all[other]) lang = other;
+    try { return t("time.short", {n}); } finally { lang = was; }
+  }
+
   function chip(target) {
     if (!target) return "";
     if (target.shape === "vortex") return t("chip.vortex");
@@ -93,7 +104,7 @@ const I18n = (() => {
     return `${t(`color.${robot}`)} ${arrow}${rest.length ? " " + rest.join(" ") : ""}`;
   }
 
-  return {t, tn, say, apply, set, follow, chip, move, get lang() { return lang; }};
+  return {t, tn, say, apply, set, follow, clock, chip, move, get lang() { return lang; }};
 })();
 
 const Companion = (() => {
@@ -230,7 +241,10 @@ const Companion = (() => {
     if (!timer) return null;
     if (!timer.running) return timer.remaining;
     if (typeof timer.deadline === "number" && clockOffset !== null) {
-      return Math.max(0, timer.deadline - (Date.now() / 1000 + clockOffset));
+      // (never more than the hourglass holds: a page that heard the server's clock late
+      // would otherwise read 10:01 of a 10:00 hourglass)
+      const left = Math.max(0, timer.deadline - (Date.now() / 1000 + clockOffset));
+      return typeof timer.total === "number" && timer.total > 0 ? Math.min(timer.total, left) : left;
     }
     const elapsed = (performance.now() - timer._received) / 1000;
     return Math.max(0, timer.remaining - elapsed);
@@ -281,9 +295,9 @@ const Companion = (() => {
         if (lead) return t("head.lead_stopped", {name: lead.name, moves: I18n.tn("moves", lead.moves)});
         return t(s.solo ? "head.find_solo" : "head.find", {to: targetTo(s.target)});
       case "timer": {
-        const secs = left === null || left === undefined ? "–" : Math.ceil(left);
-        if (!lead) return t("head.no_bid", {secs});
-        return t("head.lead", {name: lead.name, moves: I18n.tn("moves", lead.moves), secs});
+        const time = I18n.clock(left);  // "10:00", "38 s": as the hourglass reads
+        if (!lead) return t("head.no_bid", {time});
+        return t("head.lead", {name: lead.name, moves: I18n.tn("moves", lead.moves), time});
       }
       case "demonstrating":
         if (!d) return t("head.waiting");

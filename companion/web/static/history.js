@@ -113,7 +113,7 @@
     practice.replaceChildren();
     for (const p of (h.practice || []).slice().reverse()) {
       const parts = [tn("moves", p.moves), t("history.practice_best", {best: fmt(p.optimal)}),
-        t("history.practice_time", {seconds: Math.round(p.seconds)})];
+        t("history.practice_time", {time: I18n.clock(Math.round(p.seconds))})];
       if (p.hint) parts.push(t("history.practice_hints", {level: p.hint}));
       if (p.seed) parts.push(t("history.practice_seed", {seed: p.seed}));
       practice.append(el("p", {}, el("strong", {text: p.solved}), " " + parts.join(" · ")));

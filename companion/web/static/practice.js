@@ -88,8 +88,8 @@
       hint: hintLevel, seed: puzzle.seed});
     const e = got.entry;
     say(() => {
-      const words = {moves: tn("moves", e.moves), best: e.optimal, seconds: Math.round(e.seconds),
-        level: e.hint};
+      const words = {moves: tn("moves", e.moves), best: e.optimal,
+        time: I18n.clock(Math.round(e.seconds)), level: e.hint};
       return e.hint ? t("practice.solved_hints", words) : t("practice.solved", words);
     });
   }
