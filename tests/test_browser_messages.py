@@ -57,6 +57,8 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
         shown = phone.evaluate("(vs) => ['en', 'de', 'fr'].map((l) => vs.map((v) => "
                                "I18n.clock(v, l)))", values)
         assert shown == [[i18n.clock(lang, v) for v in values] for lang in ("en", "de", "fr")]
+        # keys at and above her own bid do nothing now: disabled, and they look it
+        assert phone.locator("#keys button:enabled").count() == 4
         # a key above her own bid, forced on, is refused by the game: in German, and on her own
         # phone in her own terms
         phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="7"]');
@@ -65,12 +67,24 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
                                 timeout=WAIT)
         said = phone.locator("#pad-err").inner_text()
         assert said == "Du kannst nur weniger als 5 bieten", said
+        # the forced key is set back: disabled and dimmed, while the refusal stays readable
+        phone.wait_for_selector('#keys button[data-moves="7"]:disabled', timeout=WAIT)
         # the same bid again: the game's own words, in German
         phone.evaluate("""() => { const k = document.querySelector('#keys button[data-moves="5"]');
             k.disabled = false; k.click(); }""")
         phone.wait_for_function(
             "document.getElementById('pad-err').textContent === 'Anna hat schon 5 geboten'",
             timeout=WAIT)
+        phone.wait_for_selector('#keys button[data-moves="5"]:disabled', timeout=WAIT)
+        looks = phone.evaluate("""() => Array.from(document.querySelectorAll('#keys button'),
+            (k) => [k.dataset.moves, k.disabled, k.getAttribute('aria-disabled'),
+                    Number(getComputedStyle(k).opacity)])""")
+        for moves, disabled, aria, opacity in looks:
+            off = int(moves) >= 5
+            assert (disabled, aria == "true", opacity < 0.5) == (off, off, off), looks
+        refusal = phone.locator("#pad-err")
+        assert refusal.is_visible() and float(refusal.evaluate(
+            "(n) => getComputedStyle(n).opacity")) == 1.0
         SHOTS.mkdir(exist_ok=True)
         phone.screenshot(path=str(SHOTS / "de-phone-refused.png"), full_page=True)
 

@@ -49,7 +49,28 @@
       $("pad-err").textContent = e.said && e.said.key === "refuse.bid_higher"
         ? t("pad.lower_only", {n: e.said.args.previous}) : e.message;
       if (e.status === 403) { localStorage.removeItem(KEY); me = null; showWho(); }
+    } finally {
+      // a key that was live a moment ago (or forced on) is set back to what it can do now;
+      // the refusal above stays on screen
+      if (state) setKeys(state);
     }
+  }
+
+  // Which keys do something now: a key that cannot is disabled, and looks it. In the classic
+  // game a key is live while bids are open and it is lower than this player's own bid; in
+  // Micro Robots while a round is on. (A phone not yet joined keeps them: a tap tells it how
+  // to join.)
+  function setKeys(s) {
+    const micro = s.game === "micro-robots";
+    const open = micro ? s.phase === "round" : s.phase === "bidding" || s.phase === "timer";
+    const own = !micro && me ? (s.bids || []).find((b) => b.seat === me.seat) : null;
+    const mine = own ? own.moves : null;
+    for (const k of document.querySelectorAll("#keys button")) {
+      const off = !!me && (!open || (mine !== null && Number(k.dataset.moves) >= mine));
+      k.disabled = off;
+      k.setAttribute("aria-disabled", off ? "true" : "false");
+    }
+    $("keys").classList.toggle("resting", !!me && !open);
   }
 
   function buildKeys() {
@@ -88,8 +109,7 @@
     $("pad-hint").textContent = v && s.phase !== "round"
       ? t(v.result === "success" ? "micro.success" : "micro.failure", {name: v.name, n: v.number}) +
         (v.reason && v.result !== "success" ? ` — ${I18n.say(v.reason_msg, v.reason)}` : "") : "";
-    for (const k of document.querySelectorAll("#keys button")) k.disabled = !!me && s.phase !== "round";
-    $("keys").classList.toggle("resting", !!me && s.phase !== "round");
+    setKeys(s);
     $("demo-actions").classList.toggle("hidden", !myDemo);
     $("list-title").textContent = t("scores.title");
     const list = $("bids");
@@ -145,13 +165,7 @@
       : demo ? t("pad.watch", {name: demo.name})
         : mine !== null && open ? t("pad.your_bid", {n: mine}) : open ? t("pad.tap_to_bid") : "";
     $("mybid").dataset.moves = mine === null ? "" : String(mine);
-    // a key is live only when a tap would be a bid the game takes: while bids are open, and
-    // lower than this player's own bid
-    // (a phone not yet joined keeps them: a tap tells it how to join)
-    for (const k of document.querySelectorAll("#keys button")) {
-      k.disabled = !!me && (!open || (mine !== null && Number(k.dataset.moves) >= mine));
-    }
-    $("keys").classList.toggle("resting", !!me && !open);
+    setKeys(s);  // a key is live only when a tap would be a bid the game takes
     $("demo-actions").classList.toggle("hidden", !myDemo);
     renderAfter(s);
     showWho();
