@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from test_browser import CHROMIUM, PHONE, PIN, WAIT, Api, Companion
+from test_browser_words import OVERFLOW_JS
 
 from companion import i18n
 
@@ -106,6 +107,18 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
             return Array.from(list.children, (n) => n.textContent); }""")
         assert shown[0] == "Rosa 1 kommt doppelt vor (Zeile 1 Spalte 1, Zeile 1 Spalte 2)", shown
         assert shown[-1] == "30 Felder sind noch leer", shown
+        # entered on the grid, the same space twice: the two spaces the problem names are
+        # ringed on the grid, and no other
+        page.click('#whole .space[data-row="0"][data-col="0"]')
+        for _ in range(2):
+            page.click('#colours button[data-color="pink"]')
+            page.click('#numbers button[data-number="1"]')
+        page.wait_for_function("""() => [...document.querySelectorAll('#problems li')].some(
+            (n) => n.textContent.startsWith('Rosa 1 kommt doppelt vor'))""", timeout=WAIT)
+        ringed = page.evaluate("""() => Array.from(
+            document.querySelectorAll('#whole .space[data-named="1"]'),
+            (b) => [Number(b.dataset.row), Number(b.dataset.col)])""")
+        assert ringed == [[0, 0], [0, 1]], ringed
         page.screenshot(path=str(SHOTS / "de-layouts-problems.png"), full_page=True)
     finally:
         server.stop()
@@ -161,8 +174,33 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
         shown = page.locator("#message").inner_text()
         assert shown == (f"{question} (kein erlaubter Zug erklärt das: es wird weitergezählt, "
                          "als hätte er sich nicht bewegt)"), shown
+        # the board names its cells along its edges, and rings the cell the question names,
+        # its column letter and row number picked out
+        page.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
+                               timeout=WAIT)
+        assert page.locator("#board .named-cell").count() == 1
+        cols = page.locator("#board .label-col").all_text_contents()
+        rows = page.locator("#board .label-row").all_text_contents()
+        assert cols == list("abcdefghijklmnop") and rows == [str(n) for n in range(1, 17)]
+        picked = page.locator("#board .label.picked-out").all_text_contents()
+        assert sorted(picked) == sorted([wrong[0], wrong[1:]]), picked
+        # drawn where the board's own cell of that name is: over the cell's squares
+        ring = page.locator(f'#board .named-cell[data-cell="{wrong}"] .named-tint').bounding_box()
+        col = page.locator(f'#board .label-col[data-col="{wrong[0]}"]').bounding_box()
+        row = page.locator(f'#board .label-row[data-row="{wrong[1:]}"]').bounding_box()
+        assert ring["x"] < col["x"] + col["width"] / 2 < ring["x"] + ring["width"]
+        assert ring["y"] < row["y"] + row["height"] / 2 < ring["y"] + ring["height"]
+        assert page.evaluate(OVERFLOW_JS, 1280) == []
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / "de-table-camera-question.png"), full_page=True)
+        # on a 360 px phone too: the labels fit, nothing is wider than the screen
+        small = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
+                                    is_mobile=True, has_touch=True, locale="de-DE").new_page()
+        small.goto(url + "/")
+        small.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
+                                timeout=WAIT)
+        assert small.evaluate(OVERFLOW_JS, 360) == []
+        small.screenshot(path=str(SHOTS / "de-phone360-camera-question.png"))
     finally:
         server.close()
         table.stop()

@@ -1,9 +1,12 @@
-// The board as SVG, drawn from the state's board geometry and robot cells.
+// The board as SVG, drawn from the state's board geometry and robot cells, with the cells'
+// names along its edges (columns a–p under it, rows 1–16 beside it: a1 is the south-west
+// corner, as the position files and the camera's questions name cells).
 "use strict";
 
 const BoardView = (() => {
   const NS = "http://www.w3.org/2000/svg";
   const U = 10;  // one cell
+  const LEFT = 7, BOTTOM = 7;  // room for the row numbers and the column letters
   const FILL = {
     red: "#d93a32", green: "#2f9e44", blue: "#2f6fd6", yellow: "#f2c230",
     black: "#222", silver: "#b9bec7", transparent: "rgba(255,255,255,0.35)", any: "#8e44ad",
@@ -14,6 +17,8 @@ const BoardView = (() => {
     const r = parseInt(name.slice(1), 10) - 1;
     return [f * U, (size - 1 - r) * U];
   }
+
+  function cellName(f, r) { return `${String.fromCharCode(97 + f)}${r + 1}`; }
 
   function node(tag, attrs) {
     const n = document.createElementNS(NS, tag);
@@ -65,7 +70,19 @@ const BoardView = (() => {
       const n = this.size = geo.size || 16;
       const svg = this.svg;
       svg.replaceChildren();
-      svg.setAttribute("viewBox", `-2 -2 ${n * U + 4} ${n * U + 4}`);
+      svg.setAttribute("viewBox", `${-LEFT} -2 ${n * U + LEFT + 2} ${n * U + BOTTOM + 2}`);
+      // the cells' names along two edges: letters under the columns, numbers beside the rows
+      const labels = node("g", {class: "labels", "aria-hidden": "true"});
+      for (let i = 0; i < n; i++) {
+        const col = node("text", {x: i * U + U / 2, y: n * U + BOTTOM / 2 + 1.6, "text-anchor": "middle",
+          class: "label label-col", "data-col": String.fromCharCode(97 + i)});
+        col.textContent = String.fromCharCode(97 + i);
+        const row = node("text", {x: -LEFT / 2, y: (n - 1 - i) * U + U / 2 + 1.5, "text-anchor": "middle",
+          class: "label label-row", "data-row": String(i + 1)});
+        row.textContent = String(i + 1);
+        labels.append(col, row);
+      }
+      svg.append(labels);
       const cells = node("g", {class: "cells"});
       for (let f = 0; f < n; f++) {
         for (let r = 0; r < n; r++) {
@@ -108,7 +125,41 @@ const BoardView = (() => {
       svg.append(this.routeLayer);
       this.robotLayer = node("g", {class: "robots"});
       svg.append(this.robotLayer);
+      this.namedLayer = node("g", {class: "named"});
+      svg.append(this.namedLayer);
       this.robots = {};
+      this.namedKey = null;
+      this.setNamed(this.named || []);
+    }
+
+    // The cells the table's words name ("red seen on b1 — is that right?"): each ringed and
+    // tinted in its robot's colour, its column letter and row number picked out too, so the
+    // players find it on the board. cells: [{cell, robot}] (an empty list clears them).
+    setNamed(cells) {
+      this.named = cells;
+      if (!this.namedLayer) return;
+      const key = JSON.stringify(cells);
+      if (key === this.namedKey) return;
+      this.namedKey = key;
+      this.namedLayer.replaceChildren();
+      for (const t of this.svg.querySelectorAll(".label.picked-out")) t.classList.remove("picked-out");
+      for (const {cell, robot} of cells) {
+        const f = cell.charCodeAt(0) - 97, r = parseInt(cell.slice(1), 10) - 1;
+        if (!(f >= 0 && f < this.size && r >= 0 && r < this.size)) continue;
+        const [x, y] = cellXY(cell, this.size);
+        const colour = FILL[robot] || "#e5534b";
+        const g = node("g", {class: "named-cell", "data-cell": cellName(f, r)});
+        g.append(node("rect", {x: x + 0.4, y: y + 0.4, width: U - 0.8, height: U - 0.8, rx: 1.5,
+          fill: colour, class: "named-tint"}));
+        g.append(node("rect", {x: x - 0.9, y: y - 0.9, width: U + 1.8, height: U + 1.8, rx: 2.5,
+          class: "named-halo"}));
+        g.append(node("rect", {x: x - 0.9, y: y - 0.9, width: U + 1.8, height: U + 1.8, rx: 2.5,
+          stroke: colour, class: "named-ring"}));
+        this.namedLayer.append(g);
+        for (const t of this.svg.querySelectorAll(`.label[data-col="${cell[0]}"], .label[data-row="${r + 1}"]`)) {
+          t.classList.add("picked-out");
+        }
+      }
     }
 
     setTarget(t) {
@@ -182,5 +233,5 @@ const BoardView = (() => {
     }
   }
 
-  return {View, cellXY};
+  return {View, cellXY, cellName};
 })();

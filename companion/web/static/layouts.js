@@ -14,6 +14,7 @@
   let selected = null;  // {grid: "whole" | 0..3, r, c}
   let pending = {};
   let flagged = {};
+  let named = [];  // the spaces the problems name, [row, col] from the top left
   let fromProposal = false;
   let whole = null;
   const parts = [];
@@ -65,6 +66,7 @@
       if (mode() === "sections") whole.setLayout(r.rows);
       const list = $("problems");
       list.replaceChildren(...r.problems.map((p, i) => el("li", {text: I18n.say((r.problems_msg || [])[i], p)})));
+      named = places(r.problems_msg || []);
       list.dataset.complete = r.complete ? "1" : "0";
       if (r.complete) list.append(el("li", {class: "ok", text: t("layouts.complete")}));
     } catch (e) { $("layout-err").textContent = e.message; }
@@ -76,8 +78,25 @@
     parts.forEach((p, i) => p.setLayout(sections[i]));
     const names = {};
     for (const [name, text] of Object.entries(flagged)) names[name] = text;
-    whole.mark({flagged: names});
+    whole.mark({flagged: names, named});
     if (selected) gridOf(selected.grid).select(selected.r, selected.c);
+  }
+
+  // every space a problem names ("pink 1 appears twice (row 1 column 1, row 1 column 2)"),
+  // so that the grid rings them
+  function places(messages) {
+    const out = [];
+    const walk = (m, depth) => {
+      if (!m || typeof m !== "object" || depth > 12) return;
+      if (Array.isArray(m)) { m.forEach((x) => walk(x, depth + 1)); return; }
+      const a = m.args || {};
+      if (m.key === "layout.place" && Number.isInteger(a.row) && Number.isInteger(a.column)) {
+        out.push([a.row - 1, a.column - 1]);
+      }
+      for (const v of Object.values(a)) walk(v, depth + 1);
+    };
+    walk(messages, 0);
+    return out;
   }
 
   function setMode(m) {

@@ -71,10 +71,11 @@ const MicroBoard = (() => {
       }
     }
 
-    // marks: {robot, start, target, via, seen, steps: [names in order], flagged: {name: text}}
+    // marks: {robot, start, target, via, seen, steps: [names in order], flagged: {name: text},
+    // named: [[row, col], …] from the top left (the spaces a problem names: "row 1 column 2")}
     mark(m) {
       for (const b of this.cells) {
-        for (const k of ["robot", "start", "target", "via", "seen", "step", "flag", "selected"]) delete b.dataset[k];
+        for (const k of ["robot", "start", "target", "via", "seen", "step", "flag", "selected", "named"]) delete b.dataset[k];
         b.querySelector(".mark").textContent = "";
         b.removeAttribute("title");
       }
@@ -90,6 +91,9 @@ const MicroBoard = (() => {
       for (const [name, text] of Object.entries(m.flagged || {})) {
         const b = at(name);
         if (b) { b.dataset.flag = "1"; b.title = text; }
+      }
+      for (const [r, c] of m.named || []) {
+        if (r >= 0 && r < this.size && c >= 0 && c < this.size) this.cell(r, c).dataset.named = "1";
       }
     }
 

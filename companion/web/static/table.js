@@ -30,6 +30,7 @@
     }
     Companion.follow(s.lang);
     $("message").textContent = noticeText(s);
+    if (!micro) board.setNamed(s.notice ? [] : namedCells([s.message_msg, s.camera && s.camera.note_msg]));
     renderCamera(s.camera);
     renderDevices(s.devices);
     renderJoin(s);
@@ -46,6 +47,26 @@
     const params = Object.assign({}, n.params);
     if (params.chip) params.chip = params.chip === "vortex" ? t("chip.vortex") : t(`chip.${params.chip.replace(" ", ".")}`);
     return t(n.key, params);
+  }
+
+  // The cells the table's words name, with the robot they speak of: the camera's question
+  // ("red seen on b1 — is that right?"), a robot it misses ("… last seen near c4").
+  const CELL = /^[a-p](?:[1-9]|1[0-6])$/;
+  function namedCells(messages) {
+    const out = [];
+    const walk = (m, depth) => {
+      if (!m || typeof m !== "object" || depth > 8) return;
+      if (Array.isArray(m)) { m.forEach((x) => walk(x, depth + 1)); return; }
+      const args = m.args || {};
+      if (typeof args.cell === "string" && CELL.test(args.cell)) {
+        const r = args.robot;
+        const robot = r && typeof r.key === "string" && r.key.startsWith("color.") ? r.key.slice(6) : null;
+        if (!out.some((c) => c.cell === args.cell)) out.push({cell: args.cell, robot});
+      }
+      for (const v of Object.values(args)) walk(v, depth + 1);
+    };
+    walk(messages, 0);
+    return out;
   }
 
   function renderClassic(s) {
