@@ -137,3 +137,9 @@ def test_without_egl_the_error_says_what_to_install(monkeypatch):
     with pytest.raises(r3.Render3DError, match="libegl1 libegl-mesa0 libgl1-mesa-dri"):
         r3.render3d(POS, seed=0, size=(64, 48))
     assert "libegl-mesa0" in r3.gl_available()
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    assert doctest.testmod(r3).failed == 0

@@ -113,6 +113,11 @@ class Scene3D:
     clutter: bool = False  # cards and a box beside the board
     print_seed: int = 0  # the print's colour variation
 
+    @property
+    def markers(self) -> bool:
+        """No corner markers are drawn by this source: nothing fixes north but the print."""
+        return False
+
     @classmethod
     def random(cls, seed: int | np.random.Generator, *, hands: float = 0.2,
                timer: float = 0.2, clutter: float = 0.4, max_tilt: float = 45.0) -> Scene3D:
@@ -526,21 +531,26 @@ def print_texture(board: Board, seed: int = 0, px: int = TEX_PX) -> np.ndarray:
     for cx in (m + 2 * b, P - m - 2 * b):
         for cy in (m + 2 * b, P - m - 2 * b):
             cv2.circle(rivets, (cx, cy), max(1, P // 30), 1, -1)
-    for cell_id in board.cells():
-        f, r = board.xy(cell_id)
-        row = n - 1 - r
-        x0, y0 = F + f * P, F + row * P
-        quad = (0 if f < n // 2 else 1) if row < n // 2 else (3 if f < n // 2 else 2)
-        tint = tile_tint[quad] * (1 + rng.normal(0, 0.012))
-        if cell_id in board.blocked:
-            continue
-        out = cell * 1.0
-        sel = face > 0
-        out[sel] = tint * (1 + bevel[sel, None])
-        out[stripes] = hatch
-        out[rim] = tint * 0.82
-        out[rivets > 0] = groove * 0.9
-        img[y0:y0 + P, x0:x0 + P] = np.clip(out, 0, 255).astype(np.uint8)
+    # every cell at once: the tint of its tile and its own, spread over its pixels
+    tint = np.empty((n, n, 3))
+    h = n // 2
+    for quad, (rs, cs) in enumerate([(slice(0, h), slice(0, h)), (slice(0, h), slice(h, n)),
+                                     (slice(h, n), slice(h, n)), (slice(h, n), slice(0, h))]):
+        tint[rs, cs] = tile_tint[quad]
+    tint *= 1 + rng.normal(0, 0.012, (n, n, 1))
+    tint_px = np.repeat(np.repeat(tint.astype(np.float32), P, axis=0), P, axis=1)
+    # per pixel of a cell: how much of the tint it shows, and what fixed colour it adds
+    factor = np.where(face > 0, 1 + bevel, 0.0)
+    factor[rim] = 0.82
+    factor[stripes] = 0.0
+    factor[rivets > 0] = 0.0
+    fixed = np.zeros((P, P, 3), np.float32)
+    fixed[face == 0] = groove
+    fixed[stripes] = hatch
+    fixed[rivets > 0] = groove * 0.9
+    out = tint_px * np.tile(factor.astype(np.float32), (n, n))[..., None] + np.tile(
+        fixed, (n, n, 1))
+    img[F:F + n * P, F:F + n * P] = np.clip(out, 0, 255).astype(np.uint8)
     # the centre piece: a dark slab with a lighter rim
     blocked = [board.xy(c) for c in board.blocked]
     if blocked:
@@ -596,17 +606,17 @@ def print_texture(board: Board, seed: int = 0, px: int = TEX_PX) -> np.ndarray:
 
 
 def _table_texture(kind: str, tint: tuple[float, float, float], rng: np.random.Generator,
-                   px: int = 1024) -> np.ndarray:
+                   px: int = 768) -> np.ndarray:
     """The tabletop's colour as a BGR picture (it tiles a square about 90 cells across)."""
-    yy, xx = np.mgrid[0:px, 0:px].astype(np.float32) / px
+    yy = np.repeat((np.arange(px, dtype=np.float32) / px)[:, None], px, axis=1)
     lowres = rng.normal(0, 1, (8, 8)).astype(np.float32)
     low = cv2.resize(lowres, (px, px), interpolation=cv2.INTER_CUBIC)
-    fine = rng.normal(0, 1, (px, px)).astype(np.float32)
+    fine = rng.standard_normal((px, px), dtype=np.float32)
     if kind == "wood":
         warp = cv2.resize(rng.normal(0, 1, (4, 16)).astype(np.float32), (px, px),
                           interpolation=cv2.INTER_CUBIC)
         rings = np.sin((yy * 90 + warp * 3.0 + low * 0.8) * 2.0) * 0.5 + 0.5
-        streak = cv2.GaussianBlur(fine, (0, 0), sigmaX=0.5, sigmaY=18) * 4
+        streak = cv2.GaussianBlur(fine, (0, 0), sigmaX=0.5, sigmaY=px / 56) * 4
         val = 0.8 + 0.12 * rings + 0.05 * streak + 0.04 * low
         col = np.array([60, 110, 165], np.float32)  # BGR, a honey wood
         img = val[..., None] * col
@@ -1120,39 +1130,46 @@ def _draw(gl: _GL, objs: list[_Obj], scene: Scene3D, cam: _Cam, size: tuple[int,
 # ---------------------------------------------------------------- the sensor
 
 
+_CURVE = (np.linspace(0, 1, 4096, dtype=np.float32) ** (1 / 2.2) * 255).astype(np.float32)
+
+
 def _develop(img: np.ndarray, idmap: np.ndarray, scene: Scene3D, rng: np.random.Generator
              ) -> np.ndarray:
     """Linear light → an 8-bit BGR picture: exposure, white balance, haze, vignette, tone
     curve, blur, noise and JPEG."""
     H, W = img.shape[:2]
     img = np.nan_to_num(img, nan=0.0, posinf=0.0, neginf=0.0)
-    board = idmap == ID_BOARD
-    ref = np.percentile(img[board].mean(axis=1), 75) if board.sum() > 100 else np.percentile(
-        img.mean(axis=2), 75)
-    x = img * (0.62 / max(float(ref), 1e-6)) * scene.exposure
-    x = x * np.asarray(scene.white_balance[::-1], np.float32)  # RGB order here
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
-    r2 = ((xx - W / 2) ** 2 + (yy - H / 2) ** 2) / ((W / 2) ** 2 + (H / 2) ** 2)
-    x = x * (1 - scene.vignette * r2)[..., None]
+    board = (idmap == ID_BOARD)[::4, ::4]
+    sample = img[::4, ::4]
+    lum = sample[board].mean(axis=1) if board.sum() > 50 else sample.mean(axis=2).ravel()
+    ref = float(np.percentile(lum, 75))
+    gain = (0.62 / max(ref, 1e-6)) * scene.exposure * np.asarray(scene.white_balance[::-1],
+                                                                 np.float32)
+    xs = ((np.arange(W, dtype=np.float32) - W / 2) / math.hypot(W / 2, H / 2)) ** 2
+    ys = ((np.arange(H, dtype=np.float32) - H / 2) / math.hypot(W / 2, H / 2)) ** 2
+    fall = 1 - scene.vignette * (ys[:, None] + xs[None, :])
+    x = img * fall[..., None] * gain.astype(np.float32)
     if scene.haze > 0:
-        g = np.linspace(0, 1, W, dtype=np.float32)[None, :] * rng.uniform(-0.5, 0.5) + \
-            np.linspace(0, 1, H, dtype=np.float32)[:, None] * rng.uniform(-0.5, 0.5)
+        g = (np.linspace(0, 1, W, dtype=np.float32)[None, :] * rng.uniform(-0.5, 0.5)
+             + np.linspace(0, 1, H, dtype=np.float32)[:, None] * rng.uniform(-0.5, 0.5))
         veil = (0.9 + g)[..., None] * np.array([1.0, 1.0, 1.02], np.float32)
-        x = x * (1 - scene.haze) + veil * scene.haze
+        x = x * np.float32(1 - scene.haze) + veil * np.float32(scene.haze)
     # bloom: bright highlights bleed into their surroundings
     bright = np.clip(x - 1.0, 0, None)
     if bright.max() > 0:
-        x = x + cv2.GaussianBlur(bright, (0, 0), sigmaX=max(W, H) / 120) * 0.6
-    # a filmic shoulder and the sRGB curve
+        small = cv2.resize(bright, (W // 4, H // 4), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), sigmaX=max(W, H) / 480)
+        x = x + cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR) * np.float32(0.6)
+    # a filmic shoulder and the sRGB curve, through a table
     x = x / (1 + 0.18 * x)
-    x = np.clip(x * 1.18, 0, 1) ** (1 / 2.2)
-    out = x[..., ::-1] * 255.0  # BGR
+    idx = np.clip(x * np.float32(1.18 * 4095), 0, 4095).astype(np.uint16)
+    out = _CURVE[idx[..., ::-1]]  # BGR, 0…255 as float32
     if scene.blur > 0.2:
         out = cv2.GaussianBlur(out, (0, 0), sigmaX=scene.blur)
     if scene.noise > 0:
-        shot = np.sqrt(np.clip(out, 1, 255) / 255.0)
-        out = out + rng.normal(0, 1, out.shape).astype(np.float32) * scene.noise * (
-            0.4 + 0.6 * shot)
+        amp = np.sqrt(np.clip(out, 1, 255) * np.float32(1 / 255)) * np.float32(
+            0.6 * scene.noise) + np.float32(0.4 * scene.noise)
+        out = out + rng.standard_normal(out.shape, dtype=np.float32) * amp
     pic = np.clip(out + 0.5, 0, 255).astype(np.uint8)
     if scene.jpeg is not None:
         ok, buf = cv2.imencode(".jpg", pic, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg)])
@@ -1236,7 +1253,7 @@ def render3d(position: Position | Mapping[str, Any], *, seed: int = 0,
     Hw = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], cam.t])
     Hb = Hw @ B
     Hb /= Hb[2, 2]
-    occl = np.isin(idmap, (ID_HAND, ID_TIMER))
+    occl = (idmap == ID_HAND) | (idmap == ID_TIMER)
     hand_px = idmap == ID_HAND
     hidden = _covered(board, Hb, occl, W, H)
     by_hand = _covered(board, Hb, hand_px, W, H)
@@ -1254,7 +1271,8 @@ def render3d(position: Position | Mapping[str, Any], *, seed: int = 0,
         robot_pixels=robot_pixels, tiles=board.tiles,
         occluded=bool(by_hand) or bool(hidden & {pos.robots[c] for c in bases}),
         hidden_cells=hidden, occluder_mask=(occl * 255).astype(np.uint8),
-        robot_mask=(np.isin(idmap, list(robot_id)) * 255).astype(np.uint8),
+        robot_mask=(((idmap >= ID_ROBOT) & (idmap < ID_ROBOT + len(robot_id))) * 255
+                    ).astype(np.uint8),
         in_frame=in_frame, board=board, scene=scene, camera_matrix=cam.K,
         rvec=cv2.Rodrigues(cam.R)[0].ravel(), tvec=cam.t.copy(),
         ms=(time.perf_counter() - t0) * 1000)
