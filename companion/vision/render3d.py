@@ -456,12 +456,12 @@ def _symbol(img: np.ndarray, shape: str, colour: str, cx: float, cy: float, P: i
         return np.round(p * S).astype(np.int32).reshape(-1, 1, 2)
 
     # the target's own pale plate under the symbol, framed
-    h = 0.36 * P
+    h = 0.33 * P
     cv2.rectangle(img, (int(cx - h), int(cy - h)), (int(cx + h), int(cy + h)), (246, 246, 244),
                   -1, cv2.LINE_AA)
     cv2.rectangle(img, (int(cx - h), int(cy - h)), (int(cx + h), int(cy + h)), (120, 120, 124),
                   max(1, P // 28), cv2.LINE_AA)
-    r = 0.27 * P
+    r = 0.22 * P
     if shape == VORTEX:
         cols = [PRINT_INK[c] for c in ("red", "yellow", "green", "blue")]
         for k, col in enumerate(cols):
