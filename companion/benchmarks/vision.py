@@ -358,7 +358,7 @@ def _rate(a: int, b: int) -> str:
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="companion bench vision", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--frames", type=int, default=200, help="frames at 1280×960 (200)")
+    parser.add_argument("--frames", type=int, default=None, help="frames at 1280×960 (200)")
     parser.add_argument("--large", type=int, default=50,
                         help="further frames at 1640×1232 (50)")
     parser.add_argument("--pale", type=int, default=50,
@@ -378,6 +378,11 @@ def run(argv: list[str]) -> int:
                              "colour cast, a strong glare, dim bluish light")
     parser.add_argument("--real", metavar="DIR",
                         help="instead: read the photos of DIR against its truth.jsonl")
+    parser.add_argument("--source", choices=("render", "render3d"), default="render",
+                        help="the frames: the project's renderer (render) or the 3D "
+                             "rasteriser made apart from it (render3d, --frames of them at "
+                             "--size, 100 by default)")
+    parser.add_argument("--size", default="1280x960", help="with --source render3d: WxH")
     parser.add_argument("--tuned", default="",
                         help="with --real: the tables tuned on, comma-separated (their "
                              "figures are then given apart)")
@@ -393,6 +398,20 @@ def run(argv: list[str]) -> int:
 
         out = args.out if args.out != "bench-vision.json" else "bench-vision-real.json"
         return run_real(args.real, [t for t in args.tuned.split(",") if t], out, cells=cells)
+    if args.source == "render3d":
+        from .vision_render3d import run_render3d
+
+        try:
+            w, h = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            parser.error("--size: WxH, e.g. 1280x960")
+        if args.frames is not None and args.frames < 1 or w < 64 or h < 48:
+            parser.error("--frames: at least 1; --size: at least 64x48")
+        out = args.out if args.out != "bench-vision.json" else "bench-vision-render3d.json"
+        return run_render3d(args.frames or 100, args.seed, (w, h), args.hands, out,
+                            args.quiet, args.threads, cells=cells)
+    if args.frames is None:
+        args.frames = 200
     if args.frames < 1 or args.large < 0 or args.pale < 0:
         parser.error("--frames: at least 1; --large, --pale: 0 or more")
     if args.threads > 0:
