@@ -199,9 +199,10 @@ def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[s
 def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hits: dict,
            colours: list[str]) -> tuple[dict, dict[str, CellVerdict], int]:
     """The robots of ``hits`` (from :func:`~.robots.place`) with the classifier's word on
-    them: a robot both place on one cell stands; one the classifier alone is sure of stands
-    where it says; one they put on different cells, or that the classifier is not sure of, is
-    doubtful (said to be not seen, with the reason). Also the verdicts, and how many cells
+    them: a robot both place on one cell stands (the classifier likely there, if not well
+    ahead of every other cell); one the classifier alone is sure of stands where it says; one
+    they put on different cells, or that the classifier is not sure of, is doubtful (said to
+    be not seen, with the reason). Also the verdicts, and how many cells
     were classified."""
     from .robots import RobotHit
 
@@ -213,6 +214,13 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     for colour in sorted(said, key=lambda c: -said[c].best):
         v = said[colour]
         h = hits.get(colour)
+        if (v.cell is None and h is not None and h.doubt is None and (h.col, h.row) == v.at
+                and v.best >= SURE and v.at not in taken):
+            # both readers put it on one cell: a neighbour the classifier also likes (the
+            # robot's body leaning over the cell behind it) does not make it a guess
+            out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
+            taken[v.at] = colour
+            continue
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
                 continue
