@@ -143,7 +143,9 @@ def evaluate(seeds: list[int], size: tuple[int, int], hands: float = 0.2,
                                  "haze": round(scene.haze, 2), "wash": round(scene.wash, 2),
                                  "glare": round(scene.glare, 2), "timer": scene.timer})
         # the robots again, the board's corners given
-        g = _read(shot.image, tiles, truth, corners=shot.corners)
+        g = _read(shot.image, tiles, truth, corners=shot.corners,
+                  reader=Reader(tiles=tiles, profile=_profile(truth), read_chip=False,
+                                cells=cells))
         for r, cell in truth.items():
             given["total"] += 1
             got = None if isinstance(g, VisionError) or g.occluded else g.robots.get(r)
