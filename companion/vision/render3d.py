@@ -102,7 +102,7 @@ class Scene3D:
     jitter: float = 0.06  # how far robots stand off their cell centres, cells
     exposure: float = 1.0  # exposure error (1: right)
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # camera's gains, B, G, R
-    haze: float = 0.0  # a veil of scattered light, 0 … 0.6
+    haze: float = 0.0  # a veil of scattered light, 0 … 0.5
     noise: float = 1.5  # sensor noise, grey levels
     blur: float = 0.0  # optical blur, Gaussian sigma in pixels
     jpeg: int | None = None  # JPEG quality, None for none
@@ -160,9 +160,9 @@ class Scene3D:
             wash=float(rng.uniform(0.2, 0.8)) if bright else float(rng.uniform(0.0, 0.25)),
             saturation=float(rng.uniform(0.75, 1.1)),
             jitter=float(rng.uniform(0.02, 0.12)),
-            exposure=float(np.exp(rng.normal(0.0, 0.3))) * (1.3 if bright else 1.0),
+            exposure=float(np.exp(rng.normal(0.0, 0.18))) * (1.1 if bright else 1.0),
             white_balance=tuple(float(w) for w in wb),  # type: ignore[arg-type]
-            haze=float(rng.uniform(0.15, 0.5)) if rng.random() < 0.25 else 0.0,
+            haze=float(rng.uniform(0.1, 0.45)) if rng.random() < 0.25 else 0.0,
             noise=float(rng.uniform(0.5, 6.0)),
             blur=float(rng.uniform(0.0, 1.6)),
             jpeg=int(rng.integers(55, 95)) if rng.random() < 0.7 else None,
@@ -371,7 +371,7 @@ def robot_profile(style: str, height: float, width: float, rng: np.random.Genera
     w = width
     if style == "bullet":  # a rounded cone standing on a square plinth (drawn apart)
         hb = 0.12
-        r0 = float(rng.uniform(0.26, 0.32)) * w
+        r0 = float(rng.uniform(0.28, 0.36)) * w
         top = height - hb
         pts = [(0.0, hb), (r0 * 1.05, hb), (r0, hb + 0.04)]
         for s in np.linspace(0.05, 1.0, 22):
@@ -381,9 +381,9 @@ def robot_profile(style: str, height: float, width: float, rng: np.random.Genera
         return pts
     rb = float(rng.uniform(0.38, 0.45)) * w
     hb = float(rng.uniform(0.08, 0.16))
-    r0 = float(rng.uniform(0.24, 0.31)) * w
-    r1 = float(rng.uniform(0.12, 0.17)) * w
-    rh = float(rng.uniform(0.17, 0.23)) * w
+    r0 = float(rng.uniform(0.26, 0.33)) * w
+    r1 = float(rng.uniform(0.13, 0.18)) * w
+    rh = float(rng.uniform(0.18, 0.25)) * w
     zc = height - rh
     neck = zc - rh * 0.85
     pts = [(0.0, 0.0), (rb * 0.98, 0.0), (rb, 0.02), (rb, hb - 0.02), (rb * 0.96, hb),
@@ -1152,8 +1152,8 @@ def _develop(img: np.ndarray, idmap: np.ndarray, scene: Scene3D, rng: np.random.
     if scene.haze > 0:
         g = (np.linspace(0, 1, W, dtype=np.float32)[None, :] * rng.uniform(-0.5, 0.5)
              + np.linspace(0, 1, H, dtype=np.float32)[:, None] * rng.uniform(-0.5, 0.5))
-        veil = (0.9 + g)[..., None] * np.array([1.0, 1.0, 1.02], np.float32)
-        x = x * np.float32(1 - scene.haze) + veil * np.float32(scene.haze)
+        veil = (0.5 + 0.5 * g)[..., None] * np.array([1.0, 1.0, 1.02], np.float32)
+        x = x * np.float32(1 - 0.5 * scene.haze) + veil * np.float32(scene.haze)
     # bloom: bright highlights bleed into their surroundings
     bright = np.clip(x - 1.0, 0, None)
     if bright.max() > 0:
