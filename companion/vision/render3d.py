@@ -571,7 +571,9 @@ def print_texture(board: Board, seed: int = 0, px: int = TEX_PX) -> np.ndarray:
         x0, y0 = F + f * P, F + (n - 1 - r) * P
         a, c = ((x0 + 3, y0 + P - 3), (x0 + P - 3, y0 + 3)) if d.orientation == "/" else (
             (x0 + 3, y0 + 3), (x0 + P - 3, y0 + P - 3))
-        cv2.line(img, a, c, PRINT_INK.get(d.color, (128, 128, 128)), max(3, P // 7), cv2.LINE_AA)
+        ink = PRINT_INK.get(d.color, (128, 128, 128))
+        cv2.line(img, a, c, _lin(np.array(ink) * 0.6), max(4, P // 4), cv2.LINE_AA)
+        cv2.line(img, a, c, ink, max(3, P // 6), cv2.LINE_AA)
     # walls: dark bars with a lighter edge, centred on the cell edge
     wt = max(3, int(P * rng.uniform(0.13, 0.17)))
     wall_col = np.array([52, 52, 56]) + rng.normal(0, 4, 3)
@@ -782,7 +784,9 @@ ID_TABLE, ID_BOARD, ID_ROBOT, ID_HAND, ID_TIMER, ID_CLUTTER = 1, 2, 10, 30, 31, 
 
 
 class _GL:
-    """One headless context per process, with its programs."""
+    """One headless context per process, with its programs. It is opened on the first frame:
+    a pool of worker processes must each render their own (a context does not survive a
+    fork)."""
 
     _one: _GL | None = None
 
@@ -934,22 +938,32 @@ def _hand(scene: Scene3D, cam: _Cam) -> list[_Obj]:
                  ident=ID_HAND)]
 
 
-def _timer() -> list[_Obj]:
-    """The sand timer standing on the centre piece: wooden ends, glass, sand."""
+def _timer(rng: np.random.Generator) -> list[_Obj]:
+    """The sand timer standing on the centre piece: black plastic ends (the game's own) or
+    wooden ones, a glass, and pale sand in its lower half."""
+    ends = [(0.02, 0.02, 0.025), (0.06, 0.06, 0.065), (0.35, 0.18, 0.07)][
+        int(rng.choice(3, p=[0.6, 0.2, 0.2]))]
+    tall = float(rng.uniform(2.2, 2.9))
+    wide = float(rng.uniform(0.6, 0.8))
     objs = [
-        _Obj(_lathe([(0, 0), (0.75, 0), (0.78, 0.06), (0.75, 0.16), (0, 0.16)], 32),
-             (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER),
-        _Obj(_lathe([(0, 2.44), (0.75, 2.44), (0.78, 2.5), (0.75, 2.6), (0, 2.6)], 32),
-             (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER),
+        _Obj(_lathe([(0, 0), (wide, 0), (wide * 1.04, 0.06), (wide, 0.16), (0, 0.16)], 32),
+             ends, rough=0.35, ident=ID_TIMER),
+        _Obj(_lathe([(0, tall - 0.16), (wide, tall - 0.16), (wide * 1.04, tall - 0.1),
+                     (wide, tall), (0, tall)], 32), ends, rough=0.35, ident=ID_TIMER),
     ]
-    glass = [(0.0, 0.16)] + [(0.12 + 0.45 * abs(math.cos(a)) ** 0.7, 0.16 + 2.28 * a / math.pi)
-                             for a in np.linspace(0, math.pi, 20)] + [(0.0, 2.44)]
-    objs.append(_Obj(_lathe(glass, 32), (0.55, 0.58, 0.6), rough=0.06, trans=0.6,
+    span = tall - 0.32
+    glass = [(0.0, 0.16)] + [(0.1 + (wide - 0.2) * abs(math.cos(a)) ** 0.7,
+                              0.16 + span * a / math.pi)
+                             for a in np.linspace(0, math.pi, 20)] + [(0.0, tall - 0.16)]
+    objs.append(_Obj(_lathe(glass, 32), (0.5, 0.53, 0.55), rough=0.06, trans=0.6,
                      ident=ID_TIMER))
-    for a in (0.0, 2.1, 4.2):
-        objs.append(_Obj(_capsule((0.66 * math.cos(a), 0.66 * math.sin(a), 0.1),
-                                  (0.66 * math.cos(a), 0.66 * math.sin(a), 2.5), 0.06, 8),
-                         (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER))
+    fill = float(rng.uniform(0.15, 0.4))
+    sand = [(0.0, 0.17), (wide - 0.25, 0.17), (0.05, 0.17 + span * fill)]
+    objs.append(_Obj(_lathe(sand, 24), (0.8, 0.76, 0.62), rough=0.9, ident=ID_TIMER))
+    for a in (0.0, 2.1, 4.2) if rng.random() < 0.5 else ():
+        objs.append(_Obj(_capsule((wide * 0.9 * math.cos(a), wide * 0.9 * math.sin(a), 0.1),
+                                  (wide * 0.9 * math.cos(a), wide * 0.9 * math.sin(a),
+                                   tall - 0.1), 0.06, 8), ends, rough=0.4, ident=ID_TIMER))
     return objs
 
 
@@ -1238,7 +1252,7 @@ def render3d(position: Position | Mapping[str, Any], *, seed: int = 0,
     robots, bases = _robots(pos, scene, rng)
     objs += robots
     if scene.timer:
-        objs += _timer()
+        objs += _timer(np.random.default_rng([seed, 7]))
     if scene.clutter:
         objs += _clutter(np.random.default_rng([seed, 4]))
     if scene.hand:
