@@ -112,6 +112,7 @@ class Scene3D:
     timer: bool = False  # the sand timer on the centre piece
     clutter: bool = False  # cards and a box beside the board
     print_seed: int = 0  # the print's colour variation
+    crop: float = 0.0  # the share of the board pushed out over the picture's edge (0: none)
 
     @property
     def markers(self) -> bool:
@@ -120,9 +121,11 @@ class Scene3D:
 
     @classmethod
     def random(cls, seed: int | np.random.Generator, *, hands: float = 0.2,
-               timer: float = 0.2, clutter: float = 0.4, max_tilt: float = 45.0) -> Scene3D:
+               timer: float = 0.2, clutter: float = 0.4, max_tilt: float = 45.0,
+               crop: float = 0.05) -> Scene3D:
         """A varied scene drawn from ``seed``: a hand with probability ``hands``, the sand
-        timer with ``timer``, cards and a box with ``clutter``."""
+        timer with ``timer``, cards and a box with ``clutter``, part of the board out of the
+        picture with ``crop``."""
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         table = str(rng.choice(TABLES))
         tint = {
@@ -172,6 +175,7 @@ class Scene3D:
             timer=bool(rng.random() < timer),
             clutter=bool(rng.random() < clutter),
             print_seed=int(rng.integers(1 << 30)),
+            crop=float(rng.uniform(0.03, 0.25)) if rng.random() < crop else 0.0,
         )
 
 
@@ -308,6 +312,11 @@ def _camera(scene: Scene3D, size: tuple[int, int]) -> _Cam:
     lo, hi = px.min(axis=0), px.max(axis=0)
     room = np.array([W - 1, H - 1]) - (hi - lo)
     want = np.maximum(room, 0) * (np.asarray(scene.shift) * 0.5 + 0.5)
+    if scene.crop > 0:  # over the edge the shift leans to most
+        axis = int(np.argmax(np.abs(scene.shift)))
+        side = 1.0 if scene.shift[axis] >= 0 else -1.0
+        want[axis] = (max(room[axis], 0) if side > 0 else 0.0) + side * scene.crop * (
+            hi - lo)[axis]
     K2 = K.copy()
     K2[0, 2] += want[0] - lo[0]
     K2[1, 2] += want[1] - lo[1]
