@@ -143,3 +143,11 @@ def test_the_module_example_runs():
     import doctest
 
     assert doctest.testmod(r3).failed == 0
+
+
+def test_a_cropped_frame_says_its_board_is_out_of_the_picture():
+    shot = r3.render3d(POS, seed=0, size=(320, 240), crop=0.2, shift=(0.9, 0.1), **CLEAN)
+    assert not shot.in_frame
+    assert (shot.corners[:, 0] > 319).sum() == 2  # the east corners, past the right edge
+    whole = r3.render3d(POS, seed=0, size=(320, 240), shift=(0.9, 0.1), **CLEAN)
+    assert whole.in_frame

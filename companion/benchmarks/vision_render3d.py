@@ -69,7 +69,7 @@ def evaluate(seeds: list[int], size: tuple[int, int], hands: float = 0.2,
     n = {"frames": 0, "clear": 0, "right": 0, "frames_wrong": 0, "frames_unseen": 0,
          "not_found": 0, "false_occluded": 0, "occluded": 0, "occ_flagged": 0,
          "occ_misread": 0, "out_of_frame": 0, "tiles_total": 0, "tiles_right": 0,
-         "found_scratch": 0}
+         "found_scratch": 0, "out_refused": 0, "out_wrong": 0}
     times: list[float] = []
     render_ms: list[float] = []
     failures: list[dict[str, Any]] = []
@@ -83,7 +83,16 @@ def evaluate(seeds: list[int], size: tuple[int, int], hands: float = 0.2,
         where = {"seed": seed, "table": scene.table, "tilt": round(scene.tilt, 1),
                  "fill": round(scene.fill, 2)}
         if not shot.in_frame:
+            # declining is right, and so is a reading of what is in view; a robot on a wrong
+            # cell never is
             n["out_of_frame"] += 1
+            part = _read(shot.image, tiles, truth)
+            if isinstance(part, VisionError) or part.occluded:
+                n["out_refused"] += 1
+            elif any(truth.get(r) != c for r, c in part.robots.items()):
+                n["out_wrong"] += 1
+                failures.append({**where, "what": "out of frame, a robot on a wrong cell",
+                                 "read": part.robots, "truth": truth})
             continue
         if not shot.occluded:
             try:
@@ -199,6 +208,8 @@ def table(r: dict[str, Any]) -> list[str]:
         ("  flagged (occluded or unread)", _rate(r["occ_flagged"], r["occluded"])),
         ("  misread as a position", str(r["occ_misread"])),
         ("board partly out of frame", str(r["out_of_frame"])),
+        ("  refused (unread or covered)", _rate(r["out_refused"], r["out_of_frame"])),
+        ("  read, a robot on a wrong cell", str(r["out_wrong"])),
         ("from scratch: board found", _rate(r["found_scratch"], r["tiles_total"])),
         ("  tiles right (any quarter turn)", _rate(r["tiles_right"], r["tiles_total"])),
         ("ms per frame, median (game)", f"{r['ms_per_frame']['median']:.1f}"),

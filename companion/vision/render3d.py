@@ -102,7 +102,7 @@ class Scene3D:
     jitter: float = 0.06  # how far robots stand off their cell centres, cells
     exposure: float = 1.0  # exposure error (1: right)
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # camera's gains, B, G, R
-    haze: float = 0.0  # a veil of scattered light, 0 … 0.6
+    haze: float = 0.0  # a veil of scattered light, 0 … 0.5
     noise: float = 1.5  # sensor noise, grey levels
     blur: float = 0.0  # optical blur, Gaussian sigma in pixels
     jpeg: int | None = None  # JPEG quality, None for none
@@ -112,6 +112,7 @@ class Scene3D:
     timer: bool = False  # the sand timer on the centre piece
     clutter: bool = False  # cards and a box beside the board
     print_seed: int = 0  # the print's colour variation
+    crop: float = 0.0  # the share of the board pushed out over the picture's edge (0: none)
 
     @property
     def markers(self) -> bool:
@@ -120,9 +121,11 @@ class Scene3D:
 
     @classmethod
     def random(cls, seed: int | np.random.Generator, *, hands: float = 0.2,
-               timer: float = 0.2, clutter: float = 0.4, max_tilt: float = 45.0) -> Scene3D:
+               timer: float = 0.2, clutter: float = 0.4, max_tilt: float = 45.0,
+               crop: float = 0.05) -> Scene3D:
         """A varied scene drawn from ``seed``: a hand with probability ``hands``, the sand
-        timer with ``timer``, cards and a box with ``clutter``."""
+        timer with ``timer``, cards and a box with ``clutter``, part of the board out of the
+        picture with ``crop``."""
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         table = str(rng.choice(TABLES))
         tint = {
@@ -160,9 +163,9 @@ class Scene3D:
             wash=float(rng.uniform(0.2, 0.8)) if bright else float(rng.uniform(0.0, 0.25)),
             saturation=float(rng.uniform(0.75, 1.1)),
             jitter=float(rng.uniform(0.02, 0.12)),
-            exposure=float(np.exp(rng.normal(0.0, 0.3))) * (1.3 if bright else 1.0),
+            exposure=float(np.exp(rng.normal(0.0, 0.18))) * (1.1 if bright else 1.0),
             white_balance=tuple(float(w) for w in wb),  # type: ignore[arg-type]
-            haze=float(rng.uniform(0.15, 0.5)) if rng.random() < 0.25 else 0.0,
+            haze=float(rng.uniform(0.1, 0.45)) if rng.random() < 0.25 else 0.0,
             noise=float(rng.uniform(0.5, 6.0)),
             blur=float(rng.uniform(0.0, 1.6)),
             jpeg=int(rng.integers(55, 95)) if rng.random() < 0.7 else None,
@@ -172,6 +175,7 @@ class Scene3D:
             timer=bool(rng.random() < timer),
             clutter=bool(rng.random() < clutter),
             print_seed=int(rng.integers(1 << 30)),
+            crop=float(rng.uniform(0.03, 0.25)) if rng.random() < crop else 0.0,
         )
 
 
@@ -308,6 +312,11 @@ def _camera(scene: Scene3D, size: tuple[int, int]) -> _Cam:
     lo, hi = px.min(axis=0), px.max(axis=0)
     room = np.array([W - 1, H - 1]) - (hi - lo)
     want = np.maximum(room, 0) * (np.asarray(scene.shift) * 0.5 + 0.5)
+    if scene.crop > 0:  # over the edge the shift leans to most
+        axis = int(np.argmax(np.abs(scene.shift)))
+        side = 1.0 if scene.shift[axis] >= 0 else -1.0
+        want[axis] = (max(room[axis], 0) if side > 0 else 0.0) + side * scene.crop * (
+            hi - lo)[axis]
     K2 = K.copy()
     K2[0, 2] += want[0] - lo[0]
     K2[1, 2] += want[1] - lo[1]
@@ -371,7 +380,7 @@ def robot_profile(style: str, height: float, width: float, rng: np.random.Genera
     w = width
     if style == "bullet":  # a rounded cone standing on a square plinth (drawn apart)
         hb = 0.12
-        r0 = float(rng.uniform(0.26, 0.32)) * w
+        r0 = float(rng.uniform(0.28, 0.36)) * w
         top = height - hb
         pts = [(0.0, hb), (r0 * 1.05, hb), (r0, hb + 0.04)]
         for s in np.linspace(0.05, 1.0, 22):
@@ -381,9 +390,9 @@ def robot_profile(style: str, height: float, width: float, rng: np.random.Genera
         return pts
     rb = float(rng.uniform(0.38, 0.45)) * w
     hb = float(rng.uniform(0.08, 0.16))
-    r0 = float(rng.uniform(0.24, 0.31)) * w
-    r1 = float(rng.uniform(0.12, 0.17)) * w
-    rh = float(rng.uniform(0.17, 0.23)) * w
+    r0 = float(rng.uniform(0.26, 0.33)) * w
+    r1 = float(rng.uniform(0.13, 0.18)) * w
+    rh = float(rng.uniform(0.18, 0.25)) * w
     zc = height - rh
     neck = zc - rh * 0.85
     pts = [(0.0, 0.0), (rb * 0.98, 0.0), (rb, 0.02), (rb, hb - 0.02), (rb * 0.96, hb),
@@ -571,7 +580,9 @@ def print_texture(board: Board, seed: int = 0, px: int = TEX_PX) -> np.ndarray:
         x0, y0 = F + f * P, F + (n - 1 - r) * P
         a, c = ((x0 + 3, y0 + P - 3), (x0 + P - 3, y0 + 3)) if d.orientation == "/" else (
             (x0 + 3, y0 + 3), (x0 + P - 3, y0 + P - 3))
-        cv2.line(img, a, c, PRINT_INK.get(d.color, (128, 128, 128)), max(3, P // 7), cv2.LINE_AA)
+        ink = PRINT_INK.get(d.color, (128, 128, 128))
+        cv2.line(img, a, c, _lin(np.array(ink) * 0.6), max(4, P // 4), cv2.LINE_AA)
+        cv2.line(img, a, c, ink, max(3, P // 6), cv2.LINE_AA)
     # walls: dark bars with a lighter edge, centred on the cell edge
     wt = max(3, int(P * rng.uniform(0.13, 0.17)))
     wall_col = np.array([52, 52, 56]) + rng.normal(0, 4, 3)
@@ -782,7 +793,9 @@ ID_TABLE, ID_BOARD, ID_ROBOT, ID_HAND, ID_TIMER, ID_CLUTTER = 1, 2, 10, 30, 31, 
 
 
 class _GL:
-    """One headless context per process, with its programs."""
+    """One headless context per process, with its programs. It is opened on the first frame:
+    a pool of worker processes must each render their own (a context does not survive a
+    fork)."""
 
     _one: _GL | None = None
 
@@ -934,22 +947,32 @@ def _hand(scene: Scene3D, cam: _Cam) -> list[_Obj]:
                  ident=ID_HAND)]
 
 
-def _timer() -> list[_Obj]:
-    """The sand timer standing on the centre piece: wooden ends, glass, sand."""
+def _timer(rng: np.random.Generator) -> list[_Obj]:
+    """The sand timer standing on the centre piece: black plastic ends (the game's own) or
+    wooden ones, a glass, and pale sand in its lower half."""
+    ends = [(0.02, 0.02, 0.025), (0.06, 0.06, 0.065), (0.35, 0.18, 0.07)][
+        int(rng.choice(3, p=[0.6, 0.2, 0.2]))]
+    tall = float(rng.uniform(2.2, 2.9))
+    wide = float(rng.uniform(0.6, 0.8))
     objs = [
-        _Obj(_lathe([(0, 0), (0.75, 0), (0.78, 0.06), (0.75, 0.16), (0, 0.16)], 32),
-             (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER),
-        _Obj(_lathe([(0, 2.44), (0.75, 2.44), (0.78, 2.5), (0.75, 2.6), (0, 2.6)], 32),
-             (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER),
+        _Obj(_lathe([(0, 0), (wide, 0), (wide * 1.04, 0.06), (wide, 0.16), (0, 0.16)], 32),
+             ends, rough=0.35, ident=ID_TIMER),
+        _Obj(_lathe([(0, tall - 0.16), (wide, tall - 0.16), (wide * 1.04, tall - 0.1),
+                     (wide, tall), (0, tall)], 32), ends, rough=0.35, ident=ID_TIMER),
     ]
-    glass = [(0.0, 0.16)] + [(0.12 + 0.45 * abs(math.cos(a)) ** 0.7, 0.16 + 2.28 * a / math.pi)
-                             for a in np.linspace(0, math.pi, 20)] + [(0.0, 2.44)]
-    objs.append(_Obj(_lathe(glass, 32), (0.55, 0.58, 0.6), rough=0.06, trans=0.6,
+    span = tall - 0.32
+    glass = [(0.0, 0.16)] + [(0.1 + (wide - 0.2) * abs(math.cos(a)) ** 0.7,
+                              0.16 + span * a / math.pi)
+                             for a in np.linspace(0, math.pi, 20)] + [(0.0, tall - 0.16)]
+    objs.append(_Obj(_lathe(glass, 32), (0.5, 0.53, 0.55), rough=0.06, trans=0.6,
                      ident=ID_TIMER))
-    for a in (0.0, 2.1, 4.2):
-        objs.append(_Obj(_capsule((0.66 * math.cos(a), 0.66 * math.sin(a), 0.1),
-                                  (0.66 * math.cos(a), 0.66 * math.sin(a), 2.5), 0.06, 8),
-                         (0.35, 0.18, 0.07), rough=0.5, ident=ID_TIMER))
+    fill = float(rng.uniform(0.15, 0.4))
+    sand = [(0.0, 0.17), (wide - 0.25, 0.17), (0.05, 0.17 + span * fill)]
+    objs.append(_Obj(_lathe(sand, 24), (0.8, 0.76, 0.62), rough=0.9, ident=ID_TIMER))
+    for a in (0.0, 2.1, 4.2) if rng.random() < 0.5 else ():
+        objs.append(_Obj(_capsule((wide * 0.9 * math.cos(a), wide * 0.9 * math.sin(a), 0.1),
+                                  (wide * 0.9 * math.cos(a), wide * 0.9 * math.sin(a),
+                                   tall - 0.1), 0.06, 8), ends, rough=0.4, ident=ID_TIMER))
     return objs
 
 
@@ -1152,8 +1175,8 @@ def _develop(img: np.ndarray, idmap: np.ndarray, scene: Scene3D, rng: np.random.
     if scene.haze > 0:
         g = (np.linspace(0, 1, W, dtype=np.float32)[None, :] * rng.uniform(-0.5, 0.5)
              + np.linspace(0, 1, H, dtype=np.float32)[:, None] * rng.uniform(-0.5, 0.5))
-        veil = (0.9 + g)[..., None] * np.array([1.0, 1.0, 1.02], np.float32)
-        x = x * np.float32(1 - scene.haze) + veil * np.float32(scene.haze)
+        veil = (0.5 + 0.5 * g)[..., None] * np.array([1.0, 1.0, 1.02], np.float32)
+        x = x * np.float32(1 - 0.5 * scene.haze) + veil * np.float32(scene.haze)
     # bloom: bright highlights bleed into their surroundings
     bright = np.clip(x - 1.0, 0, None)
     if bright.max() > 0:
@@ -1238,7 +1261,7 @@ def render3d(position: Position | Mapping[str, Any], *, seed: int = 0,
     robots, bases = _robots(pos, scene, rng)
     objs += robots
     if scene.timer:
-        objs += _timer()
+        objs += _timer(np.random.default_rng([seed, 7]))
     if scene.clutter:
         objs += _clutter(np.random.default_rng([seed, 4]))
     if scene.hand:
