@@ -155,35 +155,67 @@ class _Says:
         return _probs([self.said.get((int(c), int(r)), {}) for c, r in self.cells])
 
 
-def _decide_with(said, hits, colours=("red", "blue")):
+def _setup():
     pos = random_position(5)
     shot = render(pos, seed=5, size=(640, 480))
     loc = locate(shot.image, corners=shot.corners)
     frame = prepare(shot.image, loc)
     scores = score_cells(frame, loc, Profile().for_robots(["red", "green", "blue", "yellow"]))
+    return loc, frame, scores
+
+
+def _decide_with(said, hits, colours=("red", "blue")):
+    loc, frame, scores = _setup()
     net = _Says(said)
-    net.cells = candidates(scores, hits)
+    net.cells = candidates(loc, scores, hits)
+    looked = {(int(c), int(r)) for c, r in net.cells}
+    assert set(said) <= looked
     return decide(net, frame, loc, scores, hits, list(colours))[0]
+
+
+def _beside(cell: tuple[int, int]) -> tuple[int, int]:
+    """A cell next to ``cell`` that the classifier is asked about when a robot stands there."""
+    loc, _, scores = _setup()
+    hits = {"red": RobotHit("red", cell[0], cell[1], 0.9, 0.5)}
+    near = [(int(c), int(r)) for c, r in candidates(loc, scores, hits)
+            if max(abs(c - cell[0]), abs(r - cell[1])) == 1]
+    assert near
+    return near[0]
+
+
+def test_only_a_few_cells_are_classified():
+    loc, _, scores = _setup()
+    assert 3 <= len(candidates(loc, scores, {})) <= 45
 
 
 def test_disagreeing_with_the_colour_scores_is_a_doubt_not_a_guess():
     hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
-    out = _decide_with({(2, 4): {"red": 0.97}}, hits)
+    out = _decide_with({_beside((2, 3)): {"red": 0.97}}, hits)
     assert out["red"].doubt is not None and "another cell" in out["red"].doubt
     assert (out["red"].col, out["red"].row) == (2, 3)
 
 
 def test_an_unsure_classifier_makes_a_found_robot_doubtful():
     hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
-    out = _decide_with({(2, 3): {"red": 0.6}, (2, 4): {"red": 0.3}}, hits)
+    out = _decide_with({(2, 3): {"red": 0.6}, _beside((2, 3)): {"red": 0.3}}, hits)
     assert out["red"].doubt is not None and "not sure" in out["red"].doubt
 
 
 def test_agreement_places_the_robot_and_the_classifier_alone_may_place_one():
     hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
-    out = _decide_with({(2, 3): {"red": 0.97}, (2, 4): {"blue": 0.95}}, hits)
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"blue": 0.95}}, hits)
     assert out["red"].doubt is None and (out["red"].col, out["red"].row) == (2, 3)
-    assert out["blue"].doubt is None and (out["blue"].col, out["blue"].row) == (2, 4)
+    assert out["blue"].doubt is None and (out["blue"].col, out["blue"].row) == _beside((2, 3))
+
+
+def test_agreeing_readers_place_a_robot_whose_body_lights_up_the_cell_behind():
+    hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"red": 0.9}}, hits)
+    assert out["red"].doubt is None and (out["red"].col, out["red"].row) == (2, 3)
+    # … but not when the colour scores doubted it
+    doubted = {"red": RobotHit("red", 2, 3, 0.5, 0.05, "another cell looks nearly as much")}
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"red": 0.9}}, doubted)
+    assert out["red"].doubt is not None
 
 
 def test_a_doubt_the_classifier_resolves_or_drops():

@@ -28,7 +28,9 @@ import numpy as np
 
 from .locate import GRID, Location
 
-CLASSES = ("empty", "red", "green", "blue", "yellow", "black", "silver")
+# "transparent" is learned so that the clear robot is taken for none of the others; it is
+# read by its own reader (:func:`~.robots.find_clear`), not by this one
+CLASSES = ("empty", "red", "green", "blue", "yellow", "black", "silver", "transparent")
 CROP_W, CROP_H = 32, 48  # pixels of one crop: across the line of sight, and up it
 SPAN = 0.75  # half the crop's width, and its reach in front of the cell centre (cells)
 FAR = 0.75  # how far past the cell centre the crop reaches on the floor (cells)
@@ -140,19 +142,27 @@ def all_cells() -> np.ndarray:
 SURE = 0.8  # a robot is placed by the classifier only with this probability on its cell …
 SURE_LEAD = 0.5  # … and no other cell within this of it
 ABSENT = 0.2  # below this on every cell looked at, the classifier sees no such robot
-TOP_CELLS = 3  # per robot colour, the best cells of today's scores looked at, and round them
+TOP_CELLS = 3  # per robot colour, its best cells by the colour scores are looked at
 
 
-def candidates(scores: dict[str, np.ndarray], hits: dict) -> np.ndarray:
-    """``(N, 2)`` grid cells ``(col, row)`` worth classifying: round each colour's best few
-    cells by the colour scores (:func:`~.robots.score_cells`), and round every robot found."""
-    want: set[tuple[int, int]] = set()
+def candidates(loc: Location, scores: dict[str, np.ndarray], hits: dict) -> np.ndarray:
+    """``(N, 2)`` grid cells ``(col, row)`` worth classifying: each colour's best few cells by
+    the colour scores (:func:`~.robots.score_cells`) and every robot found, each with its
+    neighbours in front and behind along the line of sight (a robot's body leans over the
+    cell behind it: the colour scores may put it one cell off that way, never across)."""
+    seeds: set[tuple[int, int]] = {(h.col, h.row) for h in hits.values()}
     for s in scores.values():
         for idx in np.argsort(s, axis=None)[::-1][:TOP_CELLS]:
             r, c = divmod(int(idx), GRID)
-            want |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
-    for h in hits.values():
-        want |= {(h.col + dc, h.row + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+            seeds.add((c, r))
+    if not seeds:
+        return np.zeros((0, 2), np.int64)
+    base = np.array(sorted(seeds), np.float64)
+    away, _ = _directions(loc, base + 0.5)
+    want = set(seeds)
+    for sign in (-1.0, 1.0):
+        for c, r in np.floor(base + 0.5 + sign * away).astype(np.int64):
+            want.add((int(c), int(r)))
     cells = sorted((c, r) for c, r in want if 0 <= c < GRID and 0 <= r < GRID
                    and not (7 <= c <= 8 and 7 <= r <= 8))
     return np.array(cells, np.int64).reshape(-1, 2)
@@ -184,7 +194,7 @@ def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[s
         p[:, b] = p[:, s] = probs[:, b] + probs[:, s]
     out = {}
     for colour in colours:
-        if colour not in CLASSES or not len(cells):
+        if colour not in CLASSES or colour == "transparent" or not len(cells):
             continue
         col = p[:, CLASSES.index(colour)]
         order = np.argsort(col)[::-1]
@@ -206,7 +216,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     were classified."""
     from .robots import RobotHit
 
-    cells = candidates(scores, hits)
+    cells = candidates(loc, scores, hits)
     probs = net.probabilities(cut(frame.image, frame.scale, frame.white, loc, cells))
     said = verdicts(probs, cells, colours)
     out: dict[str, RobotHit] = {}

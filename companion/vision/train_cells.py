@@ -48,7 +48,7 @@ from .locate import GRID, VisionError, from_corners, locate
 from .render import Scene, hard_scene, random_position, render
 from .robots import prepare
 
-FIVE = ("red", "green", "blue", "yellow")
+FOUR = ("red", "green", "blue", "yellow")
 SIZES = ((640, 480), (640, 480), (800, 600), (960, 720), (1280, 960))
 
 
@@ -57,11 +57,13 @@ SIZES = ((640, 480), (640, 480), (800, 600), (960, 720), (1280, 960))
 
 def _position(rng: np.random.Generator) -> Position:
     """A random board with four robots, a fifth black or silver on two boards of three, the
-    robots scattered or (one board in three) standing side by side."""
+    transparent one on a board in four, the robots scattered or (one board in three) standing
+    side by side."""
     pos = random_position(rng)
     board = pos.board
     fifth = [] if rng.random() < 0.34 else [str(rng.choice(["black", "silver"]))]
-    names = list(FIVE) + fifth
+    clear = ["transparent"] if rng.random() < 0.25 else []
+    names = list(FOUR) + fifth + clear
     banned = set(board.blocked) | {d.cell for d in board.diagonals}
     free = [c for c in board.cells() if c not in banned]
     if rng.random() < 0.35:
