@@ -218,6 +218,18 @@ def test_agreeing_readers_place_a_robot_whose_body_lights_up_the_cell_behind():
     assert out["red"].doubt is not None
 
 
+def test_the_classifier_alone_needs_the_robots_own_class_and_more():
+    # black and silver summed are sure, but neither alone: no black robot is invented
+    red = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    said = {(2, 3): {"red": 0.97}}
+    out = _decide_with({**said, _beside((2, 3)): {"black": 0.3, "silver": 0.62}}, red,
+                       colours=("red", "black"))
+    assert "black" not in out
+    out = _decide_with({**said, _beside((2, 3)): {"black": 0.95}}, red,
+                       colours=("red", "black"))
+    assert out["black"].doubt is None
+
+
 def test_a_doubt_the_classifier_resolves_or_drops():
     doubtful = {"red": RobotHit("red", 2, 3, 0.5, 0.05, "another cell looks nearly as much")}
     sure = _decide_with({(2, 3): {"red": 0.97}}, doubtful)

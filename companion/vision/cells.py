@@ -141,6 +141,10 @@ def all_cells() -> np.ndarray:
 
 SURE = 0.8  # a robot is placed by the classifier only with this probability on its cell …
 SURE_LEAD = 0.5  # … and no other cell within this of it
+# Where the colour scores found no such robot, the classifier alone places one only when its
+# own class (black or silver not summed) is this likely: a dim print corner under glare can
+# look a little like both colourless robots at once.
+ALONE = 0.9
 ABSENT = 0.2  # below this on every cell looked at, the classifier sees no such robot
 TOP_CELLS = 3  # per robot colour, its best cells by the colour scores are looked at
 
@@ -177,6 +181,7 @@ class CellVerdict:
     best: float  # the robot's probability on its best cell
     lead: float  # … less its probability on the next best cell
     at: tuple[int, int]  # that best cell
+    own: float = 0.0  # its own class's probability there (black and silver not summed)
 
     @property
     def absent(self) -> bool:
@@ -202,7 +207,8 @@ def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[s
         second = float(col[order[1]]) if len(order) > 1 else 0.0
         at = (int(cells[order[0], 0]), int(cells[order[0], 1]))
         sure = best >= SURE and best - second >= SURE_LEAD
-        out[colour] = CellVerdict(colour, at if sure else None, best, best - second, at)
+        own = float(probs[order[0], CLASSES.index(colour)])
+        out[colour] = CellVerdict(colour, at if sure else None, best, best - second, at, own)
     return out
 
 
@@ -231,6 +237,8 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
             out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
             taken[v.at] = colour
             continue
+        if v.cell is not None and (h is None or h.doubt is not None) and v.own < ALONE:
+            v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
                 continue
