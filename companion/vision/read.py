@@ -38,6 +38,7 @@ from .robots import (
     RobotHit,
     find_clear,
     find_robots,
+    place,
     prepare,
     score_cells,
     see_print,
@@ -148,7 +149,8 @@ class Reader:
             loc = locate(image, corners=corners)
         self._loc = loc
         frame = prepare(image, loc)
-        hits = find_robots(frame, loc, self.profile)
+        first = score_cells(frame, loc, self.profile)  # what find_robots does, kept
+        hits = place(first)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)
         rect = loc.warp(image, OCC_PX)
@@ -176,8 +178,7 @@ class Reader:
                                cells, loc.method, list(loc.notes))
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
-            hits, _, _ = decide(self.cells, frame, loc, score_cells(frame, loc, self.profile),
-                                hits, colours)
+            hits, _, _ = decide(self.cells, frame, loc, first, hits, colours)
         robots, scores, doubtful = {}, {}, {}
         unsure_north = reading is not None and reading.confidence < NORTH_SURE
         for colour, h in hits.items():
