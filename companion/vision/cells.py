@@ -218,8 +218,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     them: a robot both place on one cell stands (the classifier likely there, if not well
     ahead of every other cell); one the classifier alone is sure of stands where it says; one
     they put on different cells, or that the classifier is not sure of, is doubtful (said to
-    be not seen, with the reason). Also the verdicts, and how many cells
-    were classified."""
+    be not seen, with the reason). Also the verdicts, and how many cells were classified."""
     from .robots import RobotHit
 
     cells = candidates(loc, scores, hits)
@@ -260,7 +259,6 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if colour not in said:
             out[colour] = h
     return out, said, len(cells)
-
 
 
 __all__ = ["CLASSES", "CROP_H", "CROP_W", "CellNet", "CellVerdict", "all_cells", "candidates",
