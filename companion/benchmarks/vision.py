@@ -46,12 +46,15 @@ from ..vision.chip import read_chip
 from ..vision.colours import CLEAR, Profile
 from ..vision.locate import from_corners
 from ..vision.read import Reader, VisionError, read_frame
-from ..vision.render import Scene, random_position, render
+from ..vision.render import Scene, hard_scene, random_position, render
 from . import percentile, write_report
 
 GOAL_MS = 40.0
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
 FOUR = ROBOTS[:4]
+# What the command line chose for this run: the learned cell classifier to read the robots
+# with (``--cells``; None: the colour scores alone), and the hard scenes (``--hard``).
+_RUN: dict[str, Any] = {"cells": None, "hard": False}
 
 
 def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[bool, bool]:
@@ -87,6 +90,8 @@ def _frame(seed: int, size: tuple[int, int], hands: float, chip: bool = True):
     # The black fifth robot stands on a third of the boards.
     pos = random_position(rng, robots=ROBOTS[:5] if seed % 3 == 0 else FOUR)
     scene = Scene.random(rng, hands=hands, markers=0.5, max_tilt=30.0)
+    if _RUN["hard"]:  # one of the hard conditions real photos show, with the same hands
+        scene = replace(hard_scene(rng), hands=scene.hands)
     return render(_with_extras(pos, seed), seed=seed, size=size,
                   scene=replace(scene, chip=chip))
 
@@ -99,7 +104,7 @@ def _bare_piece(seed: int, size: tuple[int, int], hands: float, tiles: list[str]
     if not shot.in_frame or shot.occluded:
         return None
     try:
-        obs = Reader(tiles=tiles, read_chip=True).read(shot.image)
+        obs = Reader(tiles=tiles, read_chip=True, cells=_RUN["cells"]).read(shot.image)
     except VisionError:
         return None
     return None if obs.occluded else obs.chip is None
@@ -157,7 +162,7 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
         if scratch:
             t0 = time.perf_counter()
             try:
-                obs0 = read_frame(shot.image)
+                obs0 = read_frame(shot.image, cells=_RUN["cells"])
             except VisionError:
                 obs0 = None
             times_scratch.append((time.perf_counter() - t0) * 1000)
@@ -172,7 +177,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
                     failures.append({"seed": seed, "what": "tiles", "truth": tiles,
                                      "read": list(obs0.tiles) if obs0 and obs0.tiles else None})
         # A game's reader: tiles known, north found once on this board, its robots asked for.
-        reader = Reader(tiles=tiles, profile=_game_profile(truth), read_chip=True)
+        reader = Reader(tiles=tiles, profile=_game_profile(truth), read_chip=True,
+                        cells=_RUN["cells"])
         first: Any
         try:
             first = reader.read(shot.image)
@@ -237,7 +243,7 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
             # it): nothing must be seen for them.
             absent["frames"] += 1
             try:
-                lifted = read_frame(shot.image, tiles=tiles, chip=False,
+                lifted = read_frame(shot.image, tiles=tiles, chip=False, cells=_RUN["cells"],
                                     profile=Profile().for_robots(list(FOUR) + ["silver", CLEAR]))
                 for r in ("silver", CLEAR):
                     if r in lifted.robots:
@@ -352,7 +358,7 @@ def _rate(a: int, b: int) -> str:
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="companion bench vision", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--frames", type=int, default=200, help="frames at 1280×960 (200)")
+    parser.add_argument("--frames", type=int, default=None, help="frames at 1280×960 (200)")
     parser.add_argument("--large", type=int, default=50,
                         help="further frames at 1640×1232 (50)")
     parser.add_argument("--pale", type=int, default=50,
@@ -363,17 +369,49 @@ def run(argv: list[str]) -> int:
                         help="OpenCV threads (1: one core, 0: OpenCV's default)")
     parser.add_argument("--out", default="bench-vision.json", help="where to write the JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--cells", action="store_true",
+                        help="read the robots with the learned cell classifier too "
+                             "(companion/vision/models/cells.onnx)")
+    parser.add_argument("--model", default="", help="with --cells: another ONNX file")
+    parser.add_argument("--hard", action="store_true",
+                        help="every frame under one of the hard conditions: haze, a strong "
+                             "colour cast, a strong glare, dim bluish light")
     parser.add_argument("--real", metavar="DIR",
                         help="instead: read the photos of DIR against its truth.jsonl")
+    parser.add_argument("--source", choices=("render", "render3d"), default="render",
+                        help="the frames: the project's renderer (render) or the 3D "
+                             "rasteriser made apart from it (render3d, --frames of them at "
+                             "--size, 100 by default)")
+    parser.add_argument("--size", default="1280x960", help="with --source render3d: WxH")
     parser.add_argument("--tuned", default="",
                         help="with --real: the tables tuned on, comma-separated (their "
                              "figures are then given apart)")
     args = parser.parse_args(argv)
+    cells = None
+    if args.cells:
+        from ..vision.cells import MODEL, CellNet
+
+        cells = CellNet.load(args.model or MODEL)
+    _RUN.update(cells=cells, hard=args.hard)
     if args.real is not None:
         from .vision_real import run_real
 
         out = args.out if args.out != "bench-vision.json" else "bench-vision-real.json"
-        return run_real(args.real, [t for t in args.tuned.split(",") if t], out)
+        return run_real(args.real, [t for t in args.tuned.split(",") if t], out, cells=cells)
+    if args.source == "render3d":
+        from .vision_render3d import run_render3d
+
+        try:
+            w, h = (int(v) for v in args.size.lower().split("x"))
+        except ValueError:
+            parser.error("--size: WxH, e.g. 1280x960")
+        if args.frames is not None and args.frames < 1 or w < 64 or h < 48:
+            parser.error("--frames: at least 1; --size: at least 64x48")
+        out = args.out if args.out != "bench-vision.json" else "bench-vision-render3d.json"
+        return run_render3d(args.frames or 100, args.seed, (w, h), args.hands, out,
+                            args.quiet, args.threads, cells=cells)
+    if args.frames is None:
+        args.frames = 200
     if args.frames < 1 or args.large < 0 or args.pale < 0:
         parser.error("--frames: at least 1; --large, --pale: 0 or more")
     if args.threads > 0:
@@ -388,6 +426,8 @@ def run(argv: list[str]) -> int:
 
     print()
     print(f"vision benchmark: seeds {args.seed}…, hands on {args.hands:.0%}, "
+          f"{'hard scenes, ' if args.hard else ''}"
+          f"{'robots by the cell classifier, ' if cells is not None else ''}"
           f"{'one core' if args.threads == 1 else f'{args.threads} threads'}")
     head = f"{'':34s}" + "".join(f"{r['size'][0]}×{r['size'][1]:<14}" for r in results)
     print(head)
@@ -450,6 +490,8 @@ def run(argv: list[str]) -> int:
                     "opencv": cv2.__version__, "threads": args.threads},
         "seed": args.seed,
         "hands": args.hands,
+        "hard": args.hard,
+        "cells": args.model or ("shipped" if args.cells else None),
         "results": results,
         "pale_tables": pale,
     }

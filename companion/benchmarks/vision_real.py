@@ -156,7 +156,7 @@ def judge(truth: Truth, robots: dict[str, str]) -> tuple[int, dict[str, str]]:
     return best_k, {c: turn_cell(cell, best_k) for c, cell in robots.items()}
 
 
-def read_photo(folder: Path, truth: Truth) -> PhotoResult:
+def read_photo(folder: Path, truth: Truth, cells: Any = None) -> PhotoResult:
     res = PhotoResult(truth.file, truth.table, truth.kind, total=len(truth.robots))
     image = cv2.imread(str(folder / truth.file), cv2.IMREAD_COLOR)
     if image is None:
@@ -166,7 +166,8 @@ def read_photo(folder: Path, truth: Truth) -> PhotoResult:
         wanted.append("black")
     t0 = time.perf_counter()
     try:
-        obs: Any = read_frame(image, chip=False, profile=Profile().for_robots(wanted))
+        obs: Any = read_frame(image, chip=False, profile=Profile().for_robots(wanted),
+                              cells=cells)
     except VisionError as e:
         obs = e
     res.ms = (time.perf_counter() - t0) * 1000
@@ -279,8 +280,10 @@ def _summary_lines(label: str, s: dict[str, Any]) -> list[str]:
     ]
 
 
-def run_real(folder: str, tuned: list[str], out: str, limit: int | None = None) -> int:
-    """Read every labelled photo in ``folder``, print a line each and the totals."""
+def run_real(folder: str, tuned: list[str], out: str, limit: int | None = None,
+             cells: Any = None) -> int:
+    """Read every labelled photo in ``folder``, print a line each and the totals; ``cells``:
+    the learned cell classifier to read the robots with (see :class:`~..vision.read.Reader`)."""
     from . import write_report
 
     root = Path(folder)
@@ -294,7 +297,7 @@ def run_real(folder: str, tuned: list[str], out: str, limit: int | None = None) 
     results = []
     for t in truths:
         try:
-            r = read_photo(root, t)
+            r = read_photo(root, t, cells)
         except TruthError as e:
             print(f"error: {e}")
             return 2
@@ -316,6 +319,7 @@ def run_real(folder: str, tuned: list[str], out: str, limit: int | None = None) 
         "benchmark": "vision-real",
         "folder": str(root),
         "tuned_on": tuned,
+        "cells": cells is not None,
         "tables": {t: summarise([r for r in results if r.table == t]) for t in tables},
         "summaries": summaries,
         "photos": [{**r.__dict__, "wholly_right": r.wholly_right} for r in results],

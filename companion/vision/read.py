@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..board import Board, cell_name
+from .cells import CellNet, decide
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, track
@@ -37,7 +38,9 @@ from .robots import (
     RobotHit,
     find_clear,
     find_robots,
+    place,
     prepare,
+    score_cells,
     see_print,
     silhouette_cells,
 )
@@ -128,6 +131,9 @@ class Reader:
     tiles: list[str] | None = None
     profile: Profile = field(default_factory=Profile)
     read_chip: bool = True
+    # the learned cell classifier (:func:`.cells.shipped`) that has the last word on the
+    # robots, or None: the colour scores alone decide
+    cells: CellNet | None = None
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
@@ -143,7 +149,8 @@ class Reader:
             loc = locate(image, corners=corners)
         self._loc = loc
         frame = prepare(image, loc)
-        hits = find_robots(frame, loc, self.profile)
+        first = score_cells(frame, loc, self.profile)  # what find_robots does, kept
+        hits = place(first)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)
         rect = loc.warp(image, OCC_PX)
@@ -169,6 +176,9 @@ class Reader:
             return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                                reading.confidence if reading else None, {}, {}, None, True,
                                cells, loc.method, list(loc.notes))
+        if self.cells is not None:
+            colours = [c for c in self.profile.robots if c != CLEAR]
+            hits, _, _ = decide(self.cells, frame, loc, first, hits, colours)
         robots, scores, doubtful = {}, {}, {}
         unsure_north = reading is not None and reading.confidence < NORTH_SURE
         for colour, h in hits.items():
@@ -254,10 +264,12 @@ def _cells(hits: dict[str, RobotHit]) -> dict[str, tuple[int, int]]:
 
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
-               profile: Profile | None = None, chip: bool = True) -> Observation:
-    """Read one frame from scratch (see the module docstring)."""
+               profile: Profile | None = None, chip: bool = True,
+               cells: CellNet | None = None) -> Observation:
+    """Read one frame from scratch (see the module docstring); ``cells``: the learned cell
+    classifier that has the last word on the robots (see :class:`Reader`)."""
     reader = Reader(tiles=list(tiles) if tiles else None, profile=profile or Profile(),
-                    read_chip=chip)
+                    read_chip=chip, cells=cells)
     return reader.read(image, corners=corners)
 
 

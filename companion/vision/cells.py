@@ -1,0 +1,265 @@
+"""A learned look at single cells: is a robot standing here, and which?
+
+The board's geometry comes from :mod:`.locate` as for every other reader; this module cuts, for
+each cell asked about, a small upright crop that holds the cell and the space above it where a
+standing robot's body is seen, and classifies it with a small convolutional network: empty, or
+one of the robots of :data:`CLASSES`.
+
+The crop follows the camera model (:class:`~companion.vision.locate.Camera`): its bottom edge
+lies on the floor in front of the cell (towards the camera), its width spans one and a half
+cells across the line of sight, and it reaches up to where a robot's top is seen, or to the far
+side of the cell when the camera looks straight down. A robot standing on the cell therefore
+always stands on the crop's lower part, whatever the tilt; a robot on the cell behind shows
+only in its upper part.
+
+The network is trained offline (``python -m companion.vision.train_cells``, the ``train``
+extra) and ships as ONNX in ``companion/vision/models``; here it runs on OpenCV's own
+``cv2.dnn``, so reading needs nothing beyond OpenCV and numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .locate import GRID, Location
+
+# "transparent" is learned so that the clear robot is taken for none of the others; it is
+# read by its own reader (:func:`~.robots.find_clear`), not by this one
+CLASSES = ("empty", "red", "green", "blue", "yellow", "black", "silver", "transparent")
+CROP_W, CROP_H = 32, 48  # pixels of one crop: across the line of sight, and up it
+SPAN = 0.75  # half the crop's width, and its reach in front of the cell centre (cells)
+FAR = 0.75  # how far past the cell centre the crop reaches on the floor (cells)
+TOP = 1.9  # how high above the board the crop reaches (cells; a robot is about 1.4 tall)
+MODEL = Path(__file__).with_name("models") / "cells.onnx"
+
+
+def _directions(loc: Location, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors on the board, per cell: away from the camera's foot, and across it."""
+    foot = loc.camera.centre[:2]
+    d = centres - foot
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    d = np.where(n > 1e-6, d / np.maximum(n, 1e-6), np.array([0.0, 1.0]))
+    return d, np.stack([-d[:, 1], d[:, 0]], axis=1)
+
+
+def crop_frames(loc: Location, cells: np.ndarray) -> np.ndarray:
+    """``(N, 3, 2)`` pixel points per grid cell ``(col, row)``: the crop's bottom-left and
+    bottom-right corners, and its top's middle."""
+    cells = np.asarray(cells, dtype=np.float64).reshape(-1, 2)
+    centres = cells + 0.5
+    away, perp = _directions(loc, centres)
+    zero = np.zeros((len(centres), 1))
+    front = centres - SPAN * away
+    bl = loc.camera.project(np.hstack([front - SPAN * perp, zero]))
+    br = loc.camera.project(np.hstack([front + SPAN * perp, zero]))
+    mid = 0.5 * (bl + br)
+    far = loc.camera.project(np.hstack([centres + FAR * away, zero]))
+    top = loc.camera.project(np.hstack([centres, np.full((len(centres), 1), TOP)]))
+    # whichever reaches further from the bottom edge: the robot's top seen at a slant, or
+    # the cell's far side seen from straight above
+    use_top = (np.linalg.norm(top - mid, axis=1) > np.linalg.norm(far - mid, axis=1))[:, None]
+    return np.stack([bl, br, np.where(use_top, top, far)], axis=1)
+
+
+@lru_cache(maxsize=1)
+def _unit_grid() -> tuple[np.ndarray, np.ndarray]:
+    s = (np.arange(CROP_W, dtype=np.float64) + 0.5) / CROP_W
+    t = 1.0 - (np.arange(CROP_H, dtype=np.float64) + 0.5) / CROP_H
+    return s[None, :], t[:, None]  # across (1, W), up (H, 1)
+
+
+def cut(image: np.ndarray, scale: float, white: np.ndarray, loc: Location,
+        cells: np.ndarray) -> np.ndarray:
+    """``(N, 3, CROP_H, CROP_W)`` float32 crops of grid cells ``(col, row)`` from ``image``
+    (BGR, ``scale`` of its pixels per pixel of the frame ``loc`` was found in), in units of
+    the board's white ``white`` (so a colour cast and the light's level are taken out), less
+    a half. Points off the picture read as black."""
+    cells = np.asarray(cells).reshape(-1, 2)
+    if not len(cells):
+        return np.zeros((0, 3, CROP_H, CROP_W), np.float32)
+    pts = crop_frames(loc, cells) * scale  # (N, 3, 2)
+    bl, br, top = pts[:, 0], pts[:, 1], pts[:, 2]
+    up = top - 0.5 * (bl + br)
+    s, t = _unit_grid()
+    xy = (bl[:, None, None, :] + s[None, :, :, None] * (br - bl)[:, None, None, :]
+          + t[None, :, :, None] * up[:, None, None, :])  # (N, H, W, 2)
+    maps = xy.reshape(-1, CROP_W, 2).astype(np.float32)
+    out = cv2.remap(np.ascontiguousarray(image, dtype=np.float32), maps[..., 0], maps[..., 1],
+                    interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                    borderValue=(0, 0, 0))
+    out = out.reshape(len(cells), CROP_H, CROP_W, 3) / np.maximum(
+        np.asarray(white, np.float32), 1.0)
+    return (np.clip(out, 0.0, 2.0) - 0.5).transpose(0, 3, 1, 2).astype(np.float32)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass
+class CellNet:
+    """The shipped classifier, on ``cv2.dnn``. :meth:`probabilities` takes crops from
+    :func:`cut` and gives ``(N, len(CLASSES))``."""
+
+    net: cv2.dnn.Net
+
+    @classmethod
+    def load(cls, path: Path | str = MODEL) -> CellNet:
+        net = cv2.dnn.readNetFromONNX(str(path))
+        net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        return cls(net)
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        if not len(crops):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        self.net.setInput(np.ascontiguousarray(crops, dtype=np.float32))
+        return softmax(np.asarray(self.net.forward(), dtype=np.float64).reshape(
+            len(crops), len(CLASSES)))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> CellNet:
+    """The model that ships in the package, loaded once."""
+    return CellNet.load(MODEL)
+
+
+def all_cells() -> np.ndarray:
+    rows, cols = np.mgrid[0:GRID, 0:GRID]
+    return np.stack([cols.ravel(), rows.ravel()], axis=1)
+
+
+
+
+# ---------------------------------------------------------------- deciding the robots
+
+SURE = 0.8  # a robot is placed by the classifier only with this probability on its cell …
+SURE_LEAD = 0.5  # … and no other cell within this of it
+# Where the colour scores found no such robot, the classifier alone places one only when its
+# own class (black or silver not summed) is this likely: a dim print corner under glare can
+# look a little like both colourless robots at once.
+ALONE = 0.9
+ABSENT = 0.2  # below this on every cell looked at, the classifier sees no such robot
+TOP_CELLS = 3  # per robot colour, its best cells by the colour scores are looked at
+
+
+def candidates(loc: Location, scores: dict[str, np.ndarray], hits: dict) -> np.ndarray:
+    """``(N, 2)`` grid cells ``(col, row)`` worth classifying: each colour's best few cells by
+    the colour scores (:func:`~.robots.score_cells`) and every robot found, each with its
+    neighbours in front and behind along the line of sight (a robot's body leans over the
+    cell behind it: the colour scores may put it one cell off that way, never across)."""
+    seeds: set[tuple[int, int]] = {(h.col, h.row) for h in hits.values()}
+    for s in scores.values():
+        for idx in np.argsort(s, axis=None)[::-1][:TOP_CELLS]:
+            r, c = divmod(int(idx), GRID)
+            seeds.add((c, r))
+    if not seeds:
+        return np.zeros((0, 2), np.int64)
+    base = np.array(sorted(seeds), np.float64)
+    away, _ = _directions(loc, base + 0.5)
+    want = set(seeds)
+    for sign in (-1.0, 1.0):
+        for c, r in np.floor(base + 0.5 + sign * away).astype(np.int64):
+            want.add((int(c), int(r)))
+    cells = sorted((c, r) for c, r in want if 0 <= c < GRID and 0 <= r < GRID
+                   and not (7 <= c <= 8 and 7 <= r <= 8))
+    return np.array(cells, np.int64).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class CellVerdict:
+    """What the classifier says of one robot colour over the cells looked at."""
+
+    colour: str
+    cell: tuple[int, int] | None  # (col, row) where it is sure the robot stands, or None
+    best: float  # the robot's probability on its best cell
+    lead: float  # … less its probability on the next best cell
+    at: tuple[int, int]  # that best cell
+    own: float = 0.0  # its own class's probability there (black and silver not summed)
+
+    @property
+    def absent(self) -> bool:
+        return self.best < ABSENT
+
+
+def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[str, CellVerdict]:
+    """Per robot colour of the game, where the classifier is sure it stands, from the
+    probabilities ``(N, len(CLASSES))`` over ``cells``. A game plays one colourless fifth
+    robot: the network's black and silver are then one robot (dim light makes one of the
+    other)."""
+    p = probs.copy()
+    b, s = CLASSES.index("black"), CLASSES.index("silver")
+    if ("black" in colours) != ("silver" in colours):
+        p[:, b] = p[:, s] = probs[:, b] + probs[:, s]
+    out = {}
+    for colour in colours:
+        if colour not in CLASSES or colour == "transparent" or not len(cells):
+            continue
+        col = p[:, CLASSES.index(colour)]
+        order = np.argsort(col)[::-1]
+        best = float(col[order[0]])
+        second = float(col[order[1]]) if len(order) > 1 else 0.0
+        at = (int(cells[order[0], 0]), int(cells[order[0], 1]))
+        sure = best >= SURE and best - second >= SURE_LEAD
+        own = float(probs[order[0], CLASSES.index(colour)])
+        out[colour] = CellVerdict(colour, at if sure else None, best, best - second, at, own)
+    return out
+
+
+def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hits: dict,
+           colours: list[str]) -> tuple[dict, dict[str, CellVerdict], int]:
+    """The robots of ``hits`` (from :func:`~.robots.place`) with the classifier's word on
+    them: a robot both place on one cell stands (the classifier likely there, if not well
+    ahead of every other cell); one the classifier alone is sure of stands where it says; one
+    they put on different cells, or that the classifier is not sure of, is doubtful (said to
+    be not seen, with the reason). Also the verdicts, and how many cells were classified."""
+    from .robots import RobotHit
+
+    cells = candidates(loc, scores, hits)
+    probs = net.probabilities(cut(frame.image, frame.scale, frame.white, loc, cells))
+    said = verdicts(probs, cells, colours)
+    out: dict[str, RobotHit] = {}
+    taken: dict[tuple[int, int], str] = {}
+    for colour in sorted(said, key=lambda c: -said[c].best):
+        v = said[colour]
+        h = hits.get(colour)
+        if (v.cell is None and h is not None and h.doubt is None and (h.col, h.row) == v.at
+                and v.best >= SURE and v.at not in taken):
+            # both readers put it on one cell: a neighbour the classifier also likes (the
+            # robot's body leaning over the cell behind it) does not make it a guess
+            out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
+            taken[v.at] = colour
+            continue
+        if v.cell is not None and (h is None or h.doubt is not None) and v.own < ALONE:
+            v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
+        if v.cell is None:
+            if h is None or v.absent and h.doubt is not None:
+                continue
+            out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, h.doubt or (
+                f"the cell classifier is not sure of it ({v.best:.2f}, {v.lead:.2f} ahead)"))
+            continue
+        if h is not None and h.doubt is None and (h.col, h.row) != v.cell:
+            out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
+                                   "the cell classifier sees it on another cell "
+                                   f"({v.best:.2f})")
+            continue
+        if v.cell in taken:
+            out[colour] = RobotHit(colour, v.cell[0], v.cell[1], v.best, v.lead,
+                                   f"its cell holds the {taken[v.cell]} robot")
+            continue
+        out[colour] = RobotHit(colour, v.cell[0], v.cell[1], v.best, v.lead, None)
+        taken[v.cell] = colour
+    for colour, h in hits.items():  # colours the classifier does not know (transparent)
+        if colour not in said:
+            out[colour] = h
+    return out, said, len(cells)
+
+
+__all__ = ["CLASSES", "CROP_H", "CROP_W", "CellNet", "CellVerdict", "all_cells", "candidates",
+           "crop_frames", "cut", "decide", "shipped", "softmax", "verdicts"]

@@ -1,0 +1,238 @@
+"""The learned cell classifier: the shipped ONNX file on OpenCV's ``cv2.dnn`` classifies
+rendered cells it was never trained on (fresh seeds), the reader with it reads rendered frames
+right, and a robot whose cell the classifier is not sure of is said to be not seen, with the
+reason, never placed on a guessed cell."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.board import cell_name
+from companion.vision.cells import (
+    ABSENT,
+    CLASSES,
+    CROP_H,
+    CROP_W,
+    MODEL,
+    SURE,
+    SURE_LEAD,
+    candidates,
+    cut,
+    decide,
+    shipped,
+    verdicts,
+)
+from companion.vision.colours import Profile
+from companion.vision.locate import locate
+from companion.vision.read import Reader
+from companion.vision.render import Scene, hard_scene, random_position, render
+from companion.vision.robots import RobotHit, prepare, score_cells
+
+ROOT = Path(__file__).resolve().parents[1]
+FRESH = 30_000_000  # far from the training seeds (0 … a few thousand)
+
+
+def test_the_model_ships_in_the_package_and_loads_on_cv2_dnn():
+    assert MODEL.is_file()
+    assert MODEL.stat().st_size < 4 * 1024 * 1024  # a few MB at most
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped_files = data["tool"]["setuptools"]["package-data"]["companion"]
+    assert "vision/models/*.onnx" in shipped_files
+    assert "torch" not in " ".join(data["project"]["dependencies"])
+    net = cv2.dnn.readNetFromONNX(str(MODEL))
+    net.setInput(np.zeros((3, 3, CROP_H, CROP_W), np.float32))
+    assert net.forward().shape == (3, len(CLASSES))
+
+
+def _frame_crops(seed: int, scene: Scene):
+    pos = random_position(seed, robots=("red", "green", "blue", "yellow",
+                                        "black" if seed % 2 else "silver"))
+    shot = render(pos, seed=seed, size=(960, 720), scene=scene)
+    loc = locate(shot.image, corners=shot.corners)
+    frame = prepare(shot.image, loc)
+    label = {}
+    for name, c in shot.robots.items():
+        file, rank = shot.board.xy(c)
+        label[(file, 15 - rank)] = CLASSES.index(name)
+    cells = set(label)
+    for c, r in label:  # the neighbours: a robot in front or behind shows in their crops
+        cells |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+    cells = sorted((c, r) for c, r in cells if 0 <= c < 16 and 0 <= r < 16
+                   and not (7 <= c <= 8 and 7 <= r <= 8))
+    crops = cut(frame.image, frame.scale, frame.white, loc, np.array(cells))
+    return crops, np.array([label.get(c, 0) for c in cells])
+
+
+@pytest.mark.slow
+def test_the_shipped_model_classifies_fresh_rendered_cells():
+    xs, ys = [], []
+    for i in range(16):
+        seed = FRESH + i
+        rng = np.random.default_rng(seed)
+        scene = hard_scene(rng) if i % 2 else Scene.random(rng, hands=0.0, max_tilt=35.0)
+        x, y = _frame_crops(seed, scene)
+        xs.append(x)
+        ys.append(y)
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    guess = shipped().probabilities(x).argmax(axis=1)
+    robot = y > 0
+    assert robot.sum() >= 70
+    # robots on their cell, named right
+    assert (guess[robot] == y[robot]).mean() >= 0.9
+    # the cells round them (a robot leaning over, or standing in front) and empty cells
+    assert (guess[~robot] == 0).mean() >= 0.97
+
+
+@pytest.mark.slow
+def test_the_reader_with_the_classifier_reads_rendered_frames_right():
+    right = frames = 0
+    for i in range(4):
+        seed = FRESH + 100 + i
+        pos = random_position(seed)
+        shot = render(pos, seed=seed, scene=Scene.random(seed, hands=0.0, max_tilt=25.0))
+        tiles = list(shot.tiles)
+        obs = Reader(tiles=tiles, cells=shipped()).read(shot.image)
+        truth = {k: cell_name(v) for k, v in shot.robots.items()}
+        wrong = {c: cell for c, cell in obs.robots.items() if truth.get(c) != cell}
+        assert not wrong, f"seed {seed}: {wrong} (truth {truth})"
+        frames += 1
+        right += obs.robots == truth
+    assert right >= 3
+
+
+# ---------------------------------------------------------------- the doubt path
+
+
+def _probs(rows: list[dict[str, float]]) -> np.ndarray:
+    out = np.zeros((len(rows), len(CLASSES)))
+    for i, row in enumerate(rows):
+        for name, p in row.items():
+            out[i, CLASSES.index(name)] = p
+        out[i, 0] = max(0.0, 1.0 - sum(row.values()))
+    return out
+
+
+def test_a_robot_the_classifier_is_sure_of_is_placed():
+    cells = np.array([[3, 4], [3, 5], [9, 9]])
+    v = verdicts(_probs([{"red": 0.95}, {"red": 0.03}, {}]), cells, ["red", "blue"])
+    assert v["red"].cell == (3, 4)
+    assert v["blue"].cell is None and v["blue"].absent
+
+
+def test_two_cells_alike_leave_the_robot_unplaced():
+    cells = np.array([[3, 4], [3, 5]])
+    close = SURE + 0.05
+    v = verdicts(_probs([{"red": close}, {"red": close - SURE_LEAD + 0.1}]), cells, ["red"])
+    assert v["red"].cell is None and not v["red"].absent
+    weak = verdicts(_probs([{"red": SURE - 0.1}, {}]), cells, ["red"])
+    assert weak["red"].cell is None
+    assert ABSENT < SURE - 0.1
+
+
+def test_the_fifth_robot_counts_black_and_silver_as_one():
+    cells = np.array([[3, 4], [10, 2]])
+    probs = _probs([{"black": 0.5, "silver": 0.45}, {}])
+    assert verdicts(probs, cells, ["black"])["black"].cell == (3, 4)
+    # with both in the game (not a real game, but the rule holds) neither is sure
+    both = verdicts(probs, cells, ["black", "silver"])
+    assert both["black"].cell is None and both["silver"].cell is None
+
+
+class _Says:
+    """A classifier that answers given probabilities per grid cell (empty elsewhere)."""
+
+    def __init__(self, said: dict[tuple[int, int], dict[str, float]]):
+        self.said = said
+        self.cells: np.ndarray | None = None
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        assert self.cells is not None and len(crops) == len(self.cells)
+        return _probs([self.said.get((int(c), int(r)), {}) for c, r in self.cells])
+
+
+def _setup():
+    pos = random_position(5)
+    shot = render(pos, seed=5, size=(640, 480))
+    loc = locate(shot.image, corners=shot.corners)
+    frame = prepare(shot.image, loc)
+    scores = score_cells(frame, loc, Profile().for_robots(["red", "green", "blue", "yellow"]))
+    return loc, frame, scores
+
+
+def _decide_with(said, hits, colours=("red", "blue")):
+    loc, frame, scores = _setup()
+    net = _Says(said)
+    net.cells = candidates(loc, scores, hits)
+    looked = {(int(c), int(r)) for c, r in net.cells}
+    assert set(said) <= looked
+    return decide(net, frame, loc, scores, hits, list(colours))[0]
+
+
+def _beside(cell: tuple[int, int]) -> tuple[int, int]:
+    """A cell next to ``cell`` that the classifier is asked about when a robot stands there."""
+    loc, _, scores = _setup()
+    hits = {"red": RobotHit("red", cell[0], cell[1], 0.9, 0.5)}
+    near = [(int(c), int(r)) for c, r in candidates(loc, scores, hits)
+            if max(abs(c - cell[0]), abs(r - cell[1])) == 1]
+    assert near
+    return near[0]
+
+
+def test_only_a_few_cells_are_classified():
+    loc, _, scores = _setup()
+    assert 3 <= len(candidates(loc, scores, {})) <= 45
+
+
+def test_disagreeing_with_the_colour_scores_is_a_doubt_not_a_guess():
+    hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    out = _decide_with({_beside((2, 3)): {"red": 0.97}}, hits)
+    assert out["red"].doubt is not None and "another cell" in out["red"].doubt
+    assert (out["red"].col, out["red"].row) == (2, 3)
+
+
+def test_an_unsure_classifier_makes_a_found_robot_doubtful():
+    hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    out = _decide_with({(2, 3): {"red": 0.6}, _beside((2, 3)): {"red": 0.3}}, hits)
+    assert out["red"].doubt is not None and "not sure" in out["red"].doubt
+
+
+def test_agreement_places_the_robot_and_the_classifier_alone_may_place_one():
+    hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"blue": 0.95}}, hits)
+    assert out["red"].doubt is None and (out["red"].col, out["red"].row) == (2, 3)
+    assert out["blue"].doubt is None and (out["blue"].col, out["blue"].row) == _beside((2, 3))
+
+
+def test_agreeing_readers_place_a_robot_whose_body_lights_up_the_cell_behind():
+    hits = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"red": 0.9}}, hits)
+    assert out["red"].doubt is None and (out["red"].col, out["red"].row) == (2, 3)
+    # … but not when the colour scores doubted it
+    doubted = {"red": RobotHit("red", 2, 3, 0.5, 0.05, "another cell looks nearly as much")}
+    out = _decide_with({(2, 3): {"red": 0.97}, _beside((2, 3)): {"red": 0.9}}, doubted)
+    assert out["red"].doubt is not None
+
+
+def test_the_classifier_alone_needs_the_robots_own_class_and_more():
+    # black and silver summed are sure, but neither alone: no black robot is invented
+    red = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    said = {(2, 3): {"red": 0.97}}
+    out = _decide_with({**said, _beside((2, 3)): {"black": 0.3, "silver": 0.62}}, red,
+                       colours=("red", "black"))
+    assert "black" not in out
+    out = _decide_with({**said, _beside((2, 3)): {"black": 0.95}}, red,
+                       colours=("red", "black"))
+    assert out["black"].doubt is None
+
+
+def test_a_doubt_the_classifier_resolves_or_drops():
+    doubtful = {"red": RobotHit("red", 2, 3, 0.5, 0.05, "another cell looks nearly as much")}
+    sure = _decide_with({(2, 3): {"red": 0.97}}, doubtful)
+    assert sure["red"].doubt is None and (sure["red"].col, sure["red"].row) == (2, 3)
+    nothing = _decide_with({}, doubtful)
+    assert "red" not in nothing
