@@ -31,8 +31,10 @@ it. The truth speaks the board plane of :mod:`.render` (``u`` east from the grid
 frames of both sources can be judged by the same code: ``corners`` are the grid's NW, NE, SE,
 SW corners in the picture, ``homography`` maps ``(u, v, 1)`` to pixels.
 
-Cost: about a second a frame at 1280×960 on one core of a small machine (see
-``companion bench vision --source render3d``).
+Cost: about 0.9 s of processor time for a 1280×960 frame (Mesa's llvmpipe threads included;
+1.3–2 s of wall time on a shared two-core machine), about half of it rasterising, the rest
+drawing the print and the table and developing the picture; ``Frame3D.ms`` says what each
+frame took (``companion bench vision --source render3d`` prints the median).
 """
 
 from __future__ import annotations
