@@ -717,6 +717,7 @@ vec3 environment(vec3 r) {
 }
 
 void main() {
+    // (dot products clamped to [0, 1]: rounding past 1 would make pow() of a negative NaN)
     vec3 N = normalize(v_nrm);
     vec3 V = normalize(u_eye - v_pos);
     if (dot(N, V) < 0.0) N = -N;
@@ -724,7 +725,7 @@ void main() {
     if (u_use_tex == 1) base *= pow(texture(u_tex, v_uv * u_tex_scale).rgb, vec3(2.2));
     float a = max(u_rough * u_rough, 0.002);
     vec3 F0 = mix(vec3(0.04), base, u_metal);
-    float NV = max(dot(N, V), 1e-3);
+    float NV = clamp(dot(N, V), 1e-3, 1.0);
     vec3 col = vec3(0.0);
     vec3 incident = vec3(0.0);
     float key = lit_by_key();
@@ -736,8 +737,8 @@ void main() {
         if (i == 0) rad *= key;
         vec3 H = normalize(L + V);
         float NL = dot(N, L);
-        float NH = max(dot(N, H), 0.0);
-        float VH = max(dot(V, H), 0.0);
+        float NH = clamp(dot(N, H), 0.0, 1.0);
+        float VH = clamp(dot(V, H), 0.0, 1.0);
         float dd = NH * NH * (a * a - 1.0) + 1.0;
         float D = a * a / (PI * dd * dd);
         float k = (u_rough + 1.0) * (u_rough + 1.0) / 8.0;
