@@ -151,3 +151,32 @@ def test_a_cropped_frame_says_its_board_is_out_of_the_picture():
     assert (shot.corners[:, 0] > 319).sum() == 2  # the east corners, past the right edge
     whole = r3.render3d(POS, seed=0, size=(320, 240), shift=(0.9, 0.1), **CLEAN)
     assert whole.in_frame
+
+
+def test_the_3d_source_shares_no_code_with_the_other_renderer():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(r3.__file__).read_text())
+    ours = [(node.level, node.module or "") for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)]
+    # from the project only the board's data, the rules' position and the error root: nothing
+    # of companion.vision (no drawing, no reader)
+    assert {m for level, m in ours if level == 2} <= {"board", "errors", "rules"}
+    assert not [m for level, m in ours if level == 1]
+    assert not any(m.startswith("companion") for _, m in ours)
+
+
+def test_a_flash_straight_on_leaves_no_holes_in_the_light(monkeypatch):
+    # where the board mirrors the flash into the lens, shading must stay finite (a NaN there
+    # once came out as black and red specks)
+    seen = []
+    develop = r3._develop
+
+    def check(img, *a):
+        seen.append(bool(np.isfinite(img).all()))
+        return develop(img, *a)
+
+    monkeypatch.setattr(r3, "_develop", check)
+    r3.render3d(POS, seed=0, size=(320, 240), flash=1.4, gloss=0.2, **CLEAN)
+    assert seen == [True]

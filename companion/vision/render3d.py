@@ -31,8 +31,10 @@ it. The truth speaks the board plane of :mod:`.render` (``u`` east from the grid
 frames of both sources can be judged by the same code: ``corners`` are the grid's NW, NE, SE,
 SW corners in the picture, ``homography`` maps ``(u, v, 1)`` to pixels.
 
-Cost: about a second a frame at 1280×960 on one core of a small machine (see
-``companion bench vision --source render3d``).
+Cost: about 0.9 s of processor time for a 1280×960 frame (Mesa's llvmpipe threads included;
+1.3–2 s of wall time on a shared two-core machine), about half of it rasterising, the rest
+drawing the print and the table and developing the picture; ``Frame3D.ms`` says what each
+frame took (``companion bench vision --source render3d`` prints the median).
 """
 
 from __future__ import annotations
@@ -715,6 +717,7 @@ vec3 environment(vec3 r) {
 }
 
 void main() {
+    // (dot products clamped to [0, 1]: rounding past 1 would make pow() of a negative NaN)
     vec3 N = normalize(v_nrm);
     vec3 V = normalize(u_eye - v_pos);
     if (dot(N, V) < 0.0) N = -N;
@@ -722,7 +725,7 @@ void main() {
     if (u_use_tex == 1) base *= pow(texture(u_tex, v_uv * u_tex_scale).rgb, vec3(2.2));
     float a = max(u_rough * u_rough, 0.002);
     vec3 F0 = mix(vec3(0.04), base, u_metal);
-    float NV = max(dot(N, V), 1e-3);
+    float NV = clamp(dot(N, V), 1e-3, 1.0);
     vec3 col = vec3(0.0);
     vec3 incident = vec3(0.0);
     float key = lit_by_key();
@@ -734,8 +737,8 @@ void main() {
         if (i == 0) rad *= key;
         vec3 H = normalize(L + V);
         float NL = dot(N, L);
-        float NH = max(dot(N, H), 0.0);
-        float VH = max(dot(V, H), 0.0);
+        float NH = clamp(dot(N, H), 0.0, 1.0);
+        float VH = clamp(dot(V, H), 0.0, 1.0);
         float dd = NH * NH * (a * a - 1.0) + 1.0;
         float D = a * a / (PI * dd * dd);
         float k = (u_rough + 1.0) * (u_rough + 1.0) / 8.0;
