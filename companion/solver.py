@@ -59,6 +59,8 @@ import numpy as np
 from .errors import CompanionError
 from .memcap import memory_cap
 from .rules import Move, Position, validate_route
+from .solver_small import applies as small_applies
+from .solver_small import solve_small
 from .solver_tables import (
     DEFLECTED_BIT,
     HORIZONTAL_BIT,
@@ -94,6 +96,7 @@ TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turne
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
+SMALL_BUDGET = 250  # positions the plain-Python search expands before the numpy one takes over
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
@@ -231,7 +234,10 @@ def solve(
     if not claimers:
         raise SolverError(f"target: there is no {goal.robot} robot on the board")
     try:
-        if goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
+        result = _solve_small(position, claimers, max_cost, deadline, cancel)
+        if result is not None:
+            pass
+        elif goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
             result = _solve_each_claimer(position, claimers, max_cost, deadline, cancel,
                                          memory_limit)
         else:
@@ -246,6 +252,20 @@ def solve(
                 f"solver route fails the rules: {verdict.reason} "
                 f"({', '.join(m.text() for m in result.moves)})")
     return replace(result, seconds=time.perf_counter() - started)
+
+
+def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                 deadline: float | None, cancel: Cancel | None) -> Solution | None:
+    """The plain-Python search (:mod:`companion.solver_small`) where it applies and stays
+    within its budget; None to leave the position to the numpy search."""
+    if not small_applies(position, claimers) or (cancel is not None and cancel.is_set()) or (
+            deadline is not None and time.monotonic() >= deadline):
+        return None
+    found = solve_small(position, claimers, max_cost, SMALL_BUDGET)
+    if found is None:
+        return None
+    moves, cost, expanded = found
+    return Solution("solved", moves, cost, cost, None, expanded)
 
 
 def prepare(position: Position) -> float:

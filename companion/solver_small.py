@@ -1,0 +1,421 @@
+"""The small search: short positions under the classic rules, in plain Python, no tables.
+
+Most positions a round deals are solved in a handful of moves. For those, building the numpy
+move tables of a new board and the per-call cost of numpy calls are most of the time. This
+module searches them in plain Python on integers instead, and a new board costs only its walls
+as four bitboards (one bit per cell: a wall on that side):
+
+* a slide goes to the first cell with a wall on its side (the lowest set bit past the start,
+  or the highest below it), then stops short of the first robot on the way;
+* the estimate is the same one as the numpy search's (:func:`companion.solver_tables.
+  distance_to`): the moves the active robot needs if it could stop anywhere along its slides,
+  worked out layer by layer on the bitboards (a whole layer is a few shifts of one integer);
+* A* over whole positions (the other robots kept sorted: they move alike), with a node
+  budget: a search that outgrows it gives up (:func:`solve_small` returns None) and the numpy
+  search takes over. That is only worth it while small searches are most searches, so the
+  caller chooses by the start's estimate.
+
+It handles boards of 16 × 16 cells without diagonal barriers or wall openings, one robot that
+must arrive (not the vortex), robots that all move alike (no transparent robot), any
+must-ricochet rule, and immediate reversal allowed. Everything else goes to the numpy search.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+from .board import DIRECTIONS, Board
+from .rules import Move, Position
+from .solver_tables import _memo
+
+__all__ = ["applies", "solve_small"]
+
+WIDTH = 16
+SIZE = WIDTH * WIDTH
+FULL = (1 << SIZE) - 1
+_BIT = [1 << i for i in range(SIZE)]
+_COLUMN = [sum(1 << (c + WIDTH * r) for r in range(WIDTH)) for c in range(WIDTH)]
+
+# must-ricochet progress of the active robot, as in :mod:`companion.solver`
+DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL = 0, 1, 2, 3
+UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
+
+
+def applies(position: Position, claimers: tuple[str, ...]) -> bool:
+    """Can the small search take this position?"""
+    board, rules = position.board, position.rules
+    return (len(claimers) == 1 and board.width == WIDTH and board.height == WIDTH
+            and not board.diagonals and not board.openings
+            and rules.immediate_reversal == "allowed"
+            and "transparent" not in position.robots and 2 <= len(position.robots) <= 6)
+
+
+class _Walls:
+    """One board's walls as bitboards, its natural stops (filled as they are met) and the
+    relaxed distance to each target (filled as asked)."""
+
+    def __init__(self, board: Board) -> None:
+        block = [0, 0, 0, 0]
+        bit = _BIT
+        for cell, d in board.walls:  # each (cell, side) once: adding is or-ing
+            block[d] += bit[cell]
+        for c in board.blocked:  # never entered: walls all round (already), never passed
+            for d in DIRECTIONS:
+                block[d] |= 1 << c
+        self.block = block
+        # cells a slide may leave on that side (and, for the estimate, pass through)
+        self.passes = [~b & FULL for b in block]
+        self.nat: list[list[int]] = [[-1] * SIZE for _ in range(4)]
+        self.cross = [-1] * SIZE
+        self.dist: dict[int, tuple[list[int], list[int], int, int]] = {}
+
+    def natural(self, d: int, s: int) -> int:
+        """Where a robot from ``s`` stops going ``d`` on an empty board."""
+        b = self.block[d]
+        if d == RIGHT:
+            m = b >> s
+            e = s + (m & -m).bit_length() - 1
+        elif d == LEFT:
+            e = (b & ((2 << s) - 1)).bit_length() - 1
+        elif d == UP:
+            m = (b & _COLUMN[s & 15]) >> s
+            e = s + (m & -m).bit_length() - 1
+        else:
+            e = (b & _COLUMN[s & 15] & ((2 << s) - 1)).bit_length() - 1
+        self.nat[d][s] = e
+        return e
+
+    def cross_of(self, s: int) -> int:
+        """The cells a slide from ``s`` may pass or be stopped by, in all four directions,
+        up to where the walls stop it (a bitboard)."""
+        nat = self.nat
+        u, r, d, left = (nat[i][s] if nat[i][s] >= 0 else self.natural(i, s) for i in range(4))
+        column = _COLUMN[s & 15]
+        above = (2 << s) - 1  # cells up to s
+        c = ((2 << r) - 1) & ~above  # s+1 .. r
+        c |= ((1 << s) - 1) & ~((1 << left) - 1)  # left .. s-1
+        c |= column & ((2 << u) - 1) & ~above
+        c |= column & ((1 << s) - 1) & ~((1 << d) - 1)
+        self.cross[s] = c
+        return c
+
+    def distance(self, target: int) -> tuple[list[int], list[int], int, int]:
+        """The relaxed distance to ``target`` by cell, -1 where not read yet from the layers
+        (:func:`_read`); the layers: bitboards of the cells within 0, 1, 2, ... moves; the
+        cells one move away along the target's row, and along its column."""
+        d = self.dist.get(target)
+        if d is None:
+            d = self.dist[target] = ([-1] * SIZE, *self._layers(target))
+        return d
+
+    def _layers(self, target: int) -> tuple[list[int], int, int]:
+        """Cells within 0, 1, 2, ... moves of ``target`` if a robot could stop anywhere; and
+        of those one move away, the ones that reach it horizontally, and vertically."""
+        pu, pr, pd, pl = self.passes
+        # a cell reaches the next one up when it has no wall on its upper side, and so on
+        # (each pass bitboard has no bit on the board's edge in its direction)
+        layers = [1 << target]
+        seen = 1 << target
+        lines: tuple[int, int] | None = None
+        while True:
+            g = seen
+            # cells from which a slide right passes a cell of `seen`: x+1 in the set, x passes
+            a, p = g, pr
+            a |= p & (a >> 1); p &= p >> 1
+            a |= p & (a >> 2); p &= p >> 2
+            a |= p & (a >> 4); p &= p >> 4
+            a |= p & (a >> 8)
+            b, p = g, pl
+            b |= p & (b << 1); p &= p << 1
+            b |= p & (b << 2); p &= p << 2
+            b |= p & (b << 4); p &= p << 4
+            b |= p & (b << 8)
+            c, p = g, pu
+            c |= p & (c >> 16); p &= p >> 16
+            c |= p & (c >> 32); p &= p >> 32
+            c |= p & (c >> 64); p &= p >> 64
+            c |= p & (c >> 128)
+            e, p = g, pd
+            e |= p & (e << 16); p &= p << 16
+            e |= p & (e << 32); p &= p << 32
+            e |= p & (e << 64); p &= p << 64
+            e |= p & (e << 128)
+            if lines is None:  # one move from the target: along its row, along its column
+                lines = (a | b, c | e)
+            grown = (a | b | c | e) & FULL
+            if grown == seen:
+                return layers, lines[0], lines[1]
+            layers.append(grown)
+            seen = grown
+
+
+def _read(dist: list[int], layers: list[int], cell: int) -> int:
+    """A cell's relaxed distance from the layers (255: never), kept in ``dist``."""
+    for k, layer in enumerate(layers):
+        if layer >> cell & 1:
+            dist[cell] = k
+            return k
+    dist[cell] = 255
+    return 255
+
+
+def _walls(board: Board) -> _Walls:
+    memo = _memo(board)
+    w = memo.get("small")
+    if w is None:
+        w = memo["small"] = _Walls(board)
+    return w
+
+
+def _flag_next(flag: int, axis: int) -> int:
+    if flag == DONE or (flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis):
+        return DONE
+    return LAST_VERTICAL + axis
+
+
+# by flag << 1 | axis (0: vertical, 1: horizontal)
+_FLAG_NEXT = [_flag_next(i >> 1, i & 1) for i in range(8)]
+
+
+def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                budget: int) -> tuple[tuple[Move, ...], int, int] | None:
+    """A* in plain Python: ``(moves, cost, expanded)`` of an optimal route within
+    ``max_cost``, or None when it has no answer of that kind: past ``budget`` expanded
+    positions, no route within ``max_cost``, or none at all (the numpy search then says which,
+    in its words).
+
+    The estimate of a position is the active robot's relaxed distance, raised to 2 under
+    strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
+    move that would claim it is on the axis of its last one, or it stands on the target
+    without having turned). As in the numpy search, a position whose active robot cannot get
+    one closer by its own next move (with the robots where they stand) needs one move more: it
+    is checked when it leaves the queue, and waits one bucket later if it fails. Both keep
+    the estimate consistent, so each position is expanded once, at its optimal cost.
+    """
+    board, rules = position.board, position.rules
+    assert position.target is not None
+    target = position.target.cell
+    walls = _walls(board)
+    nat_up, nat_right, nat_down, nat_left = walls.nat
+    natural = walls.natural
+    dist, layers, along_row, along_col = walls.distance(target)
+    active = claimers[0]
+    names = [r for r in position.robots if r != active] + [active]  # the robot of each byte
+    helpers = [position.robots[r] for r in names[:-1]]
+    k = len(helpers)
+    n = k + 1
+    strict = rules.ricochet == "strict"
+    lenient = rules.ricochet == "lenient"
+    flag_shift = 8 * n
+    act_shift = 8 * k
+    low_mask = (1 << act_shift) - 1
+    shifts = [8 * i for i in range(n)]
+    flag_next = _FLAG_NEXT
+
+    def estimate(cell: int, flag: int) -> int:
+        h = dist[cell]
+        if h < 0:
+            h = _read(dist, layers, cell)
+        if h <= 1 and flag != DONE:  # strict only: else the flag is always DONE
+            if h == 0 or flag == UNMOVED:
+                return 2
+            return 1 if (along_row if flag == LAST_VERTICAL else along_col) >> cell & 1 else 2
+        return h
+
+    def slides(s: int, others: list[int]) -> tuple[int, int, int, int]:
+        """Where a robot at ``s`` stops going up, right, down and left."""
+        u = nat_up[s]
+        if u < 0:
+            u = natural(UP, s)
+        r = nat_right[s]
+        if r < 0:
+            r = natural(RIGHT, s)
+        d = nat_down[s]
+        if d < 0:
+            d = natural(DOWN, s)
+        left = nat_left[s]
+        if left < 0:
+            left = natural(LEFT, s)
+        for q in others:
+            if q > s:
+                if q <= r:
+                    r = q - 1
+                elif q <= u and not (q - s) & 15:
+                    u = q - 16
+            elif q >= left:
+                left = q + 1
+            elif q >= d and not (s - q) & 15:
+                d = q + 16
+        return u, r, d, left
+
+    cross = walls.cross
+
+    def alone(a: int, flag: int, others: list[int], h: int) -> tuple[list[int] | None, int]:
+        """Can the active robot alone, the others where they stand, claim the target in ``h``
+        moves, each one closer by the estimate? Its directions if so (last first), else None;
+        and the cells whose robots the answer depends on (a bitboard): every cell its slides
+        looked at. A helper's move that neither leaves nor enters one of them leaves the
+        answer as it is."""
+        zone = cross[a]
+        if zone < 0:
+            zone = walls.cross_of(a)
+        ends = slides(a, others)
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            if h == 1:
+                if e == target and nf == DONE and not (lenient and flag == UNMOVED):
+                    return [d], zone
+            elif estimate(e, nf) == h - 1:
+                path, more = alone(e, nf, others, h - 1)
+                zone |= more
+                if path is not None:
+                    path.append(d)
+                    return path, zone
+        return None, zone
+
+    start_cell = position.robots[active]
+    # lenient: the start is a position of its own (from there a straight slide may not claim
+    # the target), told apart by the flag, which every move clears
+    start_flag = UNMOVED if strict or lenient else DONE
+    keep = ~(3 << flag_shift) if lenient else -1  # what a helper's move keeps
+    h0 = estimate(start_cell, start_flag)
+    if h0 >= 255 or (max_cost is not None and h0 > max_cost):
+        return None
+    start = start_cell << act_shift | start_flag << flag_shift
+    for sh, c in zip(shifts, helpers):  # noqa: B905 - one helper fewer
+        start |= c << sh
+    # each position reached: (cost so far, parent, the mover's cell, direction)
+    seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
+    # buckets of (key, checked) by f << 7 | (127 - g): lowest f first, then the deepest
+    buckets: dict[int, list[tuple[int, int]]] = {h0 << 7 | 127: [(start, 0)]}
+    order = [h0 << 7 | 127]
+    closed: set[int] = set()
+    zones: dict[int, int] = {}  # the look-ahead's cells, by position (see alone)
+    best: tuple[int, int] | None = None  # (cost, key)
+    tail: list[Move] = []  # the active robot's moves from best's key, when found alone
+    expanded = 0
+    while order:
+        slot = order[0]
+        bucket = buckets[slot]
+        if not bucket:
+            heappop(order)
+            del buckets[slot]
+            continue
+        key, checked = bucket.pop()
+        f = slot >> 7
+        g = 127 - (slot & 127)
+        if best is not None and best[0] <= f:
+            break
+        if max_cost is not None and f > max_cost:
+            break
+        if key in closed or seen[key][0] != g:
+            continue
+        cells = [(key >> sh) & 255 for sh in shifts]
+        flag = key >> flag_shift
+        a = cells[k]
+        goal_ok = not (lenient and g == 0)
+        bare = estimate(a, flag)
+        if checked:
+            zone = zones.get(key, FULL)
+        elif bare:
+            path, zone = alone(a, flag, cells[:k], bare)
+            if path is not None:
+                # a route of f moves, and every position left costs at least f: done
+                best = (g + bare, key)
+                tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
+                break
+            zones[key] = zone
+        else:
+            zone = FULL
+        if not checked and bare:
+            # the active robot cannot do it alone in as few moves as the estimate: it needs
+            # a helper's move first (one more), or more moves of its own
+            nxt = slot + 128
+            if nxt in buckets:
+                buckets[nxt].append((key, 1))
+            else:
+                buckets[nxt] = [(key, 1)]
+                heappush(order, nxt)
+            continue
+        closed.add(key)
+        expanded += 1
+        if expanded > budget:
+            return None
+        g1 = g + 1
+        rank = 127 - g1
+        # a helper's move leaves the active robot as it is (under lenient, no longer at the start)
+        # a helper's move leaves the active robot as it is (under lenient, no longer at the
+        # start): the same estimate; and where it moves no robot the look-ahead looked at,
+        # the same answer from it, so the same place in the queue
+        helper_slot = (g1 + estimate(a, flag if strict else DONE)) << 7 | rank
+        same_slot = (f + 1) << 7 | rank
+        if lenient and g == 0:
+            zone = FULL
+        for i in range(k):  # the helpers' moves: one byte changes
+            s = cells[i]
+            ends = slides(s, cells[:i] + cells[i + 1:])
+            sh = shifts[i]
+            base = key & keep
+            away = zone >> s & 1
+            for d in (UP, RIGHT, DOWN, LEFT):
+                e = ends[d]
+                if e == s:
+                    continue
+                child = base ^ (s ^ e) << sh
+                old = seen.get(child)
+                if old is not None and old[0] <= g1:
+                    continue
+                seen[child] = (g1, key, i, d)
+                if away or zone >> e & 1:
+                    entry = (child, 0)
+                    to = helper_slot
+                else:
+                    entry = (child, 1)
+                    to = same_slot
+                    zones[child] = zone
+                if to in buckets:
+                    buckets[to].append(entry)
+                else:
+                    buckets[to] = [entry]
+                    heappush(order, to)
+        ends = slides(a, cells[:k])  # the active robot's
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            child = (key & low_mask) | e << act_shift | nf << flag_shift
+            if e == target and nf == DONE and goal_ok:
+                if best is None or g1 < best[0]:
+                    best = (g1, child)
+                    seen[child] = (g1, key, k, d)
+                continue
+            h = estimate(e, nf)
+            if h >= 255:
+                continue
+            old = seen.get(child)
+            if old is not None and old[0] <= g1:
+                continue
+            seen[child] = (g1, key, k, d)
+            nxt = (g1 + h) << 7 | rank
+            if nxt in buckets:
+                buckets[nxt].append((child, 0))
+            else:
+                buckets[nxt] = [(child, 0)]
+                heappush(order, nxt)
+        if best is not None and best[0] <= f:
+            break
+    if best is None or (max_cost is not None and best[0] > max_cost):
+        return None
+    moves = []  # the route, last move first
+    key = best[1]
+    while True:
+        _, pk, i, d = seen[key]
+        if pk < 0:
+            break
+        moves.append(Move(names[i], DIRECTIONS[d]))
+        key = pk
+    moves.reverse()
+    return (*moves, *tail), best[0], expanded
