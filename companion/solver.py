@@ -258,7 +258,7 @@ def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | 
                  deadline: float | None, cancel: Cancel | None) -> Solution | None:
     """The plain-Python search (:mod:`companion.solver_small`) where it applies and stays
     within its budget; None to leave the position to the numpy search."""
-    if not small_applies(position, claimers) or (cancel is not None and cancel.is_set()) or (
+    if SMALL_BUDGET <= 0 or not small_applies(position, claimers) or (cancel is not None and cancel.is_set()) or (
             deadline is not None and time.monotonic() >= deadline):
         return None
     found = solve_small(position, claimers, max_cost, SMALL_BUDGET)

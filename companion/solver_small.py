@@ -288,9 +288,10 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         start |= c << sh
     # each position reached: (cost so far, parent, the mover's cell, direction)
     seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
-    # buckets of (key, checked) by f << 7 | (127 - g): lowest f first, then the deepest
-    buckets: dict[int, list[tuple[int, int]]] = {h0 << 7 | 127: [(start, 0)]}
-    order = [h0 << 7 | 127]
+    # buckets of (key, checked) by f << 8 | checked << 7 | (127 - g): lowest f first; in it,
+    # the positions to look ahead from first (one may end the search), then the deepest
+    buckets: dict[int, list[tuple[int, int]]] = {h0 << 8 | 127: [(start, 0)]}
+    order = [h0 << 8 | 127]
     closed: set[int] = set()
     zones: dict[int, int] = {}  # the look-ahead's cells, by position (see alone)
     best: tuple[int, int] | None = None  # (cost, key)
@@ -304,7 +305,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             del buckets[slot]
             continue
         key, checked = bucket.pop()
-        f = slot >> 7
+        f = slot >> 8
         g = 127 - (slot & 127)
         if best is not None and best[0] <= f:
             break
@@ -332,7 +333,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         if not checked and bare:
             # the active robot cannot do it alone in as few moves as the estimate: it needs
             # a helper's move first (one more), or more moves of its own
-            nxt = slot + 128
+            nxt = slot + 384  # f + 1, checked
             if nxt in buckets:
                 buckets[nxt].append((key, 1))
             else:
@@ -345,14 +346,17 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             return None
         g1 = g + 1
         rank = 127 - g1
-        # a helper's move leaves the active robot as it is (under lenient, no longer at the start)
         # a helper's move leaves the active robot as it is (under lenient, no longer at the
         # start): the same estimate; and where it moves no robot the look-ahead looked at,
         # the same answer from it, so the same place in the queue
-        helper_slot = (g1 + estimate(a, flag if strict else DONE)) << 7 | rank
-        same_slot = (f + 1) << 7 | rank
+        helper_slot = (g1 + estimate(a, flag if strict else DONE)) << 8 | rank
+        same_slot = (f + 1) << 8 | 128 | rank
         if lenient and g == 0:
             zone = FULL
+        # the active robot's moves one closer from a position that failed the look-ahead
+        # fail it too (it looked at them, with the same robots): in this bucket, as checked
+        inherit = checked and zone != FULL
+        closer_slot = f << 8 | 128 | rank
         for i in range(k):  # the helpers' moves: one byte changes
             s = cells[i]
             ends = slides(s, cells[:i] + cells[i + 1:])
@@ -399,11 +403,17 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             if old is not None and old[0] <= g1:
                 continue
             seen[child] = (g1, key, k, d)
-            nxt = (g1 + h) << 7 | rank
-            if nxt in buckets:
-                buckets[nxt].append((child, 0))
+            if inherit and h == bare - 1:
+                entry = (child, 1)
+                nxt = closer_slot
+                zones[child] = zone
             else:
-                buckets[nxt] = [(child, 0)]
+                entry = (child, 0)
+                nxt = (g1 + h) << 8 | rank
+            if nxt in buckets:
+                buckets[nxt].append(entry)
+            else:
+                buckets[nxt] = [entry]
                 heappush(order, nxt)
         if best is not None and best[0] <= f:
             break
