@@ -15,7 +15,7 @@ as four bitboards (one bit per cell: a wall on that side):
   search takes over. That is only worth it while small searches are most searches, so the
   caller chooses by the start's estimate.
 
-It handles boards of 16 × 16 cells without diagonal barriers or wall openings, one robot that
+It handles boards of up to 16 × 16 cells without diagonal barriers or wall openings, one robot that
 must arrive (not the vortex), robots that all move alike (no transparent robot), any
 must-ricochet rule, and immediate reversal allowed. Everything else goes to the numpy search.
 """
@@ -43,10 +43,10 @@ UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
 def applies(position: Position, claimers: tuple[str, ...]) -> bool:
     """Can the small search take this position?"""
     board, rules = position.board, position.rules
-    return (len(claimers) == 1 and board.width == WIDTH and board.height == WIDTH
+    return (len(claimers) == 1 and board.width <= WIDTH and board.height <= WIDTH
             and not board.diagonals and not board.openings
             and rules.immediate_reversal == "allowed"
-            and "transparent" not in position.robots and 2 <= len(position.robots) <= 6)
+            and "transparent" not in position.robots and 1 <= len(position.robots) <= 6)
 
 
 class _Walls:
@@ -56,11 +56,19 @@ class _Walls:
     def __init__(self, board: Board) -> None:
         block = [0, 0, 0, 0]
         bit = _BIT
-        for cell, d in board.walls:  # each (cell, side) once: adding is or-ing
-            block[d] += bit[cell]
+        w = board.width
+        if w == WIDTH:
+            for cell, d in board.walls:  # each (cell, side) once: adding is or-ing
+                block[d] += bit[cell]
+        else:  # a smaller board sits in the corner of a 16 x 16 one, the rest walled off
+            for cell, d in board.walls:
+                block[d] += bit[cell // w * WIDTH + cell % w]
+            inside = sum(bit[r * WIDTH + c] for r in range(board.height) for c in range(w))
+            for d in range(4):
+                block[d] |= ~inside & FULL
         for c in board.blocked:  # never entered: walls all round (already), never passed
             for d in DIRECTIONS:
-                block[d] |= 1 << c
+                block[d] |= 1 << inner(board, c)
         self.block = block
         # cells a slide may leave on that side (and, for the estimate, pass through)
         self.passes = [~b & FULL for b in block]
@@ -158,6 +166,12 @@ def _read(dist: list[int], layers: list[int], cell: int) -> int:
     return 255
 
 
+def inner(board: Board, cell: int) -> int:
+    """A cell's number on the 16 x 16 grid the search works on."""
+    w = board.width
+    return cell if w == WIDTH else cell // w * WIDTH + cell % w
+
+
 def _walls(board: Board) -> _Walls:
     memo = _memo(board)
     w = memo.get("small")
@@ -193,14 +207,14 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     """
     board, rules = position.board, position.rules
     assert position.target is not None
-    target = position.target.cell
+    target = inner(board, position.target.cell)
     walls = _walls(board)
     nat_up, nat_right, nat_down, nat_left = walls.nat
     natural = walls.natural
     dist, layers, along_row, along_col = walls.distance(target)
     active = claimers[0]
     names = [r for r in position.robots if r != active] + [active]  # the robot of each byte
-    helpers = [position.robots[r] for r in names[:-1]]
+    helpers = [inner(board, position.robots[r]) for r in names[:-1]]
     k = len(helpers)
     n = k + 1
     strict = rules.ricochet == "strict"
@@ -275,7 +289,29 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                     return path, zone
         return None, zone
 
-    start_cell = position.robots[active]
+    def alone_plus(a: int, flag: int, others: list[int], h: int) -> list[int] | None:
+        """As :func:`alone`, in ``h + 1`` moves: one of them may leave the estimate as it is."""
+        ends = slides(a, others)
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            if e == target and nf == DONE and not (lenient and flag == UNMOVED):
+                continue  # h + 1 > 1 moves: not the last one
+            he = estimate(e, nf)
+            if he == h - 1 and h > 1:
+                path = alone_plus(e, nf, others, h - 1)
+            elif he == h:
+                path = alone(e, nf, others, h)[0]
+            else:
+                continue
+            if path is not None:
+                path.append(d)
+                return path
+        return None
+
+    start_cell = inner(board, position.robots[active])
     # lenient: the start is a position of its own (from there a straight slide may not claim
     # the target), told apart by the flag, which every move clears
     start_flag = UNMOVED if strict or lenient else DONE
@@ -328,9 +364,16 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
                 break
             zones[key] = zone
+            if best is None or best[0] > f + 1:
+                # an upper bound: f + 1 by the active robot alone, one move more
+                path = alone_plus(a, flag, cells[:k], bare)
+                if path is not None:
+                    best = (f + 1, key)
+                    tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
         else:
             zone = FULL
-        if not checked and bare:
+        if not checked and bare and not (lenient and g == 0):
+            # (under lenient, a helper's move from the start lowers the estimate: no +1 there)
             # the active robot cannot do it alone in as few moves as the estimate: it needs
             # a helper's move first (one more), or more moves of its own
             nxt = slot + 384  # f + 1, checked
@@ -394,6 +437,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             if e == target and nf == DONE and goal_ok:
                 if best is None or g1 < best[0]:
                     best = (g1, child)
+                    tail = []
                     seen[child] = (g1, key, k, d)
                 continue
             h = estimate(e, nf)
