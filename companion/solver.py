@@ -18,10 +18,15 @@ The API, for the table, the verifier and the command line:
   one is within the bid).
 * :func:`prepare` ``(position)`` builds a board's tables ahead of the first solve.
 
-How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
-bits for the active robot's must-ricochet progress, and five for the last move when immediate
-reversal is forbidden), processed in buckets of equal (cost so far + estimate, cost so far).
-The estimate is the active robot's distance to the target if it could stop anywhere
+Short positions under the classic rules (no diagonals or openings, no transparent robot, a
+coloured target, immediate reversal allowed) go first to a plain-Python A* that needs no move
+tables (:mod:`companion.solver_small`); it gives up past :data:`SMALL_BUDGET` expanded
+positions, and the numpy search below takes the position over.
+
+How the numpy search works: A* over whole positions packed into ``uint64`` keys (8 bits per
+robot, plus two bits for the active robot's must-ricochet progress, and five for the last move
+when immediate reversal is forbidden), processed in buckets of equal (cost so far + estimate,
+cost so far). The estimate is the active robot's distance to the target if it could stop anywhere
 (:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
 closer by its own next move from where the others stand (then a helper must move first, or
 that move gains nothing): it never overestimates and drops by at most one per move, so each
@@ -258,7 +263,8 @@ def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | 
                  deadline: float | None, cancel: Cancel | None) -> Solution | None:
     """The plain-Python search (:mod:`companion.solver_small`) where it applies and stays
     within its budget; None to leave the position to the numpy search."""
-    if SMALL_BUDGET <= 0 or not small_applies(position, claimers) or (cancel is not None and cancel.is_set()) or (
+    if SMALL_BUDGET <= 0 or not small_applies(position, claimers) or (
+            cancel is not None and cancel.is_set()) or (
             deadline is not None and time.monotonic() >= deadline):
         return None
     found = solve_small(position, claimers, max_cost, SMALL_BUDGET)

@@ -23,6 +23,7 @@ must-ricochet rule, and immediate reversal allowed. Everything else goes to the 
 from __future__ import annotations
 
 from heapq import heappop, heappush
+
 from .board import DIRECTIONS, Board
 from .rules import Move, Position
 from .solver_tables import _memo
@@ -58,17 +59,17 @@ class _Walls:
         bit = _BIT
         w = board.width
         if w == WIDTH:
-            for cell, d in board.walls:  # each (cell, side) once: adding is or-ing
-                block[d] += bit[cell]
+            for cell, side in board.walls:  # each (cell, side) once: adding is or-ing
+                block[side] += bit[cell]
         else:  # a smaller board sits in the corner of a 16 x 16 one, the rest walled off
-            for cell, d in board.walls:
-                block[d] += bit[cell // w * WIDTH + cell % w]
+            for cell, side in board.walls:
+                block[side] += bit[cell // w * WIDTH + cell % w]
             inside = sum(bit[r * WIDTH + c] for r in range(board.height) for c in range(w))
-            for d in range(4):
-                block[d] |= ~inside & FULL
+            for i in range(4):
+                block[i] |= ~inside & FULL
         for c in board.blocked:  # never entered: walls all round (already), never passed
-            for d in DIRECTIONS:
-                block[d] |= 1 << inner(board, c)
+            for i in range(4):
+                block[i] |= 1 << inner(board, c)
         self.block = block
         # cells a slide may leave on that side (and, for the estimate, pass through)
         self.passes = [~b & FULL for b in block]
@@ -125,28 +126,12 @@ class _Walls:
         seen = 1 << target
         lines: tuple[int, int] | None = None
         while True:
-            g = seen
-            # cells from which a slide right passes a cell of `seen`: x+1 in the set, x passes
-            a, p = g, pr
-            a |= p & (a >> 1); p &= p >> 1
-            a |= p & (a >> 2); p &= p >> 2
-            a |= p & (a >> 4); p &= p >> 4
-            a |= p & (a >> 8)
-            b, p = g, pl
-            b |= p & (b << 1); p &= p << 1
-            b |= p & (b << 2); p &= p << 2
-            b |= p & (b << 4); p &= p << 4
-            b |= p & (b << 8)
-            c, p = g, pu
-            c |= p & (c >> 16); p &= p >> 16
-            c |= p & (c >> 32); p &= p >> 32
-            c |= p & (c >> 64); p &= p >> 64
-            c |= p & (c >> 128)
-            e, p = g, pd
-            e |= p & (e << 16); p &= p << 16
-            e |= p & (e << 32); p &= p << 32
-            e |= p & (e << 64); p &= p << 64
-            e |= p & (e << 128)
+            # cells from which a slide passes a cell of `seen`: going right, x + 1 is in the
+            # set and x lets it pass; and so on, by doubling steps
+            a = _spread_down(seen, pr, 1)
+            b = _spread_up(seen, pl, 1)
+            c = _spread_down(seen, pu, WIDTH)
+            e = _spread_up(seen, pd, WIDTH)
             if lines is None:  # one move from the target: along its row, along its column
                 lines = (a | b, c | e)
             grown = (a | b | c | e) & FULL
@@ -154,6 +139,25 @@ class _Walls:
                 return layers, lines[0], lines[1]
             layers.append(grown)
             seen = grown
+
+
+def _spread_down(g: int, p: int, step: int) -> int:
+    """``g`` and the cells ``x`` that reach it through cells of ``p``: ``x + step`` in the
+    result and ``x`` in ``p`` (a doubling fill: four steps cover a row or a column)."""
+    for _ in range(4):
+        g |= p & (g >> step)
+        p &= p >> step
+        step <<= 1
+    return g
+
+
+def _spread_up(g: int, p: int, step: int) -> int:
+    """As :func:`_spread_down`, the other way: ``x - step`` in the result."""
+    for _ in range(4):
+        g |= p & (g << step)
+        p &= p << step
+        step <<= 1
+    return g & FULL
 
 
 def _read(dist: list[int], layers: list[int], cell: int) -> int:
