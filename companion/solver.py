@@ -101,7 +101,7 @@ TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turne
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
-SMALL_BUDGET = 60  # positions the plain-Python search expands before the numpy one takes over
+SMALL_BUDGET = 40  # positions the plain-Python search expands before the numpy one takes over
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 

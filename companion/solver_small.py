@@ -7,16 +7,20 @@ as four bitboards (one bit per cell: a wall on that side):
 
 * a slide goes to the first cell with a wall on its side (the lowest set bit past the start,
   or the highest below it), then stops short of the first robot on the way;
-* the estimate is the same one as the numpy search's (:func:`companion.solver_tables.
-  distance_to`): the moves the active robot needs if it could stop anywhere along its slides,
-  worked out layer by layer on the bitboards (a whole layer is a few shifts of one integer);
-* A* over whole positions (the other robots kept sorted: they move alike), with a node
-  budget: a search that outgrows it gives up (:func:`solve_small` returns None) and the numpy
-  search takes over. That is only worth it while small searches are most searches, so the
-  caller chooses by the start's estimate.
+* the estimate is the numpy search's (:func:`companion.solver_tables.distance_to`): the moves
+  the active robot needs if it could stop anywhere along its slides, worked out layer by
+  layer on the bitboards (a whole layer is a few shifts of one integer), raised where strict
+  must-ricochet forbids claiming in one move;
+* a look-ahead worth one move more: a position whose active robot cannot reach the target
+  *alone*, in as many moves as the estimate, each one closer by it (the numpy search looks one
+  move ahead only), needs a helper's move or a detour. A position that passes it ends the
+  search at once: its route costs the bucket's f, which nothing left undercuts;
+* A* over whole positions, in buckets by f, with a node budget: a search that outgrows it
+  gives up (:func:`solve_small` returns None) and the numpy search takes over. The budget is
+  small: long positions are the numpy search's.
 
-It handles boards of up to 16 × 16 cells without diagonal barriers or wall openings, one robot that
-must arrive (not the vortex), robots that all move alike (no transparent robot), any
+It handles boards of up to 16 × 16 cells without diagonal barriers or wall openings, one robot
+that must arrive (not the vortex), robots that all move alike (no transparent robot), any
 must-ricochet rule, and immediate reversal allowed. Everything else goes to the numpy search.
 """
 
@@ -204,10 +208,14 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     The estimate of a position is the active robot's relaxed distance, raised to 2 under
     strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
     move that would claim it is on the axis of its last one, or it stands on the target
-    without having turned). As in the numpy search, a position whose active robot cannot get
-    one closer by its own next move (with the robots where they stand) needs one move more: it
-    is checked when it leaves the queue, and waits one bucket later if it fails. Both keep
-    the estimate consistent, so each position is expanded once, at its optimal cost.
+    without having turned). A position whose active robot cannot do it alone, with the robots
+    where they stand, in as many moves as that, each one closer (:func:`alone`), needs one
+    move more: if the first move is the active robot's, it lands no closer; if a helper's, the
+    estimate stays. It is checked when it leaves the queue, and waits one bucket later if it
+    fails; a helper's move that touches none of the cells that answer looked at inherits it.
+    Both keep the estimate consistent, so each position is expanded once, at its optimal cost.
+    A position that fails it may still give an upper bound, by the active robot alone in one
+    move more (:func:`alone_plus`): the search then ends when the bucket below runs out.
     """
     board, rules = position.board, position.rules
     assert position.target is not None
