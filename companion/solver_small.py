@@ -72,13 +72,15 @@ class _Walls:
             for i in range(4):
                 block[i] |= ~inside & FULL
         for c in board.blocked:  # never entered: walls all round (already), never passed
+            b = 1 << inner(board, c)
             for i in range(4):
-                block[i] |= 1 << inner(board, c)
+                block[i] |= b
         self.block = block
         # cells a slide may leave on that side (and, for the estimate, pass through)
         self.passes = [~b & FULL for b in block]
         self.nat: list[list[int]] = [[-1] * SIZE for _ in range(4)]
         self.cross = [-1] * SIZE
+        self.nat4: list[tuple[int, int, int, int] | None] = [None] * SIZE
         self.dist: dict[int, tuple[list[int], list[int], int, int]] = {}
 
     def natural(self, d: int, s: int) -> int:
@@ -96,6 +98,16 @@ class _Walls:
             e = (b & _COLUMN[s & 15] & ((2 << s) - 1)).bit_length() - 1
         self.nat[d][s] = e
         return e
+
+    def natural4(self, s: int) -> tuple[int, int, int, int]:
+        """:meth:`natural` up, right, down and left."""
+        nat = self.nat
+        four = self.nat4[s] = (
+            nat[UP][s] if nat[UP][s] >= 0 else self.natural(UP, s),
+            nat[RIGHT][s] if nat[RIGHT][s] >= 0 else self.natural(RIGHT, s),
+            nat[DOWN][s] if nat[DOWN][s] >= 0 else self.natural(DOWN, s),
+            nat[LEFT][s] if nat[LEFT][s] >= 0 else self.natural(LEFT, s))
+        return four
 
     def cross_of(self, s: int) -> int:
         """The cells a slide from ``s`` may pass or be stopped by, in all four directions,
@@ -164,6 +176,16 @@ def _spread_up(g: int, p: int, step: int) -> int:
     return g & FULL
 
 
+def _bucket(buckets: dict[int, list[tuple[int, int]]], order: list[int],
+            slot: int) -> list[tuple[int, int]]:
+    """The bucket at ``slot``, made (and queued) if there is none."""
+    b = buckets.get(slot)
+    if b is None:
+        b = buckets[slot] = []
+        heappush(order, slot)
+    return b
+
+
 def _read(dist: list[int], layers: list[int], cell: int) -> int:
     """A cell's relaxed distance from the layers (255: never), kept in ``dist``."""
     for k, layer in enumerate(layers):
@@ -221,8 +243,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     assert position.target is not None
     target = inner(board, position.target.cell)
     walls = _walls(board)
-    nat_up, nat_right, nat_down, nat_left = walls.nat
-    natural = walls.natural
+    nat4 = walls.nat4
     dist, layers, along_row, along_col = walls.distance(target)
     active = claimers[0]
     names = [r for r in position.robots if r != active] + [active]  # the robot of each byte
@@ -249,18 +270,10 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
 
     def slides(s: int, others: list[int]) -> tuple[int, int, int, int]:
         """Where a robot at ``s`` stops going up, right, down and left."""
-        u = nat_up[s]
-        if u < 0:
-            u = natural(UP, s)
-        r = nat_right[s]
-        if r < 0:
-            r = natural(RIGHT, s)
-        d = nat_down[s]
-        if d < 0:
-            d = natural(DOWN, s)
-        left = nat_left[s]
-        if left < 0:
-            left = natural(LEFT, s)
+        four = nat4[s]
+        if four is None:
+            four = walls.natural4(s)
+        u, r, d, left = four
         for q in others:
             if q > s:
                 if q <= r:
@@ -361,8 +374,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             break
         if key in closed or seen[key][0] != g:
             continue
-        cells = [(key >> sh) & 255 for sh in shifts]
-        flag = key >> flag_shift
+        cells = list(key.to_bytes(n + 1, "little"))
+        flag = cells.pop()
         a = cells[k]
         goal_ok = not (lenient and g == 0)
         bare = estimate(a, flag)
@@ -412,6 +425,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         # fail it too (it looked at them, with the same robots): in this bucket, as checked
         inherit = checked and zone != FULL
         closer_slot = f << 8 | 128 | rank
+        to_look = to_same = None  # the buckets of helper_slot and same_slot
         for i in range(k):  # the helpers' moves: one byte changes
             s = cells[i]
             ends = slides(s, cells[:i] + cells[i + 1:])
@@ -428,17 +442,14 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                     continue
                 seen[child] = (g1, key, i, d)
                 if away or zone >> e & 1:
-                    entry = (child, 0)
-                    to = helper_slot
+                    if to_look is None:
+                        to_look = _bucket(buckets, order, helper_slot)
+                    to_look.append((child, 0))
                 else:
-                    entry = (child, 1)
-                    to = same_slot
+                    if to_same is None:
+                        to_same = _bucket(buckets, order, same_slot)
+                    to_same.append((child, 1))
                     zones[child] = zone
-                if to in buckets:
-                    buckets[to].append(entry)
-                else:
-                    buckets[to] = [entry]
-                    heappush(order, to)
         ends = slides(a, cells[:k])  # the active robot's
         for d in (UP, RIGHT, DOWN, LEFT):
             e = ends[d]
@@ -452,7 +463,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                     tail = []
                     seen[child] = (g1, key, k, d)
                 continue
-            h = estimate(e, nf)
+            h = dist[e]
+            if h <= 1:  # not read yet, or raised under strict must-ricochet
+                h = estimate(e, nf)
             if h >= 255:
                 continue
             old = seen.get(child)
