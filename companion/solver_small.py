@@ -236,8 +236,10 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     estimate stays. It is checked when it leaves the queue, and waits one bucket later if it
     fails; a helper's move that touches none of the cells that answer looked at inherits it.
     Both keep the estimate consistent, so each position is expanded once, at its optimal cost.
-    A position that fails it may still give an upper bound, by the active robot alone in one
-    move more (:func:`alone_plus`): the search then ends when the bucket below runs out.
+    A position that fails it may still give an upper bound of one move more: by the active
+    robot alone (:func:`alone_plus`), or by one helper's move and then the active robot alone
+    (:func:`helped`). The search then ends when the bucket below runs out, without the bucket
+    of the optimum, where most of the work would be.
     """
     board, rules = position.board, position.rules
     assert position.target is not None
@@ -336,6 +338,23 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 return path
         return None
 
+    def helped(cells: list[int], a: int, flag: int, h: int, zone: int) -> list[Move] | None:
+        """A helper's move, then the active robot alone in ``h`` moves, each one closer."""
+        for i in range(k):
+            s = cells[i]
+            others = cells[:i] + cells[i + 1:k]
+            ends = slides(s, others + [a])
+            away = zone >> s & 1
+            for d in (UP, RIGHT, DOWN, LEFT):
+                e = ends[d]
+                if e == s or not (away or zone >> e & 1):
+                    continue
+                path = alone(a, flag, [*others, e], h)[0]
+                if path is not None:
+                    return [Move(names[i], DIRECTIONS[d]),
+                            *(Move(active, DIRECTIONS[x]) for x in reversed(path))]
+        return None
+
     start_cell = inner(board, position.robots[active])
     # lenient: the start is a position of its own (from there a straight slide may not claim
     # the target), told apart by the flag, which every move clears
@@ -395,6 +414,13 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 if path is not None:
                     best = (f + 1, key)
                     tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
+                elif not lenient or g:
+                    # or by one helper's move that touches what the look-ahead looked at, and
+                    # then the active robot alone
+                    found = helped(cells, a, flag, bare, zone)
+                    if found is not None:
+                        best = (f + 1, key)
+                        tail = found
         else:
             zone = FULL
         if not checked and bare and not (lenient and g == 0):
