@@ -65,6 +65,7 @@ from .errors import CompanionError
 from .memcap import memory_cap
 from .rules import Move, Position, validate_route
 from .solver_small import applies as small_applies
+from .solver_small import prepare as small_prepare
 from .solver_small import solve_small
 from .solver_tables import (
     DEFLECTED_BIT,
@@ -292,6 +293,7 @@ def prepare(position: Position) -> float:
                 distance_to(board, rules, kind, cell)
     except TableError as e:
         raise SolverError(str(e)) from None
+    small_prepare(board, cells)
     return time.perf_counter() - started
 
 

@@ -32,7 +32,7 @@ from .board import DIRECTIONS, Board
 from .rules import Move, Position
 from .solver_tables import _memo
 
-__all__ = ["applies", "solve_small"]
+__all__ = ["applies", "prepare", "solve_small"]
 
 WIDTH = 16
 SIZE = WIDTH * WIDTH
@@ -200,6 +200,16 @@ def inner(board: Board, cell: int) -> int:
     """A cell's number on the 16 x 16 grid the search works on."""
     w = board.width
     return cell if w == WIDTH else cell // w * WIDTH + cell % w
+
+
+def prepare(board: Board, targets: set[int]) -> None:
+    """The walls and the estimates to these target cells, built now rather than in the first
+    search (cached with the board's tables), where the small search can take this board."""
+    if board.width > WIDTH or board.height > WIDTH or board.diagonals or board.openings:
+        return
+    walls = _walls(board)
+    for cell in targets:
+        walls.distance(inner(board, cell))
 
 
 def _walls(board: Board) -> _Walls:

@@ -134,3 +134,15 @@ def test_the_small_search_leaves_what_it_does_not_model_to_the_numpy_search():
         "robots": {"red": "b2"}, "target": {"cell": "c3", "robot": "red"}})
     assert not applies(opening, opening.active_robots())
     assert isinstance(base.board, Board)
+
+
+def test_prepare_builds_the_small_search_walls_and_estimates_too():
+    from companion.solver import prepare
+    from companion.solver_small import _walls, inner
+
+    pos = random_position(random.Random(11), "ABC", (), "colour")
+    forget_boards()
+    prepare(pos)
+    walls = _walls(pos.board)
+    assert all(inner(pos.board, t.cell) in walls.dist for t in pos.board.targets)
+    assert solve(pos).solved
