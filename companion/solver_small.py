@@ -81,7 +81,7 @@ class _Walls:
         self.nat: list[list[int]] = [[-1] * SIZE for _ in range(4)]
         self.cross = [-1] * SIZE
         self.nat4: list[tuple[int, int, int, int] | None] = [None] * SIZE
-        self.dist: dict[int, tuple[list[int], list[int], int, int]] = {}
+        self.dist: dict[int, tuple[list[int], _Layers, int, int]] = {}
 
     def natural(self, d: int, s: int) -> int:
         """Where a robot from ``s`` stops going ``d`` on an empty board."""
@@ -123,38 +123,48 @@ class _Walls:
         self.cross[s] = c
         return c
 
-    def distance(self, target: int) -> tuple[list[int], list[int], int, int]:
+    def distance(self, target: int) -> tuple[list[int], _Layers, int, int]:
         """The relaxed distance to ``target`` by cell, -1 where not read yet from the layers
         (:func:`_read`); the layers: bitboards of the cells within 0, 1, 2, ... moves; the
         cells one move away along the target's row, and along its column."""
         d = self.dist.get(target)
         if d is None:
-            d = self.dist[target] = ([-1] * SIZE, *self._layers(target))
+            layers = _Layers(self.passes, target)
+            d = self.dist[target] = ([-1] * SIZE, layers, *layers.lines)
         return d
 
-    def _layers(self, target: int) -> tuple[list[int], int, int]:
-        """Cells within 0, 1, 2, ... moves of ``target`` if a robot could stop anywhere; and
-        of those one move away, the ones that reach it horizontally, and vertically."""
-        pu, pr, pd, pl = self.passes
+class _Layers(list[int]):
+    """Cells within 0, 1, 2, ... moves of a target if a robot could stop anywhere, as
+    bitboards, grown as far as asked (:func:`_read`); and of the cells one move away, those
+    that reach it along its row, and along its column (``lines``)."""
+
+    def __init__(self, passes: list[int], target: int) -> None:
+        super().__init__([1 << target])
         # a cell reaches the next one up when it has no wall on its upper side, and so on
         # (each pass bitboard has no bit on the board's edge in its direction)
-        layers = [1 << target]
+        self.passes = passes
+        self.done = False
+        pu, pr, pd, pl = passes
         seen = 1 << target
-        lines: tuple[int, int] | None = None
-        while True:
+        row = _spread_down(seen, pr, 1) | _spread_up(seen, pl, 1)
+        column = _spread_down(seen, pu, WIDTH) | _spread_up(seen, pd, WIDTH)
+        self.lines = (row, column)
+        self.grow(row | column)
+
+    def grow(self, grown: int | None = None) -> None:
+        """One layer more, or ``done``."""
+        seen = self[-1]
+        if grown is None:
             # cells from which a slide passes a cell of `seen`: going right, x + 1 is in the
             # set and x lets it pass; and so on, by doubling steps
-            a = _spread_down(seen, pr, 1)
-            b = _spread_up(seen, pl, 1)
-            c = _spread_down(seen, pu, WIDTH)
-            e = _spread_up(seen, pd, WIDTH)
-            if lines is None:  # one move from the target: along its row, along its column
-                lines = (a | b, c | e)
-            grown = (a | b | c | e) & FULL
-            if grown == seen:
-                return layers, lines[0], lines[1]
-            layers.append(grown)
-            seen = grown
+            pu, pr, pd, pl = self.passes
+            grown = (_spread_down(seen, pr, 1) | _spread_up(seen, pl, 1)
+                     | _spread_down(seen, pu, WIDTH) | _spread_up(seen, pd, WIDTH))
+        grown |= seen
+        if grown == seen:
+            self.done = True
+        else:
+            self.append(grown)
 
 
 def _spread_down(g: int, p: int, step: int) -> int:
@@ -186,11 +196,16 @@ def _bucket(buckets: dict[int, list[tuple[int, int]]], order: list[int],
     return b
 
 
-def _read(dist: list[int], layers: list[int], cell: int) -> int:
+def _read(dist: list[int], layers: _Layers, cell: int) -> int:
     """A cell's relaxed distance from the layers (255: never), kept in ``dist``."""
     for k, layer in enumerate(layers):
         if layer >> cell & 1:
             dist[cell] = k
+            return k
+    while not layers.done:
+        layers.grow()
+        if layers[-1] >> cell & 1:
+            k = dist[cell] = len(layers) - 1
             return k
     dist[cell] = 255
     return 255
