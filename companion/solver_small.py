@@ -15,7 +15,7 @@ as four bitboards (one bit per cell: a wall on that side):
   *alone*, in as many moves as the estimate, each one closer by it (the numpy search looks one
   move ahead only), needs a helper's move or a detour. A position that passes it ends the
   search at once: its route costs the bucket's f, which nothing left undercuts;
-* A* over whole positions, in buckets by f, with a node budget: a search that outgrows it
+* A* over whole positions, in buckets by f, with a budget of work: a search that outgrows it
   gives up (:func:`solve_small` returns None) and the numpy search takes over. The budget is
   small: long positions are the numpy search's.
 
@@ -248,9 +248,9 @@ _FLAG_NEXT = [_flag_next(i >> 1, i & 1) for i in range(8)]
 def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
                 budget: int) -> tuple[tuple[Move, ...], int, int] | None:
     """A* in plain Python: ``(moves, cost, expanded)`` of an optimal route within
-    ``max_cost``, or None when it has no answer of that kind: past ``budget`` expanded
-    positions, no route within ``max_cost``, or none at all (the numpy search then says which,
-    in its words).
+    ``max_cost``, or None when it has no answer of that kind: past ``budget`` units of work
+    (a look-ahead from a position is one, an expansion three), no route within ``max_cost``,
+    or none at all (the numpy search then says which, in its words).
 
     The estimate of a position is the active robot's relaxed distance, raised to 2 under
     strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
@@ -402,6 +402,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     best: tuple[int, int] | None = None  # (cost, key)
     tail: list[Move] = []  # the active robot's moves from best's key, when found alone
     expanded = 0
+    work = 0  # look-aheads and expansions (weighed), for the budget
     while order:
         slot = order[0]
         bucket = buckets[slot]
@@ -426,6 +427,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         if checked:
             zone = zones.get(key, FULL)
         elif bare:
+            work += 1
+            if work > budget:
+                return None
             path, zone = alone(a, flag, cells[:k], bare)
             if path is not None:
                 # a route of f moves, and every position left costs at least f: done
@@ -461,7 +465,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             continue
         closed.add(key)
         expanded += 1
-        if expanded > budget:
+        work += 3  # an expansion costs about three look-aheads
+        if work > budget:
             return None
         g1 = g + 1
         rank = 127 - g1
