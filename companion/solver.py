@@ -269,7 +269,9 @@ def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | 
             cancel is not None and cancel.is_set()) or (
             deadline is not None and time.monotonic() >= deadline):
         return None
-    found = solve_small(position, claimers, max_cost, SMALL_BUDGET)
+    # a fifth robot or more: more moves to try from each position, as much work per length
+    budget = SMALL_BUDGET if len(position.robots) <= 4 else SMALL_BUDGET * 3 // 2
+    found = solve_small(position, claimers, max_cost, budget)
     if found is None:
         return None
     moves, cost, expanded = found
