@@ -18,10 +18,15 @@ The API, for the table, the verifier and the command line:
   one is within the bid).
 * :func:`prepare` ``(position)`` builds a board's tables ahead of the first solve.
 
-How it searches: A* over whole positions packed into ``uint64`` keys (8 bits per robot, plus two
-bits for the active robot's must-ricochet progress, and five for the last move when immediate
-reversal is forbidden), processed in buckets of equal (cost so far + estimate, cost so far).
-The estimate is the active robot's distance to the target if it could stop anywhere
+Short positions under the classic rules (no diagonals or openings, no transparent robot, a
+coloured target, immediate reversal allowed) go first to a plain-Python A* that needs no move
+tables (:mod:`companion.solver_small`); it gives up past :data:`SMALL_BUDGET` units of work,
+and the numpy search below takes the position over.
+
+How the numpy search works: A* over whole positions packed into ``uint64`` keys (8 bits per
+robot, plus two bits for the active robot's must-ricochet progress, and five for the last move
+when immediate reversal is forbidden), processed in buckets of equal (cost so far + estimate,
+cost so far). The estimate is the active robot's distance to the target if it could stop anywhere
 (:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
 closer by its own next move from where the others stand (then a helper must move first, or
 that move gains nothing): it never overestimates and drops by at most one per move, so each
@@ -59,6 +64,9 @@ import numpy as np
 from .errors import CompanionError
 from .memcap import memory_cap
 from .rules import Move, Position, validate_route
+from .solver_small import applies as small_applies
+from .solver_small import prepare as small_prepare
+from .solver_small import solve_small
 from .solver_tables import (
     DEFLECTED_BIT,
     HORIZONTAL_BIT,
@@ -94,6 +102,8 @@ TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turne
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
+SMALL_BUDGET = 100  # the plain-Python search's work (look-aheads, expansions at 3) before the
+# numpy one takes over: a median position needs about 50; past 100, under a millisecond is lost
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
@@ -231,7 +241,10 @@ def solve(
     if not claimers:
         raise SolverError(f"target: there is no {goal.robot} robot on the board")
     try:
-        if goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
+        result = _solve_small(position, claimers, max_cost, deadline, cancel)
+        if result is not None:
+            pass
+        elif goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
             result = _solve_each_claimer(position, claimers, max_cost, deadline, cancel,
                                          memory_limit)
         else:
@@ -246,6 +259,23 @@ def solve(
                 f"solver route fails the rules: {verdict.reason} "
                 f"({', '.join(m.text() for m in result.moves)})")
     return replace(result, seconds=time.perf_counter() - started)
+
+
+def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                 deadline: float | None, cancel: Cancel | None) -> Solution | None:
+    """The plain-Python search (:mod:`companion.solver_small`) where it applies and stays
+    within its budget; None to leave the position to the numpy search."""
+    if SMALL_BUDGET <= 0 or not small_applies(position, claimers) or (
+            cancel is not None and cancel.is_set()) or (
+            deadline is not None and time.monotonic() >= deadline):
+        return None
+    # a fifth robot or more: more moves to try from each position, as much work per length
+    budget = SMALL_BUDGET if len(position.robots) <= 4 else SMALL_BUDGET * 3 // 2
+    found = solve_small(position, claimers, max_cost, budget)
+    if found is None:
+        return None
+    moves, cost, expanded = found
+    return Solution("solved", moves, cost, cost, None, expanded)
 
 
 def prepare(position: Position) -> float:
@@ -266,6 +296,7 @@ def prepare(position: Position) -> float:
                 distance_to(board, rules, kind, cell)
     except TableError as e:
         raise SolverError(str(e)) from None
+    small_prepare(board, cells)
     return time.perf_counter() - started
 
 

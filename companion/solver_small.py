@@ -1,0 +1,556 @@
+"""The small search: short positions under the classic rules, in plain Python, no tables.
+
+Most positions a round deals are solved in a handful of moves. For those, building the numpy
+move tables of a new board and the per-call cost of numpy calls are most of the time. This
+module searches them in plain Python on integers instead, and a new board costs only its walls
+as four bitboards (one bit per cell: a wall on that side):
+
+* a slide goes to the first cell with a wall on its side (the lowest set bit past the start,
+  or the highest below it), then stops short of the first robot on the way;
+* the estimate is the numpy search's (:func:`companion.solver_tables.distance_to`): the moves
+  the active robot needs if it could stop anywhere along its slides, worked out layer by
+  layer on the bitboards (a whole layer is a few shifts of one integer), raised where strict
+  must-ricochet forbids claiming in one move;
+* a look-ahead worth one move more: a position whose active robot cannot reach the target
+  *alone*, in as many moves as the estimate, each one closer by it (the numpy search looks one
+  move ahead only), needs a helper's move or a detour. A position that passes it ends the
+  search at once: its route costs the bucket's f, which nothing left undercuts;
+* A* over whole positions, in buckets by f, with a budget of work: a search that outgrows it
+  gives up (:func:`solve_small` returns None) and the numpy search takes over. The budget is
+  small: long positions are the numpy search's.
+
+It handles boards of up to 16 × 16 cells without diagonal barriers or wall openings, one robot
+that must arrive (not the vortex), robots that all move alike (no transparent robot), any
+must-ricochet rule, and immediate reversal allowed. Everything else goes to the numpy search.
+"""
+
+from __future__ import annotations
+
+from heapq import heappop, heappush
+
+from .board import DIRECTIONS, Board
+from .rules import Move, Position
+from .solver_tables import _memo
+
+__all__ = ["applies", "prepare", "solve_small"]
+
+WIDTH = 16
+SIZE = WIDTH * WIDTH
+FULL = (1 << SIZE) - 1
+_BIT = [1 << i for i in range(SIZE)]
+_COLUMN = [sum(1 << (c + WIDTH * r) for r in range(WIDTH)) for c in range(WIDTH)]
+
+# must-ricochet progress of the active robot, as in :mod:`companion.solver`
+DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL = 0, 1, 2, 3
+UP, RIGHT, DOWN, LEFT = 0, 1, 2, 3
+
+
+def applies(position: Position, claimers: tuple[str, ...]) -> bool:
+    """Can the small search take this position?"""
+    board, rules = position.board, position.rules
+    return (len(claimers) == 1 and board.width <= WIDTH and board.height <= WIDTH
+            and not board.diagonals and not board.openings
+            and rules.immediate_reversal == "allowed"
+            and "transparent" not in position.robots and 1 <= len(position.robots) <= 6)
+
+
+class _Walls:
+    """One board's walls as bitboards, its natural stops (filled as they are met) and the
+    relaxed distance to each target (filled as asked)."""
+
+    def __init__(self, board: Board) -> None:
+        block = [0, 0, 0, 0]
+        bit = _BIT
+        w = board.width
+        if w == WIDTH:
+            for cell, side in board.walls:  # each (cell, side) once: adding is or-ing
+                block[side] += bit[cell]
+        else:  # a smaller board sits in the corner of a 16 x 16 one, the rest walled off
+            for cell, side in board.walls:
+                block[side] += bit[cell // w * WIDTH + cell % w]
+            inside = sum(bit[r * WIDTH + c] for r in range(board.height) for c in range(w))
+            for i in range(4):
+                block[i] |= ~inside & FULL
+        for c in board.blocked:  # never entered: walls all round (already), never passed
+            b = 1 << inner(board, c)
+            for i in range(4):
+                block[i] |= b
+        self.block = block
+        # cells a slide may leave on that side (and, for the estimate, pass through)
+        self.passes = [~b & FULL for b in block]
+        self.nat: list[list[int]] = [[-1] * SIZE for _ in range(4)]
+        self.cross = [-1] * SIZE
+        self.nat4: list[tuple[int, int, int, int] | None] = [None] * SIZE
+        self.dist: dict[int, tuple[list[int], _Layers, int, int]] = {}
+
+    def natural(self, d: int, s: int) -> int:
+        """Where a robot from ``s`` stops going ``d`` on an empty board."""
+        b = self.block[d]
+        if d == RIGHT:
+            m = b >> s
+            e = s + (m & -m).bit_length() - 1
+        elif d == LEFT:
+            e = (b & ((2 << s) - 1)).bit_length() - 1
+        elif d == UP:
+            m = (b & _COLUMN[s & 15]) >> s
+            e = s + (m & -m).bit_length() - 1
+        else:
+            e = (b & _COLUMN[s & 15] & ((2 << s) - 1)).bit_length() - 1
+        self.nat[d][s] = e
+        return e
+
+    def natural4(self, s: int) -> tuple[int, int, int, int]:
+        """:meth:`natural` up, right, down and left."""
+        nat = self.nat
+        four = self.nat4[s] = (
+            nat[UP][s] if nat[UP][s] >= 0 else self.natural(UP, s),
+            nat[RIGHT][s] if nat[RIGHT][s] >= 0 else self.natural(RIGHT, s),
+            nat[DOWN][s] if nat[DOWN][s] >= 0 else self.natural(DOWN, s),
+            nat[LEFT][s] if nat[LEFT][s] >= 0 else self.natural(LEFT, s))
+        return four
+
+    def cross_of(self, s: int) -> int:
+        """The cells a slide from ``s`` may pass or be stopped by, in all four directions,
+        up to where the walls stop it (a bitboard)."""
+        nat = self.nat
+        u, r, d, left = (nat[i][s] if nat[i][s] >= 0 else self.natural(i, s) for i in range(4))
+        column = _COLUMN[s & 15]
+        above = (2 << s) - 1  # cells up to s
+        c = ((2 << r) - 1) & ~above  # s+1 .. r
+        c |= ((1 << s) - 1) & ~((1 << left) - 1)  # left .. s-1
+        c |= column & ((2 << u) - 1) & ~above
+        c |= column & ((1 << s) - 1) & ~((1 << d) - 1)
+        self.cross[s] = c
+        return c
+
+    def distance(self, target: int) -> tuple[list[int], _Layers, int, int]:
+        """The relaxed distance to ``target`` by cell, -1 where not read yet from the layers
+        (:func:`_read`); the layers: bitboards of the cells within 0, 1, 2, ... moves; the
+        cells one move away along the target's row, and along its column."""
+        d = self.dist.get(target)
+        if d is None:
+            layers = _Layers(self.passes, target)
+            d = self.dist[target] = ([-1] * SIZE, layers, *layers.lines)
+        return d
+
+class _Layers(list[int]):
+    """Cells within 0, 1, 2, ... moves of a target if a robot could stop anywhere, as
+    bitboards, grown as far as asked (:func:`_read`); and of the cells one move away, those
+    that reach it along its row, and along its column (``lines``)."""
+
+    def __init__(self, passes: list[int], target: int) -> None:
+        super().__init__([1 << target])
+        # a cell reaches the next one up when it has no wall on its upper side, and so on
+        # (each pass bitboard has no bit on the board's edge in its direction)
+        self.passes = passes
+        self.done = False
+        pu, pr, pd, pl = passes
+        seen = 1 << target
+        row = _spread_down(seen, pr, 1) | _spread_up(seen, pl, 1)
+        column = _spread_down(seen, pu, WIDTH) | _spread_up(seen, pd, WIDTH)
+        self.lines = (row, column)
+        self.grow(row | column)
+
+    def grow(self, grown: int | None = None) -> None:
+        """One layer more, or ``done``."""
+        seen = self[-1]
+        if grown is None:
+            # cells from which a slide passes a cell of `seen`: going right, x + 1 is in the
+            # set and x lets it pass; and so on, by doubling steps
+            pu, pr, pd, pl = self.passes
+            grown = (_spread_down(seen, pr, 1) | _spread_up(seen, pl, 1)
+                     | _spread_down(seen, pu, WIDTH) | _spread_up(seen, pd, WIDTH))
+        grown |= seen
+        if grown == seen:
+            self.done = True
+        else:
+            self.append(grown)
+
+
+def _spread_down(g: int, p: int, step: int) -> int:
+    """``g`` and the cells ``x`` that reach it through cells of ``p``: ``x + step`` in the
+    result and ``x`` in ``p`` (a doubling fill: four steps cover a row or a column)."""
+    for _ in range(4):
+        g |= p & (g >> step)
+        p &= p >> step
+        step <<= 1
+    return g
+
+
+def _spread_up(g: int, p: int, step: int) -> int:
+    """As :func:`_spread_down`, the other way: ``x - step`` in the result."""
+    for _ in range(4):
+        g |= p & (g << step)
+        p &= p << step
+        step <<= 1
+    return g & FULL
+
+
+def _bucket(buckets: dict[int, list[tuple[int, int]]], order: list[int],
+            slot: int) -> list[tuple[int, int]]:
+    """The bucket at ``slot``, made (and queued) if there is none."""
+    b = buckets.get(slot)
+    if b is None:
+        b = buckets[slot] = []
+        heappush(order, slot)
+    return b
+
+
+def _read(dist: list[int], layers: _Layers, cell: int) -> int:
+    """A cell's relaxed distance from the layers (255: never), kept in ``dist``."""
+    for k, layer in enumerate(layers):
+        if layer >> cell & 1:
+            dist[cell] = k
+            return k
+    while not layers.done:
+        layers.grow()
+        if layers[-1] >> cell & 1:
+            k = dist[cell] = len(layers) - 1
+            return k
+    dist[cell] = 255
+    return 255
+
+
+def inner(board: Board, cell: int) -> int:
+    """A cell's number on the 16 x 16 grid the search works on."""
+    w = board.width
+    return cell if w == WIDTH else cell // w * WIDTH + cell % w
+
+
+def prepare(board: Board, targets: set[int]) -> None:
+    """The walls and the estimates to these target cells, built now rather than in the first
+    search (cached with the board's tables), where the small search can take this board."""
+    if board.width > WIDTH or board.height > WIDTH or board.diagonals or board.openings:
+        return
+    walls = _walls(board)
+    for cell in targets:
+        walls.distance(inner(board, cell))
+
+
+def _walls(board: Board) -> _Walls:
+    memo = _memo(board)
+    w = memo.get("small")
+    if w is None:
+        w = memo["small"] = _Walls(board)
+    return w
+
+
+def _flag_next(flag: int, axis: int) -> int:
+    if flag == DONE or (flag >= LAST_VERTICAL and flag - LAST_VERTICAL != axis):
+        return DONE
+    return LAST_VERTICAL + axis
+
+
+# by flag << 1 | axis (0: vertical, 1: horizontal)
+_FLAG_NEXT = [_flag_next(i >> 1, i & 1) for i in range(8)]
+
+
+def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
+                budget: int) -> tuple[tuple[Move, ...], int, int] | None:
+    """A* in plain Python: ``(moves, cost, expanded)`` of an optimal route within
+    ``max_cost``, or None when it has no answer of that kind: past ``budget`` units of work
+    (a look-ahead from a position is one, an expansion three), no route within ``max_cost``,
+    or none at all (the numpy search then says which, in its words).
+
+    The estimate of a position is the active robot's relaxed distance, raised to 2 under
+    strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
+    move that would claim it is on the axis of its last one, or it stands on the target
+    without having turned). A position whose active robot cannot do it alone, with the robots
+    where they stand, in as many moves as that, each one closer (:func:`alone`), needs one
+    move more: if the first move is the active robot's, it lands no closer; if a helper's, the
+    estimate stays. It is checked when it leaves the queue, and waits one bucket later if it
+    fails; a helper's move that touches none of the cells that answer looked at inherits it.
+    Both keep the estimate consistent, so each position is expanded once, at its optimal cost.
+    A position that fails it may still give an upper bound of one move more: by the active
+    robot alone (:func:`alone_plus`), or by one helper's move and then the active robot alone
+    (:func:`helped`). The search then ends when the bucket below runs out, without the bucket
+    of the optimum, where most of the work would be.
+    """
+    board, rules = position.board, position.rules
+    assert position.target is not None
+    target = inner(board, position.target.cell)
+    walls = _walls(board)
+    nat4 = walls.nat4
+    dist, layers, along_row, along_col = walls.distance(target)
+    active = claimers[0]
+    names = [r for r in position.robots if r != active] + [active]  # the robot of each byte
+    helpers = [inner(board, position.robots[r]) for r in names[:-1]]
+    k = len(helpers)
+    n = k + 1
+    strict = rules.ricochet == "strict"
+    lenient = rules.ricochet == "lenient"
+    flag_shift = 8 * n
+    act_shift = 8 * k
+    low_mask = (1 << act_shift) - 1
+    shifts = [8 * i for i in range(n)]
+    flag_next = _FLAG_NEXT
+
+    def estimate(cell: int, flag: int) -> int:
+        h = dist[cell]
+        if h < 0:
+            h = _read(dist, layers, cell)
+        if h <= 1 and flag != DONE:  # strict only: else the flag is always DONE
+            if h == 0 or flag == UNMOVED:
+                return 2
+            return 1 if (along_row if flag == LAST_VERTICAL else along_col) >> cell & 1 else 2
+        return h
+
+    def slides(s: int, others: list[int]) -> tuple[int, int, int, int]:
+        """Where a robot at ``s`` stops going up, right, down and left."""
+        four = nat4[s]
+        if four is None:
+            four = walls.natural4(s)
+        u, r, d, left = four
+        for q in others:
+            if q > s:
+                if q <= r:
+                    r = q - 1
+                elif q <= u and not (q - s) & 15:
+                    u = q - 16
+            elif q >= left:
+                left = q + 1
+            elif q >= d and not (s - q) & 15:
+                d = q + 16
+        return u, r, d, left
+
+    cross = walls.cross
+
+    def alone(a: int, flag: int, others: list[int], h: int) -> tuple[list[int] | None, int]:
+        """Can the active robot alone, the others where they stand, claim the target in ``h``
+        moves, each one closer by the estimate? Its directions if so (last first), else None;
+        and the cells whose robots the answer depends on (a bitboard): every cell its slides
+        looked at. A helper's move that neither leaves nor enters one of them leaves the
+        answer as it is."""
+        zone = cross[a]
+        if zone < 0:
+            zone = walls.cross_of(a)
+        ends = slides(a, others)
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            if h == 1:
+                if e == target and nf == DONE and not (lenient and flag == UNMOVED):
+                    return [d], zone
+            elif estimate(e, nf) == h - 1:
+                path, more = alone(e, nf, others, h - 1)
+                zone |= more
+                if path is not None:
+                    path.append(d)
+                    return path, zone
+        return None, zone
+
+    def alone_plus(a: int, flag: int, others: list[int], h: int) -> list[int] | None:
+        """As :func:`alone`, in ``h + 1`` moves: one of them may leave the estimate as it is."""
+        ends = slides(a, others)
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            if e == target and nf == DONE and not (lenient and flag == UNMOVED):
+                continue  # h + 1 > 1 moves: not the last one
+            he = estimate(e, nf)
+            if he == h - 1 and h > 1:
+                path = alone_plus(e, nf, others, h - 1)
+            elif he == h:
+                path = alone(e, nf, others, h)[0]
+            else:
+                continue
+            if path is not None:
+                path.append(d)
+                return path
+        return None
+
+    def helped(cells: list[int], a: int, flag: int, h: int, zone: int) -> list[Move] | None:
+        """A helper's move, then the active robot alone in ``h`` moves, each one closer."""
+        for i in range(k):
+            s = cells[i]
+            others = cells[:i] + cells[i + 1:k]
+            ends = slides(s, others + [a])
+            away = zone >> s & 1
+            for d in (UP, RIGHT, DOWN, LEFT):
+                e = ends[d]
+                if e == s or not (away or zone >> e & 1):
+                    continue
+                path = alone(a, flag, [*others, e], h)[0]
+                if path is not None:
+                    return [Move(names[i], DIRECTIONS[d]),
+                            *(Move(active, DIRECTIONS[x]) for x in reversed(path))]
+        return None
+
+    start_cell = inner(board, position.robots[active])
+    # lenient: the start is a position of its own (from there a straight slide may not claim
+    # the target), told apart by the flag, which every move clears
+    start_flag = UNMOVED if strict or lenient else DONE
+    keep = ~(3 << flag_shift) if lenient else -1  # what a helper's move keeps
+    h0 = estimate(start_cell, start_flag)
+    if h0 >= 255 or (max_cost is not None and h0 > max_cost):
+        return None
+    start = start_cell << act_shift | start_flag << flag_shift
+    for sh, c in zip(shifts, helpers):  # noqa: B905 - one helper fewer
+        start |= c << sh
+    # each position reached: (cost so far, parent, the mover's cell, direction)
+    seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
+    # buckets of (key, checked) by f << 8 | checked << 7 | (127 - g): lowest f first; in it,
+    # the positions to look ahead from first (one may end the search), then the deepest
+    buckets: dict[int, list[tuple[int, int]]] = {h0 << 8 | 127: [(start, 0)]}
+    order = [h0 << 8 | 127]
+    closed: set[int] = set()
+    zones: dict[int, int] = {}  # the look-ahead's cells, by position (see alone)
+    best: tuple[int, int] | None = None  # (cost, key)
+    tail: list[Move] = []  # the active robot's moves from best's key, when found alone
+    expanded = 0
+    work = 0  # look-aheads and expansions (weighed), for the budget
+    while order:
+        slot = order[0]
+        bucket = buckets[slot]
+        if not bucket:
+            heappop(order)
+            del buckets[slot]
+            continue
+        key, checked = bucket.pop()
+        f = slot >> 8
+        g = 127 - (slot & 127)
+        if best is not None and best[0] <= f:
+            break
+        if max_cost is not None and f > max_cost:
+            break
+        if key in closed or seen[key][0] != g:
+            continue
+        cells = list(key.to_bytes(n + 1, "little"))
+        flag = cells.pop()
+        a = cells[k]
+        goal_ok = not (lenient and g == 0)
+        bare = estimate(a, flag)
+        if checked:
+            zone = zones.get(key, FULL)
+        elif bare:
+            work += 1
+            if work > budget:
+                return None
+            path, zone = alone(a, flag, cells[:k], bare)
+            if path is not None:
+                # a route of f moves, and every position left costs at least f: done
+                best = (g + bare, key)
+                tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
+                break
+            zones[key] = zone
+            if best is None or best[0] > f + 1:
+                # an upper bound: f + 1 by the active robot alone, one move more
+                path = alone_plus(a, flag, cells[:k], bare)
+                if path is not None:
+                    best = (f + 1, key)
+                    tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
+                elif not lenient or g:
+                    # or by one helper's move that touches what the look-ahead looked at, and
+                    # then the active robot alone
+                    found = helped(cells, a, flag, bare, zone)
+                    if found is not None:
+                        best = (f + 1, key)
+                        tail = found
+        else:
+            zone = FULL
+        if not checked and bare and not (lenient and g == 0):
+            # (under lenient, a helper's move from the start lowers the estimate: no +1 there)
+            # the active robot cannot do it alone in as few moves as the estimate: it needs
+            # a helper's move first (one more), or more moves of its own
+            nxt = slot + 384  # f + 1, checked
+            if nxt in buckets:
+                buckets[nxt].append((key, 1))
+            else:
+                buckets[nxt] = [(key, 1)]
+                heappush(order, nxt)
+            continue
+        closed.add(key)
+        expanded += 1
+        work += 3  # an expansion costs about three look-aheads
+        if work > budget:
+            return None
+        g1 = g + 1
+        rank = 127 - g1
+        # a helper's move leaves the active robot as it is (under lenient, no longer at the
+        # start): the same estimate; and where it moves no robot the look-ahead looked at,
+        # the same answer from it, so the same place in the queue
+        helper_slot = (g1 + estimate(a, flag if strict else DONE)) << 8 | rank
+        same_slot = (f + 1) << 8 | 128 | rank
+        if lenient and g == 0:
+            zone = FULL
+        # the active robot's moves one closer from a position that failed the look-ahead
+        # fail it too (it looked at them, with the same robots): in this bucket, as checked
+        inherit = checked and zone != FULL
+        closer_slot = f << 8 | 128 | rank
+        to_look = to_same = None  # the buckets of helper_slot and same_slot
+        for i in range(k):  # the helpers' moves: one byte changes
+            s = cells[i]
+            ends = slides(s, cells[:i] + cells[i + 1:])
+            sh = shifts[i]
+            base = key & keep
+            away = zone >> s & 1
+            for d in (UP, RIGHT, DOWN, LEFT):
+                e = ends[d]
+                if e == s:
+                    continue
+                child = base ^ (s ^ e) << sh
+                old = seen.get(child)
+                if old is not None and old[0] <= g1:
+                    continue
+                seen[child] = (g1, key, i, d)
+                if away or zone >> e & 1:
+                    if to_look is None:
+                        to_look = _bucket(buckets, order, helper_slot)
+                    to_look.append((child, 0))
+                else:
+                    if to_same is None:
+                        to_same = _bucket(buckets, order, same_slot)
+                    to_same.append((child, 1))
+                    zones[child] = zone
+        ends = slides(a, cells[:k])  # the active robot's
+        for d in (UP, RIGHT, DOWN, LEFT):
+            e = ends[d]
+            if e == a:
+                continue
+            nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
+            child = (key & low_mask) | e << act_shift | nf << flag_shift
+            if e == target and nf == DONE and goal_ok:
+                if best is None or g1 < best[0]:
+                    best = (g1, child)
+                    tail = []
+                    seen[child] = (g1, key, k, d)
+                continue
+            h = dist[e]
+            if h <= 1:  # not read yet, or raised under strict must-ricochet
+                h = estimate(e, nf)
+            if h >= 255:
+                continue
+            old = seen.get(child)
+            if old is not None and old[0] <= g1:
+                continue
+            seen[child] = (g1, key, k, d)
+            if inherit and h == bare - 1:
+                entry = (child, 1)
+                nxt = closer_slot
+                zones[child] = zone
+            else:
+                entry = (child, 0)
+                nxt = (g1 + h) << 8 | rank
+            if nxt in buckets:
+                buckets[nxt].append(entry)
+            else:
+                buckets[nxt] = [entry]
+                heappush(order, nxt)
+        if best is not None and best[0] <= f:
+            break
+    if best is None or (max_cost is not None and best[0] > max_cost):
+        return None
+    moves = []  # the route, last move first
+    key = best[1]
+    while True:
+        _, pk, i, d = seen[key]
+        if pk < 0:
+            break
+        moves.append(Move(names[i], DIRECTIONS[d]))
+        key = pk
+    moves.reverse()
+    return (*moves, *tail), best[0], expanded

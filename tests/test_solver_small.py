@@ -1,0 +1,148 @@
+"""The plain-Python small search (:mod:`companion.solver_small`), held to the same reference
+breadth-first search as the numpy one, and to the numpy search itself on real boards: equal
+optimal costs, and every route judged again by ``validate_route``."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_solver import full_positions, reference_cost
+
+import companion.solver as solver_module
+from companion.benchmarks.solver import random_position
+from companion.board import Board, cell_name
+from companion.rules import Position, validate_route
+from companion.solver import solve
+from companion.solver_small import applies, solve_small
+from companion.solver_tables import forget_boards
+
+ROBOTS = ("red", "green", "blue", "yellow", "black")
+
+
+def small_cost(pos: Position, max_cost: int | None) -> int | None:
+    """The small search's optimal cost within ``max_cost`` (None: none), its route checked."""
+    claimers = pos.active_robots()
+    assert applies(pos, claimers)
+    found = solve_small(pos, claimers, max_cost, budget=10**6)
+    if found is None:
+        return None
+    moves, cost, _ = found
+    verdict = validate_route(pos, moves)
+    assert verdict.legal and verdict.reached, verdict.reason
+    assert verdict.cost == cost == len(moves)
+    return cost
+
+
+@st.composite
+def plain_positions(draw) -> Position:
+    """Robots that move alike on a small walled board, any must-ricochet rule: what the small
+    search takes (a board smaller than 16 x 16 sits in the corner of its grid)."""
+    n = draw(st.integers(3, 6))
+    cells = [cell_name(c, n) for c in range(n * n)]
+    walls = draw(st.lists(st.tuples(st.sampled_from(cells),
+                                    st.sampled_from(["up", "right", "down", "left"])),
+                          max_size=n * 2))
+    k = draw(st.integers(1, 5 if n > 3 else 3))
+    names = ROBOTS[:k]
+    spots = draw(st.lists(st.sampled_from(cells), min_size=k, max_size=k, unique=True))
+    return Position.from_dict({
+        "board": {"size": n, "walls": [list(w) for w in walls]},
+        "robots": dict(zip(names, spots, strict=True)),
+        "target": {"cell": draw(st.sampled_from(cells)), "robot": draw(st.sampled_from(names))},
+        "rules": {"ricochet": draw(st.sampled_from(["strict", "lenient", "off"]))},
+    })
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plain_positions())
+def test_small_search_agrees_with_the_reference_on_small_boards(pos):
+    assert small_cost(pos, 7) == reference_cost(pos, 7)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(full_positions(sides="ABC"))
+@pytest.mark.slow
+def test_small_search_agrees_with_the_reference_on_real_boards_within_three_moves(pos):
+    assume(not pos.target.is_vortex)
+    pos = Position(pos.board, pos.robots, pos.target, pos.rules.__class__.from_spec(
+        {"ricochet": pos.rules.ricochet}))  # immediate reversal allowed
+    assert small_cost(pos, 3) == reference_cost(pos, 3)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.sampled_from(["strict", "lenient", "off"]),
+       st.booleans())
+def test_small_search_agrees_with_the_numpy_search_on_real_boards(seed, ricochet, fifth):
+    pos = random_position(random.Random(seed), "ABC", ("black",) if fifth else (), "colour")
+    pos = Position(pos.board, pos.robots, pos.target,
+                   pos.rules.__class__.from_spec({"ricochet": ricochet}))
+    claimers = pos.active_robots()
+    found = solve_small(pos, claimers, None, budget=3000)
+    if found is None:  # past the budget: a long one, left to the numpy search
+        return
+    moves, cost, _ = found
+    verdict = validate_route(pos, moves)
+    assert verdict.legal and verdict.reached and verdict.cost == cost, verdict.reason
+    big = solver_module._Search(pos, claimers, None, None, None, 1 << 30).run()
+    assert big.cost == cost
+    # and within a bid: one less finds nothing, the optimum itself finds it
+    assert solve_small(pos, claimers, cost - 1, budget=3000) is None
+    assert solve_small(pos, claimers, cost, budget=3000)[1] == cost
+
+
+def test_solve_takes_the_small_search_and_falls_back_past_its_budget(monkeypatch):
+    pos = random_position(random.Random(7), "ABC", (), "colour")
+    forget_boards()
+    small = solve(pos)
+    monkeypatch.setattr(solver_module, "SMALL_BUDGET", 0)  # the numpy search alone
+    big = solve(pos)
+    assert small.cost == big.cost
+    calls = []
+    real = solver_module.solve_small
+
+    def spy(*args, **kwargs):
+        calls.append(out := real(*args, **kwargs))
+        return out
+
+    monkeypatch.setattr(solver_module, "solve_small", spy)
+    monkeypatch.setattr(solver_module, "SMALL_BUDGET", 1)  # gives up at once: numpy answers
+    assert solve(pos).cost == big.cost
+    # it gave up, or needed no more than its budget (found alone, or after one expansion)
+    assert len(calls) == 1 and (calls[0] is None or calls[0][2] <= 1)
+    monkeypatch.setattr(solver_module, "SMALL_BUDGET", 0)
+    assert solve(pos).cost == big.cost and len(calls) == 1  # not even tried
+
+
+def test_the_small_search_leaves_what_it_does_not_model_to_the_numpy_search():
+    base = random_position(random.Random(3), "ABC", (), "colour")
+    assert applies(base, base.active_robots())
+    rules = base.rules.__class__
+    reversal = Position(base.board, base.robots, base.target,
+                        rules.from_spec("riogrande-2003"))
+    assert not applies(reversal, reversal.active_robots())
+    diag = random_position(random.Random(3), "D", (), "colour")
+    assert diag.board.diagonals and not applies(diag, diag.active_robots())
+    clear = random_position(random.Random(3), "ABC", ("transparent",), "colour")
+    assert not applies(clear, clear.active_robots())
+    vortex = random_position(random.Random(3), "ABC", ("black",), "vortex")
+    assert not applies(vortex, vortex.active_robots())
+    opening = Position.from_dict({
+        "board": {"size": 4, "openings": [["a1", "left"]]},
+        "robots": {"red": "b2"}, "target": {"cell": "c3", "robot": "red"}})
+    assert not applies(opening, opening.active_robots())
+    assert isinstance(base.board, Board)
+
+
+def test_prepare_builds_the_small_search_walls_and_estimates_too():
+    from companion.solver import prepare
+    from companion.solver_small import _walls, inner
+
+    pos = random_position(random.Random(11), "ABC", (), "colour")
+    forget_boards()
+    prepare(pos)
+    walls = _walls(pos.board)
+    assert all(inner(pos.board, t.cell) in walls.dist for t in pos.board.targets)
+    assert solve(pos).solved
