@@ -3,7 +3,7 @@
 Buttons, phones, the camera and the passing of time all become commands on one queue. The loop
 takes them in order, stamps each with one monotonic clock, applies it to the
 :class:`companion.game.Game`, journals it, and publishes what changed: a ``state`` event to
-every open page (:class:`companion.web.events.Broker`) and the game's view to the LEDs. Nothing
+every open page (:class:`companion.events.Broker`) and the game's view to the LEDs. Nothing
 else changes game state, so nothing can race.
 
 The loop never waits on slow work: the solver runs on its own thread (cancelled when its round
@@ -48,13 +48,13 @@ from typing import Any
 
 from . import i18n, micro, speech
 from .board import Board, tile_names
+from .events import Broker
 from .game import COMMANDS, Game, GameError
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
 from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
 from .store import CLASSIC, GAMES, MICRO, LayoutShelf, command_kind, engine_command, game_kind
 from .store import running as clock_running
-from .web.events import Broker
 
 log = logging.getLogger("companion.table")
 

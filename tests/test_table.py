@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from companion import solver
+from companion.events import Broker
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move
 from companion.store import Store
 from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
-from companion.web.events import Broker
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
 

@@ -13,9 +13,9 @@ from typing import Any
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
+from ..events import BrokerBusy, BrokerClosed, BrokerFull
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
-from .events import BrokerBusy, BrokerClosed, BrokerFull
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CompanionError
+from .errors import CompanionError
 
 _CLOSED = object()
 
