@@ -50,11 +50,12 @@ from . import i18n, micro, speech
 from .board import Board, tile_names
 from .events import Broker
 from .game import COMMANDS, Game, GameError
+from .games import CLASSIC, MICRO, play
+from .games import running as clock_running
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
 from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
-from .store import CLASSIC, GAMES, MICRO, LayoutShelf, command_kind, engine_command, game_kind
-from .store import running as clock_running
+from .store import LayoutShelf
 
 log = logging.getLogger("companion.table")
 
@@ -303,13 +304,8 @@ class Table:
         if self.store is not None:
             return self.store.apply(cmd)
         # Unjournaled: the other game is a fresh engine, as the store does it.
-        kind = command_kind(cmd, game_kind(self._game))
-        if kind != game_kind(self._game):
-            engine = GAMES[kind]()
-            events = engine.apply({**engine_command(cmd), "type": "new_game"})
-            self._game = engine
-            return events
-        return self._game.apply(engine_command(cmd))
+        self._game, events = play(self._game, cmd)
+        return events
 
     # ------------------------------------------------------------ running
 
@@ -1860,7 +1856,7 @@ class MicroSimWorld:
 class Sight:
     """What the camera is to look for, as the game on the table has it.
 
-    ``game``: :data:`~companion.store.CLASSIC`, :data:`~companion.store.MICRO`, or ``None``
+    ``game``: :data:`~companion.games.CLASSIC`, :data:`~companion.games.MICRO`, or ``None``
     before any game (then the camera may still read the board and its tiles for setup).
     Classic: the board's ``tiles``, the ``robots`` to look for, and ``chip``: the game waits
     for a chip, so the centre piece is read (``wait`` counts the waits: each is read afresh).
