@@ -54,7 +54,8 @@ from .games import CLASSIC, MICRO, play
 from .games import running as clock_running
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
-from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
+from .rules import PRESETS, ROBOTS, Move, Position, PositionError, Rules
+from .sim import MicroSimWorld, SimWorld, buttons
 from .store import LayoutShelf
 
 log = logging.getLogger("companion.table")
@@ -1102,26 +1103,9 @@ class Table:
 
     def _virtual_buttons(self) -> list[dict[str, Any]] | None:
         """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
-        hw = self.hardware
-        if not self.simulated or hw is None or not hasattr(hw, "status"):
+        if not self.simulated:
             return None
-        working = hw.status()
-        out = []
-        if working.get("start") == "ok":
-            start = "Start (roll the dice)" if self.micro else "Start (reveal)"
-            out.append({"name": "start", "label": start, "kind": "button"})
-            out.append({"name": "start-hold", "label": "Hold start (undo)", "kind": "button"})
-        players = self._player_names()
-        for seat in range(len(getattr(hw.pins, "bids", ()))):
-            if working.get(f"bid[{seat}]") == "ok" and seat < max(1, len(players)):
-                who = players[seat] if seat < len(players) else f"seat {seat + 1}"
-                out.append({"name": f"bid-{seat}", "label": f"{who}'s button",
-                            "kind": "button"})
-                out.append({"name": f"bid-{seat}-hold", "label": f"Hold {who}'s button",
-                            "kind": "button"})
-        if working.get("dial") == "ok":
-            out.append({"name": "dial", "label": "Dial", "kind": "dial"})
-        return out
+        return buttons.listed(self.hardware, self._player_names(), self.micro)
 
     # ------------------------------------------------------------ what the page reads
 
@@ -1562,41 +1546,8 @@ class Table:
         return self.camera.calibrate_colors()
 
     def press(self, name: str, action: str = "press", steps: int = 1) -> None:
-        """A virtual button on the simulated table: drives the same gpio code a finger would,
-        through gpiozero's mock pins. ``name``: ``start``, ``bid-N``, ``dial``, with
-        ``-hold`` for a long press. A tap is held a little longer than the debounce."""
-        hw = self.hardware
-        if hw is None or not hasattr(hw, "press"):
-            raise KeyError(name)
-        if name == "dial" or action == "turn":
-            if name != "dial":
-                raise ValueError("only the dial turns")
-            try:
-                hw.turn(steps)
-            except KeyError as e:
-                raise KeyError(name) from e
-            return
-        hold = name.endswith("-hold") or action == "hold"
-        base = name.removesuffix("-hold")
-        if base == "start":
-            target: tuple[str, int | None] = ("start", None)
-        elif base.startswith("bid-") and base[4:].isdigit():
-            target = ("bid", int(base[4:]))
-        else:
-            raise KeyError(name)
-        hw.pin(*target)  # KeyError for a button this table does not have
-        seconds = (float(getattr(hw.pins, "hold_seconds", 2.0)) + 0.3) if hold else 0.08
-        hw.press(*target)
-
-        def release() -> None:
-            try:
-                hw.release(*target)
-            except (AttributeError, KeyError):  # the hardware closed meanwhile
-                pass
-
-        timer = threading.Timer(seconds, release)
-        timer.daemon = True
-        timer.start()
+        """A virtual button on the simulated table (see :func:`companion.sim.buttons.press`)."""
+        buttons.press(self.hardware, name, action, steps)
 
     def sim_move(self, robot: str, direction: str) -> dict[str, str]:
         """Slide a robot on the simulated table by hand (what a player's hand does)."""
@@ -1704,149 +1655,6 @@ def _spread(board: Board, names: list[str], seed: int,
             and board.diagonal_at(c) is None and c not in taken]
     cells = rng.sample(free, len(names))
     return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
-
-
-# ---------------------------------------------------------------- the simulated table
-
-
-class SimWorld:
-    """The physical table of the simulation: where the real robots stand. A hand slides them
-    (:meth:`slide`); the camera (the renderer) draws them; the game never reads this directly,
-    only through the camera."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.board: Board | None = None
-        self.rules: Rules = Rules()
-        self.robots: dict[str, int] = {}
-        self.target: Goal | None = None
-        self.version = 0
-        self.on_change: Callable[[], Any] | None = None
-        # Every resting layout, in order: a simulated hand moves instantly, where a real one
-        # leaves each layout in view long enough for the camera to see it.
-        self._layouts: deque[dict[str, str]] = deque(maxlen=256)
-
-    def _changed(self) -> None:
-        self.version += 1
-        if self.board is not None and self.robots:
-            self._layouts.append({r: self.board.name(c) for r, c in self.robots.items()})
-        if self.on_change is not None:
-            self.on_change()
-
-    def layouts(self) -> list[dict[str, str]]:
-        """The layouts the table has rested in since the last call, oldest first."""
-        with self._lock:
-            out = list(self._layouts)
-            self._layouts.clear()
-            return out
-
-    def sync(self, game: Game) -> None:
-        """Take the board and rules of a newly set-up game; robots only where none stand yet."""
-        with self._lock:
-            s = game.s
-            self.board, self.rules = s.board, s.rules
-            if s.robots:
-                self.robots = dict(s.robots)
-            self._changed()
-
-    def set_target(self, goal: Goal | None) -> None:
-        with self._lock:
-            self.target = goal
-            self._changed()
-
-    def place(self, robots: Mapping[str, str]) -> None:
-        with self._lock:
-            if self.board is None:
-                return
-            self.robots = {r: self.board.cell(c) for r, c in robots.items()}
-            self._changed()
-
-    def slide(self, robot: str, direction: str) -> dict[str, str]:
-        with self._lock:
-            if self.board is None:
-                raise ValueError("set up a game first")
-            if robot not in self.robots:
-                raise ValueError(f"there is no {robot} robot on the table")
-            try:
-                move = Move.parse(f"{robot} {direction}")
-            except ValueError as e:
-                raise ValueError(str(e)) from None
-            pos = Position(self.board, dict(self.robots), None, self.rules)
-            s = pos.slide(move)
-            if s.error:
-                raise ValueError(f"{move.text()}: {s.error}")
-            if not s.moved:
-                raise ValueError(f"{move.text()}: the robot cannot move that way")
-            self.robots[robot] = s.end
-            self._changed()
-            return {r: self.board.name(c) for r, c in self.robots.items()}
-
-    def position(self) -> Position | None:
-        with self._lock:
-            if self.board is None or not self.robots:
-                return None
-            return Position(self.board, {k: self.robots[k] for k in
-                                         sorted(self.robots, key=ROBOTS.index)},
-                            self.target, self.rules)
-
-    def truth(self) -> dict[str, str] | None:
-        with self._lock:
-            if self.board is None:
-                return None
-            return {r: self.board.name(c) for r, c in self.robots.items()}
-
-
-class MicroSimWorld:
-    """The simulated table of Micro Robots: the 6×6 board and where its one robot rests.
-
-    A hand puts the robot on any space or lifts it (:meth:`put`); the simulated camera reports
-    every resting place (:meth:`observations`), as a real camera reports the space the robot
-    comes to rest on. The game never reads this directly, only through the camera."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.layout: micro.Layout | None = None
-        self.robot: str | None = None  # None: off the board (beside it, or in a hand)
-        self.version = 0
-        self.on_change: Callable[[], Any] | None = None
-        self._rests: deque[str | None] = deque(maxlen=256)
-
-    def _changed(self, seen: bool = True) -> None:
-        self.version += 1
-        if seen:
-            self._rests.append(self.robot)
-        if self.on_change is not None:
-            self.on_change()
-
-    def sync(self, layout: micro.Layout | None, robot: str | None) -> None:
-        """The board of a (new) game, and the robot where the game says it stands. The table
-        put it there and knows it: this is no observation for the camera to report."""
-        with self._lock:
-            if layout == self.layout and robot == self.robot:
-                return
-            self.layout, self.robot = layout, robot
-            self._changed(seen=False)
-
-    def put(self, space: str | None) -> str | None:
-        """The hand sets the robot down on ``space`` (or lifts it: ``None``)."""
-        with self._lock:
-            if self.layout is None:
-                raise ValueError("set up a Micro Robots game first")
-            self.robot = None if space is None else Space.parse(space).name
-            self._changed()
-            return self.robot
-
-    def seen(self) -> tuple[micro.Layout | None, str | None]:
-        """The board on the table and the space the robot stands on (what a camera sees)."""
-        with self._lock:
-            return self.layout, self.robot
-
-    def observations(self) -> list[str | None]:
-        """Every resting place since the last call, oldest first (``None``: lifted)."""
-        with self._lock:
-            out = list(self._rests)
-            self._rests.clear()
-            return out
 
 
 # ---------------------------------------------------------------- the camera
@@ -2191,17 +1999,18 @@ class CameraFeed:
         if self.reads_frames:
             with self._lock:
                 return self._frame, None
-        if self.micro_sim is not None:
-            layout, robot = self.micro_sim.seen()
+        micro_sim, sim = self.micro_sim, self.sim
+        if micro_sim is not None:
+            layout, robot = micro_sim.seen()
             if layout is not None:
-                return self._render(("micro", self.micro_sim.version),
-                                    lambda: _render_micro(layout, robot))
-        if self.sim is None:
+                return self._render(("micro", micro_sim.version),
+                                    lambda: micro_sim.render(layout, robot))
+        if sim is None:
             return None, None
-        pos = self.sim.position()
+        pos = sim.position()
         if pos is None:
             return None, None
-        return self._render(("classic", self.sim.version), lambda: _render_classic(pos))
+        return self._render(("classic", sim.version), lambda: sim.render(pos))
 
     def _render(self, key: Any, draw: Callable[[], Any]) -> tuple[Any, Any]:
         with self._lock:
@@ -2347,18 +2156,3 @@ def _mark(img: Any, text: str, x: float, y: float) -> None:
     cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
     cv2.putText(img, text, (int(x) + 16, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
                 (255, 255, 255), 1, cv2.LINE_AA)
-
-
-def _render_classic(pos: Position) -> Any:
-    """The simulated table's camera: a slightly tilted view of the classic board."""
-    from .vision.render import render
-
-    return render(pos, size=(960, 720), tilt=14, azimuth=20, rotation=3, noise=2)
-
-
-def _render_micro(layout: micro.Layout, robot: str | None) -> Any:
-    """… and of a Micro Robots board, the same camera over the same table."""
-    from .vision.micro_render import render_micro
-
-    return render_micro(layout, robot, size=(960, 720), tilt=14, azimuth=20, rotation=3,
-                        noise=2)

@@ -15,8 +15,9 @@ from companion import solver
 from companion.events import Broker
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move
+from companion.sim import MicroSimWorld, SimWorld
 from companion.store import Store
-from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
+from companion.table import CameraFeed, Table, board_geometry
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
 

@@ -90,9 +90,10 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from .. import solver
     from ..gpio import Hardware, PinMap
     from ..rules import PRESETS
+    from ..sim import MicroSimWorld, SimWorld
     from ..speech import Voice
     from ..store import Store, default_path
-    from ..table import CameraFeed, MicroSimWorld, SimWorld, Table
+    from ..table import CameraFeed, Table
     from ..vision.camera_setup import CameraSetup
     from . import create_app
 
