@@ -23,7 +23,8 @@ import pytest
 
 from companion.micro import example_layout
 from companion.store import Store
-from companion.table import CameraFeed, Table
+from companion.table import Table
+from companion.vision.feed import CameraFeed
 from companion.vision.micro_render import render_micro
 from companion.vision.render import render
 

@@ -93,8 +93,9 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
     from ..sim import MicroSimWorld, SimWorld
     from ..speech import Voice
     from ..store import Store, default_path
-    from ..table import CameraFeed, Table
+    from ..table import Table
     from ..vision.camera_setup import CameraSetup
+    from ..vision.feed import CameraFeed
     from . import create_app
 
     if opts.preset not in PRESETS:
@@ -124,7 +125,7 @@ def build(opts: RunOptions, out: TextIO = sys.stdout) -> tuple[Any, Any, str]:
 
     def from_buttons(cmd: dict[str, Any]) -> None:
         if cmd.get("type") == "dial":
-            table.call_soon(lambda: None)  # republish: the page shows the dial's number
+            table.republish()  # the page shows the dial's number
         else:
             table.post(cmd, "buttons")
 
