@@ -54,7 +54,8 @@ from .games import CLASSIC, MICRO, play
 from .games import running as clock_running
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
-from .rules import PRESETS, ROBOTS, Move, Position, PositionError, Rules
+from .referee import CHIP_PHASES, ROUND_PHASES, Outcome, Referee
+from .rules import PRESETS, Move, Position, PositionError, Rules
 from .sim import MicroSimWorld, SimWorld, buttons
 from .store import LayoutShelf
 from .vision.feed import Sight
@@ -73,26 +74,9 @@ OPTION_LABELS = {
 }
 # The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
 STALL_CHOICES = (120.0, 150.0, 180.0)
-# The phases in which a chip may be revealed: the camera reads the centre piece only then.
-CHIP_PHASES = ("idle", "round_over")
-# The phases in which the robots stand for a round in play (a look must agree with the journal
-# after a restart before it counts).
-ROUND_PHASES = ("bidding", "timer", "demonstrating")
-RECONCILE_MESSAGE = ("The board does not match the journal: put {wrong} back; the camera "
-                     "takes up the round once it does")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
-
-
-@dataclass
-class Outcome:
-    """The answer to one command: ``ok`` with the game's events as ``result``, or not ``ok``
-    with the reason the game (or the table) gave."""
-
-    ok: bool
-    reason: str | None = None
-    result: Any = None
 
 
 @dataclass
@@ -243,32 +227,13 @@ class Table:
         # Micro Robots layouts saved by name; beside the journal unless given.
         self.layouts = layouts if layouts is not None else (
             LayoutShelf.beside(db) if db and db != ":memory:" else None)
-        self._micro_seen: str | None = None  # where the camera last saw the micro robot
-        self._proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
         self._state_lock = threading.Lock()
         self._state: dict[str, Any] = {}
         self._timer_end: float | None = None
         self._seq = 0
-        self._message = ""
-        self._optimal: dict[str, Any] | None = None
         self._solving: tuple[int, threading.Event] | None = None
-        self._verifier: Any = None
-        self._pending_demo: tuple[int, int] | None = None
-        self._seen: dict[str, str] | None = None
-        # After a restart (or an undo mid-demonstration) the first look must agree with the
-        # journal before any look counts: what differs is shown, never played as moves.
-        self._reconcile = False
-        # The chip on the centre piece as the camera last saw it settle, the chip revealed
-        # last (it may still lie there), and a chip the camera must not reveal again until the
-        # piece has been seen bare or with another chip on it.
-        self._chip_seen: dict[str, Any] | None = None
-        self._chip_last: str | None = None
-        self._chip_stale: str | None = None
-        self._revealing = ""  # what the page says of a chip being revealed (who read it)
-        self._waiting = False  # is the classic game waiting for a chip?
-        self._waits = 0  # how many times it has begun to wait: the camera reads afresh each time
         self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
@@ -279,9 +244,9 @@ class Table:
             i18n.LANGUAGES else i18n.DEFAULT
         self.voice: Any = None
         self._announcer = speech.Announcer()
-        # the message in catalogue words, for the page to say in its language: (the message
-        # text it stands for, key, parameters); stale as soon as the message changes
-        self._notice: tuple[str, str, dict[str, Any]] | None = None
+        # the table's decisions (chips, looks, the demonstration, the solver's answer)
+        self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
+                               publish=self._publish)
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
@@ -334,21 +299,18 @@ class Table:
             self._micro_sync_sim()
             # the simulated hand has just put the robot where the journal has it; a real
             # camera's first look must agree with the journal first
-            self._reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
+            self.referee.reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
             self._refresh()
             self._tell_camera()
             return
-        r = self.game.s.round
-        self._chip_last = r.chip if r is not None else None
-        self._waiting = self.game.phase in CHIP_PHASES
-        self._chip_stale = self._chip_last if self._waiting else None
+        self.referee.opened()
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
             # A restart mid-round: the store replayed the journal; pick the round up again,
             # the demonstration where the journal has it.
             self._start_round_helpers(resumed=True)
-            self._reconcile = self.game.phase in ROUND_PHASES
+            self.referee.reconcile = self.game.phase in ROUND_PHASES
             if self.sim is not None:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
@@ -525,15 +487,15 @@ class Table:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
         elif item.kind in ("observe", "observe_micro", "proposal", "chip"):
-            handler = {"observe": self._on_observation,
-                       "observe_micro": self._on_micro_observation,
-                       "proposal": self._on_proposal,
-                       "chip": self._on_chip}[item.kind]
+            handler = {"observe": self.referee.on_observation,
+                       "observe_micro": self.referee.on_micro_observation,
+                       "proposal": self.referee.on_proposal,
+                       "chip": self.referee.on_chip}[item.kind]
             try:
                 out = handler(item.payload, item.source)
             except (ValueError, KeyError, TypeError) as e:  # never stops play
                 log.warning("%s from %s ignored: %s", item.kind, item.source, e)
-                self._message = f"{item.source}: {e}"
+                self.referee.message = f"{item.source}: {e}"
                 out = Outcome(False, str(e))
                 self._publish()
         elif item.kind == "solved":
@@ -582,36 +544,24 @@ class Table:
             self.micro_sim.sync(None, None)  # the micro board leaves the simulated table
         for e in events:
             t = e.get("type")
-            if t in ("chip_revealed", "game_set_up", "new_game"):
-                self._message = self._revealing if t == "chip_revealed" else ""
-                if t == "chip_revealed" and self._revealing:
-                    self._notice = (self._message, "notice.chip_read", {"chip": e["chip"]})
-                self._chip_seen = None
+            if t in ("round_over", "game_over", "new_game"):
+                if self._solving is not None and self._solving[0] != self._round():
+                    self._cancel_solver()
+            self.referee.on_event(e)  # the chip, the message, the demonstration followed
             if t == "chip_revealed":
-                self._chip_last = e["chip"]
                 self._start_round_helpers()
                 if self.sim is not None:
                     pos = self._position()
                     self.sim.set_target(pos.target if pos is not None else None)
-            elif t == "demonstration_started":
-                self._begin_demo(e["seat"], e.get("bid"))
-            elif t == "demonstration_failed":
-                if self._verifier is not None:
-                    self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
                 # The simulated hand puts the robots back at once, and the camera sees it
                 # before the next bidder begins.
                 self.sim.place(e["robots"])
-                self._seen = self.sim.truth()
-                if self._verifier is not None:
-                    self._verifier.observe(self._seen, self.now())
-            elif t in ("round_over", "game_over", "new_game"):
-                if self._solving is not None and self._solving[0] != self._round():
-                    self._cancel_solver()
-                self._verifier = None
-                self._pending_demo = None
+                self.referee.looked(self.sim.truth())
             elif t == "undone":
-                self._after_undo()
+                if self.sim is not None and self.game.s.board is not None:
+                    self.sim.place(self.game.view()["robots"])
+                self.referee.after_undo()
             if t in ("game_set_up", "robots_placed") and self.sim is not None:
                 self.sim.sync(self.game)
             if t in ("game_set_up", "new_game"):
@@ -624,12 +574,7 @@ class Table:
             elif t == "round_over":
                 self.broker.publish("round", _public(e))
         self._speak(self._announcer.events(events))
-        waiting = self.game.phase in CHIP_PHASES
-        if waiting and not self._waiting:
-            # whatever chip was revealed last may still lie on the piece: not a new one
-            self._waits += 1
-            self._chip_stale = self._chip_last
-        self._waiting = waiting
+        self.referee.after_events()
         self._publish()
 
     def _tell_phones(self) -> None:
@@ -640,232 +585,17 @@ class Table:
             self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _round(self) -> int | None:
-        if self.micro:
-            return None
-        r = self.game.s.round
-        return r.number if r is not None else None
+        return self.referee.round_number()
 
     def _position(self, robots: Mapping[str, int] | None = None) -> Position | None:
-        s = self.game.s
-        r = s.round
-        if s.board is None or r is None:
-            return None
-        goal = self.game._goal(r.chip)
-        if goal is None:
-            return None
-        robots = dict(r.snapshot if robots is None else robots)
-        if not robots:
-            return None
-        return Position(s.board, {k: robots[k] for k in sorted(robots, key=ROBOTS.index)},
-                        goal, s.rules)
+        return self.referee.position(robots)
 
     def _start_round_helpers(self, resumed: bool = False) -> None:
-        pos = self._position()
-        self._optimal = None
-        self._verifier = None
-        self._pending_demo = None
-        if pos is None:
-            return
-        self._start_solver(pos)
-        try:
-            from .verify import RoundVerifier
-
-            self._verifier = RoundVerifier(pos, solve=None)
-        except ImportError:  # pragma: no cover - verify ships with the package
-            self._verifier = None
-        if resumed and self.game.phase == "demonstrating":
-            self._resume_demo()
-
-    def _resume_demo(self) -> None:
-        """The verifier takes the demonstration up where the journal has it: the moves so far
-        were judged already, so a look showing them is no news."""
-        r = self.game.s.round
-        if self._verifier is None or r is None or r.demonstrator is None \
-                or r.demonstrator not in r.bids:
-            return
-        name = self.game.s.players[r.demonstrator].name
-        try:
-            self._verifier.resume(r.bids[r.demonstrator].value, name, list(r.moves), self.now())
-            self._pending_demo = None
-        except Exception as e:  # noqa: BLE001 - the game goes on by hand; the page says why
-            log.warning("resuming the demonstration: %s", e)
-            self._message = f"the camera cannot follow this demonstration: {e}"
-
-    def _after_undo(self) -> None:
-        """An undo took the game back: the simulated hand puts the robots where the game now
-        has them, and the verifier takes the demonstration up from there (a real table's
-        robots are put back by the referee; until the camera sees that, no look counts)."""
-        g = self.game
-        if self.sim is not None and g.s.board is not None:
-            self.sim.place(g.view()["robots"])
-        self._pending_demo = None
-        pos = self._position() if g.phase in ROUND_PHASES else None
-        if pos is None:
-            self._verifier = None
-            return
-        from .verify import RoundVerifier
-
-        # a fresh verifier for the round as the game now has it
-        self._verifier = RoundVerifier(pos, solve=None)
-        if g.phase == "demonstrating":
-            self._resume_demo()
-            self._reconcile = True
-
-    # ------------------------------------------------------------ the demonstration
-
-    def _begin_demo(self, seat: int, bid: int | None) -> None:
-        if self._verifier is None or bid is None:
-            return
-        from .verify import NotRestoredError
-
-        name = self.game.s.players[seat].name
-        try:
-            self._verifier.begin(bid, name, self.now())
-            self._pending_demo = None
-            self._message = ""
-        except NotRestoredError as e:
-            self._pending_demo = (seat, bid)
-            self._message = str(e)
-
-    def _verifier_call(self, what: str) -> list[dict[str, Any]]:
-        try:
-            return getattr(self._verifier, what)(self.now())
-        except Exception as e:  # noqa: BLE001 - a verifier problem must not stop play
-            log.warning("verifier %s: %s", what, e)
-            return []
-
-    def _on_observation(self, robots: dict[str, str] | None, source: str = "camera") -> Outcome:
-        """A stable look at the board. Outside a demonstration it says where the robots stand
-        (journaled as ``robots``); during one, the verifier turns it into moves."""
-        if self.micro:
-            return Outcome(False, "a Micro Robots game is on the table")
-        if robots is not None:
-            _check_observation(self.game.s.board, robots)
-        self._seen = robots
-        g = self.game
-        if self._reconcile and robots is not None and g.phase in ROUND_PHASES:
-            if not self._reconciled(robots):
-                self._publish()
-                return Outcome(True)
-        if robots is None:
-            if self._verifier is not None and g.phase == "demonstrating":
-                self._verifier.observe(None, self.now())
-            self._publish()
-            return Outcome(True)
-        if g.phase == "demonstrating" and self._verifier is not None:
-            if self._pending_demo is not None:
-                self._verifier.observe(robots, self.now())
-                if self._verifier.ready:
-                    self._begin_demo(*self._pending_demo)
-                self._publish()
-                return Outcome(True)
-            events = self._verifier.observe(robots, self.now())
-            for e in events:
-                self._on_verifier_event(e)
-            asked = [e for e in events if e.get("question")]
-            if asked and self.game.phase == "demonstrating":
-                self._message = asked[-1]["message"]  # the camera's question stays in view
-            self._publish()
-            return Outcome(True)
-        if g.phase in ("setup", "demonstrating", "game_over"):
-            self._publish()
-            return Outcome(True)
-        known = g.view()["robots"]
-        wanted = {r: c for r, c in robots.items() if self._robot_allowed(r)}
-        # a robot the camera does not see (lifted off, lost under glare) stays where it stood
-        wanted = {**known, **wanted} if known else wanted
-        if wanted and wanted != known:
-            out = self._apply({"type": "robots", "robots": wanted}, "camera")
-            if not out.ok:
-                self._message = f"camera: {out.reason}"
-                self._publish()
-            return out
-        return Outcome(True)
-
-    def _reconciled(self, robots: Mapping[str, str]) -> bool:
-        """Does this look agree with the journal? Until one does (after a restart or an undo),
-        looks only say what differs: they are never turned into moves."""
-        known = self.game.view()["robots"]
-        wrong = [f"{r} on {known[r]}" + (f" (seen on {robots[r]})" if r in robots else
-                                         " (not seen)")
-                 for r in known if robots.get(r) != known[r]]
-        if wrong:
-            self._message = RECONCILE_MESSAGE.format(wrong=", ".join(wrong))
-            return False
-        self._reconcile = False
-        if self._message.startswith(RECONCILE_MESSAGE[:20]):
-            self._message = ""
-        return True
-
-    def _on_chip(self, payload: tuple[str | None, str | None, str | None],
-                 source: str = "camera") -> Outcome:
-        """A chip settled on the centre piece (see :meth:`observe_chip`). Only a change
-        reaches the table, so a chip the game refuses is refused once, not again and again."""
-        if self.micro:
-            return Outcome(False, "a Micro Robots game is on the table")
-        chip, reason, color = payload
-        if chip is not None:
-            if not isinstance(chip, str):
-                raise ValueError(f"a chip is named like 'blue triangle', not {chip!r}")
-            chip = " ".join(chip.lower().split())
-        if chip is not None or reason is None:
-            # the piece was seen bare, or with a chip read on it: the old chip has gone
-            # (a chip left unread might still be the old one)
-            if chip != self._chip_stale:
-                self._chip_stale = None
-        if self.game.phase not in CHIP_PHASES:
-            return Outcome(True)  # the round is on: the chip on the piece is the round's
-        out = Outcome(True)
-        if chip is None and reason is None:
-            self._chip_seen = None
-        elif chip is None:
-            seen = f"a {color} chip" if color and color != "any" else "a chip"
-            self._chip_seen = {"chip": None, "color": color, "reason": reason,
-                               "status": "unread", "source": source}
-            self._message = (f"The {source} sees {seen} but cannot read it: {reason}. "
-                             "Pick the chip by hand.")
-        elif chip == self._chip_stale:
-            self._chip_seen = {"chip": chip, "color": color, "reason": None,
-                               "status": "previous", "source": source}
-        else:
-            self._revealing = f"The {source} read the chip: {chip}"
-            try:
-                out = self._apply({"type": "reveal", "chip": chip}, source)
-            finally:
-                self._revealing = ""
-            if out.ok:
-                return out  # published with the round, saying who read the chip
-            self._chip_seen = {"chip": chip, "color": color, "reason": out.reason,
-                               "status": "refused", "source": source}
-            self._message = f"The {source} read the {chip} chip: {out.reason}"
-        self._publish()
-        return out
-
-    def _robot_allowed(self, robot: str) -> bool:
-        rules = self.game.s.rules
-        if robot in ("black", "silver"):
-            return robot == rules.fifth_robot
-        if robot == "transparent":
-            return rules.transparent_robot
-        return True
-
-    def _on_verifier_event(self, e: dict[str, Any]) -> None:
-        t = e.get("type")
-        seat = self.game.s.round.demonstrator if self.game.s.round else None
-        if t == "move":
-            out = self._apply({"type": "move", "move": e["move"], "seat": seat}, "camera")
-            if not out.ok:
-                self._message = out.reason or ""
-        elif t == "illegal" and self.game.phase == "demonstrating":
-            self._message = e.get("reason", "")
-            # the reason is journaled with the verdict: a restart shows the same words
-            self._apply({"type": "verdict", "success": False, "by": "camera",
-                         "reason": e.get("reason") or "an illegal move"}, "camera")
-        elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
-                   "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
-            # "unsure": the camera could not tell (its question is the message); no verdict
-            # is given for it, the players judge
-            self._message = e.get("message") or e.get("reason") or ""
+        """A round begins (or is picked up after a restart): the referee follows it, the
+        solver looks for its answer."""
+        pos = self.referee.start_round(resumed)
+        if pos is not None:
+            self._start_solver(pos)
 
     # ------------------------------------------------------------ the solver
 
@@ -900,27 +630,7 @@ class Table:
                    routes: dict[str, Any] | None = None) -> Outcome:
         if self._solving is not None and self._solving[0] == number:
             self._solving = None
-        if err is not None:
-            self._optimal = {"round": number, "length": None, "moves": [], "steps": [],
-                             "start": {}, "error": err}
-            self._publish()
-            return Outcome(False, err)
-        status = getattr(result, "status", "solved" if result is not None else "no_solution")
-        moves = _solution_moves(result)
-        steps = []
-        p = pos
-        for m in moves:
-            p = p.push(m)
-            steps.append({"move": m.text(), "robots": _names(p)})
-        self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
-                         "moves": [m.text() for m in moves or []], "steps": steps,
-                         "start": _names(pos), "status": status,
-                         "reason": getattr(result, "reason", None), "routes": routes}
-        if moves and status == "solved":
-            self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
-        else:
-            self._publish()
-        return Outcome(True)
+        return self.referee.on_solved(number, pos, result, err, routes)
 
     # ------------------------------------------------------------ the verdict
 
@@ -957,8 +667,9 @@ class Table:
             demo = {"seat": seat, "name": gv["players"][seat]["name"], "bid": gv["bid_to_meet"],
                     "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"],
                     # the camera has not yet seen the board put back for this bidder
-                    "restoring": self._pending_demo is not None}
-        show = (self._optimal is not None and self._optimal.get("round") == rnd
+                    "restoring": self.referee.pending_demo is not None}
+        optimal = self.referee.optimal
+        show = (optimal is not None and optimal.get("round") == rnd
                 and phase in ("round_over", "game_over"))
         bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
                  "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
@@ -970,8 +681,8 @@ class Table:
                     for b in gv["rounds"][-1]["bids"]]
         board = self.game.s.board
         robots = gv["robots"]
-        if self._seen and phase != "demonstrating":
-            robots = {**robots, **self._seen}
+        if self.referee.seen and phase != "demonstrating":
+            robots = {**robots, **self.referee.seen}
         self._seq += 1
         state = {
             "seq": self._seq,
@@ -989,11 +700,11 @@ class Table:
             "board": self._geometry(board),
             "robots": robots,
             # The solution stays on the table until the round is over: every phone reads this.
-            "optimal": self._optimal if show else None,
-            "optimal_known": bool(self._optimal and self._optimal.get("round") == rnd),
+            "optimal": optimal if show else None,
+            "optimal_known": bool(optimal and optimal.get("round") == rnd),
             "show_optimal": show,
             "solving": self._solving is not None,
-            "message": self._message,
+            "message": self.referee.message,
             "rules": gv["rules"],
             "solo": gv["solo"],
             "deck_size": gv["deck_size"],
@@ -1006,17 +717,17 @@ class Table:
             "camera": self.camera.status() if self.camera is not None else None,
             "devices": self._devices_status(),
             "game": CLASSIC,
-            "proposal": self._proposal is not None,
+            "proposal": self.referee.proposal is not None,
             # what the camera sees on the centre piece while the game waits for a chip, and
             # the chips a player may pick by hand
-            "chip_seen": self._chip_seen if phase in CHIP_PHASES else None,
+            "chip_seen": self.referee.chip_seen if phase in CHIP_PHASES else None,
             "deck": gv["deck"],
         }
         return self._store_state(state)
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
         state["lang"] = self.language
-        notice = self._notice
+        notice = self.referee.notice
         state["notice"] = ({"key": notice[1], "params": notice[2]}
                            if notice is not None and notice[0] == state.get("message") else None)
         state["voice"] = self.voice.status() if self.voice is not None else None
@@ -1073,7 +784,7 @@ class Table:
         if s.rules.fifth_robot == "none":
             looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
         return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
-                     robots=tuple(looked), chip=self._waiting, wait=self._waits,
+                     robots=tuple(looked), chip=self.referee.waiting, wait=self.referee.waits,
                      epoch=self.epoch)
 
     def _show_hardware(self) -> None:
@@ -1172,7 +883,7 @@ class Table:
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
         round is over (for the referee's tools and tests)."""
-        o = self._optimal
+        o = self.referee.optimal
         return o if o is not None and o.get("round") == self._round() else None
 
     @property
@@ -1234,7 +945,7 @@ class Table:
         a robot it does not see (none yet, or the fifth robot kept in the box) is spread on a
         free cell (the sim table then places it there, the referee moves it on a real one)."""
         names = _game_robots(rules)
-        seen = {n: c for n, c in (self._seen or {}).items() if n in names}
+        seen = {n: c for n, c in (self.referee.seen or {}).items() if n in names}
         rest = [n for n in names if n not in seen]
         if not rest:
             return {n: seen[n] for n in names}
@@ -1271,7 +982,7 @@ class Table:
                           "layout": s.layout.name if micro_game and s.layout else None,
                           "layouts": self.layouts.list() if self.layouts is not None else [],
                           "first_roller": s.roller if micro_game and s.players else 0,
-                          "proposal": self._proposal is not None}}
+                          "proposal": self.referee.proposal is not None}}
 
     def history(self) -> dict[str, Any]:
         """Every game on this table and each player's record (from the store's journal, read
@@ -1364,7 +1075,7 @@ class Table:
             "target": v["target"],
             "via": v["via"],
             "robot": v["robot"],
-            "seen": self._micro_seen,
+            "seen": self.referee.micro_seen,
             # the same shape as the classic timer, so the hourglass is drawn alike
             "timer": self._timer_view(stall["ends_at"] is not None, stall["remaining"],
                                       stall["seconds"], stall["ends_at"]),
@@ -1380,8 +1091,8 @@ class Table:
             "winners": v["winners"],
             "end_reason": v["end_reason"],
             "can_undo": v["can_undo"],
-            "message": self._message,
-            "proposal": self._proposal is not None,
+            "message": self.referee.message,
+            "proposal": self.referee.proposal is not None,
             "board": None,
             "bids": [],
             "sim": self.simulated,
@@ -1414,20 +1125,20 @@ class Table:
                 self._tell_phones()
                 # whatever the classic game had running is over
                 self._cancel_solver()
-                self._verifier = None
-                self._pending_demo = None
-                self._optimal = None
-                self._message = ""
+                self.referee.verifier = None
+                self.referee.pending_demo = None
+                self.referee.optimal = None
+                self.referee.message = ""
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
-                self._message = ""
+                self.referee.message = ""
                 if t == "target_rerolled" and e.get("reason") == "stall":
-                    self._message = "Nobody called in time: a new target was rolled"
-                    self._notice = (self._message, "notice.stall", {})
+                    self.referee.message = "Nobody called in time: a new target was rolled"
+                    self.referee.notice = (self.referee.message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
             elif t == "demonstration_started":
-                self._message = ""
+                self.referee.message = ""
                 self.broker.publish("call", _public(e))
             elif t == "landed":
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
@@ -1450,68 +1161,15 @@ class Table:
             return
         robot = self.game.view()["robot"]
         self.micro_sim.sync(self.game.s.layout, robot)
-        self._micro_seen = robot
-
-    def _on_micro_observation(self, space: str | None, source: str = "camera") -> Outcome:
-        if not self.micro:
-            return Outcome(False, "no Micro Robots game is on the table")
-        seen = None if space is None else Space.parse(space).name
-        self._micro_seen = seen
-        g = self.game
-        if self._reconcile and seen is not None:
-            # the first look after a restart: where the journal has the robot, or not news
-            robot = g.view()["robot"]
-            if g.phase != "demonstrating" or seen == robot:
-                self._reconcile = False
-                self._message = ""
-            else:
-                self._message = RECONCILE_MESSAGE.format(wrong=f"the robot on {robot} (seen "
-                                                               f"on {seen})")
-            self._publish()
-            return Outcome(True)
-        if seen is not None and g.phase == "demonstrating":
-            v = g.view()
-            if seen != v["robot"]:
-                out = self._apply({"type": "land", "space": seen}, source)
-                if not out.ok:
-                    self._message = f"{source}: {out.reason}"
-                    self._publish()
-                return out
-        elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
-            self._message = (f"{source}: the robot is on {seen}; the round starts from "
-                             f"{g.view()['robot']}")
-        self._publish()
-        return Outcome(True)
-
-    def _on_proposal(self, payload: tuple[Any, Any], source: str = "camera") -> Outcome:
-        rows, confidence = payload
-        problems = micro.check_rows(rows)
-        if problems == [f"the board is {micro.SIZE} rows of {micro.SIZE} spaces"]:
-            raise ValueError(f"layout proposal: {problems[0]}")
-        names = [[None if x in (None, "") else Space.parse(x).name for x in row]
-                 for row in rows]
-        if confidence is not None:
-            ok = (isinstance(confidence, list | tuple) and len(confidence) == micro.SIZE
-                  and all(isinstance(r, list | tuple) and len(r) == micro.SIZE for r in confidence)
-                  and all(isinstance(c, int | float) and not isinstance(c, bool)
-                          and 0 <= c <= 1 for r in confidence for c in r))
-            if not ok:
-                raise ValueError("layout proposal: confidence is six rows of six numbers "
-                                 "from 0 to 1")
-            confidence = [[round(float(c), 3) for c in r] for r in confidence]
-        self._proposal = {"rows": names, "confidence": confidence, "problems": problems,
-                          "source": source, "at": time.time()}
-        self._message = f"{source} read a Micro Robots board: confirm it under Layouts"
-        self._publish()
-        return Outcome(True)
+        self.referee.micro_seen = robot
 
     def proposal(self) -> dict[str, Any] | None:
         """The layout the camera proposed, waiting for the user (None if there is none)."""
-        return self._proposal
+        return self.referee.proposal
 
     def dismiss_proposal(self) -> None:
         """The user confirmed (and saved) or discarded the camera's proposal."""
-        self._proposal = None
+        self.referee.proposal = None
 
     def read_layout(self) -> dict[str, Any]:
         """Micro Robots: read the board in the camera's latest picture and propose it, as
@@ -1523,14 +1181,14 @@ class Table:
         reading = self.camera.read_layout()
 
         def propose() -> dict[str, Any]:
-            self._on_proposal((reading.rows, reading.confidence), "camera")
-            assert self._proposal is not None
+            self.referee.on_proposal((reading.rows, reading.confidence), "camera")
+            assert self.referee.proposal is not None
             # the reader knows more than the rows show: a hand over the board, a face two
             # faces claim
-            problems = self._proposal["problems"]
+            problems = self.referee.proposal["problems"]
             problems += [x for x in reading.problems if x not in problems]
-            self._proposal.update(robot=reading.robot, notes=list(reading.notes))
-            return self._proposal
+            self.referee.proposal.update(robot=reading.robot, notes=list(reading.notes))
+            return self.referee.proposal
 
         return self.call(propose)
 
@@ -1634,31 +1292,6 @@ def _public(e: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in e.items() if k != "snapshot"}
 
 
-def _names(pos: Position) -> dict[str, str]:
-    return {r: pos.board.name(c) for r, c in pos.robots.items()}
-
-
-def _solution_moves(result: Any) -> list[Move] | None:
-    if result is None:
-        return None
-    moves = getattr(result, "moves", result)
-    if isinstance(result, Mapping):
-        moves = result.get("moves")
-    if moves is None:
-        return None
-    out = []
-    for m in moves:
-        if isinstance(m, Move):
-            out.append(m)
-        elif isinstance(m, str):
-            out.append(Move.parse(m))
-        elif isinstance(m, Mapping):
-            out.append(Move.parse(f"{m['robot']} {m['direction']}"))
-        else:
-            out.append(Move.parse(str(m)))
-    return out
-
-
 def _game_robots(rules: Rules) -> list[str]:
     """The robots a game under these rules has on the table."""
     names = ["red", "green", "blue", "yellow"]
@@ -1680,13 +1313,3 @@ def _spread(board: Board, names: list[str], seed: int,
     return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
 
 
-def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
-    """A look at the board names known robots on cells of this board (two robots seen on one
-    cell are the verifier's to report); :class:`ValueError` says what is wrong otherwise."""
-    from .rules import ROBOTS
-
-    for robot, cell in robots.items():
-        if robot not in ROBOTS:
-            raise ValueError(f"unknown robot {robot!r} in an observation")
-        if board is not None:
-            board.cell(cell)  # ValueError names a cell off the board
