@@ -54,6 +54,8 @@ from .games import CLASSIC, MICRO, play
 from .games import running as clock_running
 from .micro import MicroGame, MicroOptions, Space
 from .names import PlayerNameError, check_command_names
+from .ports import Eyes, Journal, Lights
+from .ports import Voice as VoicePort
 from .referee import CHIP_PHASES, ROUND_PHASES, Outcome, Referee
 from .rules import PRESETS, Move, Position, PositionError, Rules
 from .sim import MicroSimWorld, SimWorld, buttons
@@ -197,7 +199,7 @@ class Table:
     def __init__(
         self,
         *,
-        open_store: Callable[[], Any] | None = None,
+        open_store: Callable[[], Journal] | None = None,
         db: str | None = None,
         solve: Callable[..., Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -209,7 +211,7 @@ class Table:
     ) -> None:
         self._clock = clock
         self._open_store = open_store
-        self.store: Any = None
+        self.store: Journal | None = None
         self._game: Any = Game()
         self.solve = solve
         self.solve_seconds = solve_seconds
@@ -219,9 +221,9 @@ class Table:
         self._db = db
         self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
         self.pin = _pin_file(db, pin)
-        self.broker = Broker(snapshot=self.view)
-        self.hardware: Any = None
-        self.camera: Any = None
+        self.broker = Broker(snapshot=self.view)  # the event stream every page reads
+        self.hardware: Lights | None = None
+        self.camera: Eyes | None = None
         self.sim: SimWorld | None = None
         self.micro_sim: MicroSimWorld | None = None
         # Micro Robots layouts saved by name; beside the journal unless given.
@@ -242,7 +244,7 @@ class Table:
         settings = speech.load_settings(self._settings_path)
         self.language = settings.get("language") if settings.get("language") in \
             i18n.LANGUAGES else i18n.DEFAULT
-        self.voice: Any = None
+        self.voice: VoicePort | None = None
         self._announcer = speech.Announcer()
         # the table's decisions (chips, looks, the demonstration, the solver's answer)
         self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
@@ -333,11 +335,11 @@ class Table:
             except Exception:  # noqa: BLE001 - closing must not hide the shutdown
                 log.exception("closing the hardware")
 
-    def attach_hardware(self, hardware: Any) -> None:
+    def attach_hardware(self, hardware: Lights) -> None:
         self.hardware = hardware
         self._show_hardware()
 
-    def attach_voice(self, voice: Any) -> None:
+    def attach_voice(self, voice: VoicePort) -> None:
         """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
         saved = speech.load_settings(self._settings_path)
         voice.configure(lang=self.language, on=saved.get("voice_on"),
@@ -352,7 +354,7 @@ class Table:
         if self.voice is not None:
             self.voice.configure(lang=lang, on=voice_on, volume=volume)
         self.language = lang
-        data = {"language": lang}
+        data: dict[str, Any] = {"language": lang}
         if self.voice is not None:
             data.update(voice_on=self.voice.on, voice_volume=self.voice.volume)
         speech.save_settings(self._settings_path, data)
@@ -368,7 +370,7 @@ class Table:
             except Exception:  # noqa: BLE001 - a voice fault must not stop the game
                 log.exception("voice: %s", kind)
 
-    def attach_camera(self, camera: Any) -> None:
+    def attach_camera(self, camera: Eyes) -> None:
         """Use ``camera`` (a :class:`~companion.vision.feed.CameraFeed`) from now on; it is
         told what to look for at once. Started by :meth:`start`, or by the caller when the
         table already runs."""
@@ -487,10 +489,12 @@ class Table:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
         elif item.kind in ("observe", "observe_micro", "proposal", "chip"):
-            handler = {"observe": self.referee.on_observation,
-                       "observe_micro": self.referee.on_micro_observation,
-                       "proposal": self.referee.on_proposal,
-                       "chip": self.referee.on_chip}[item.kind]
+            handlers: dict[str, Callable[[Any, str], Outcome]] = {
+                "observe": self.referee.on_observation,
+                "observe_micro": self.referee.on_micro_observation,
+                "proposal": self.referee.on_proposal,
+                "chip": self.referee.on_chip}
+            handler = handlers[item.kind]
             try:
                 out = handler(item.payload, item.source)
             except (ValueError, KeyError, TypeError) as e:  # never stops play
@@ -609,9 +613,11 @@ class Table:
         self._solving = (number, cancel)
         deadline = time.monotonic() + self.solve_seconds
 
+        solve = self.solve
+
         def work() -> None:
             try:
-                result = self.solve(pos, deadline=deadline, cancel=cancel)
+                result = solve(pos, deadline=deadline, cancel=cancel)
                 err = None
             except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
                 result, err = None, str(e)
@@ -745,10 +751,12 @@ class Table:
         as the rest."""
         now, wall = self.now(), time.time()
         end = ends_at if running and ends_at is not None else None
+        deadline = None
         if end is not None:
             remaining = round(max(0.0, end - now), 3)
+            deadline = round(wall + remaining, 3)
         return {"running": running, "remaining": remaining, "total": total,
-                "deadline": None if end is None else round(wall + remaining, 3),
+                "deadline": deadline,
                 "server_time": round(wall, 3), "_ends_at": end}
 
     _geo_cache: tuple[Any, Any] = (None, None)
@@ -936,8 +944,9 @@ class Table:
         b = getattr(self.game.s, "board", None)
         if b is not None and b.tiles:
             return list(b.tiles)
-        if self.camera is not None and self.camera.tiles():
-            return list(self.camera.tiles())
+        seen = self.camera.tiles() if self.camera is not None else None
+        if seen:
+            return list(seen)
         return list(DEFAULT_TILES)
 
     def _starting_robots(self, board: Board, rules: Rules) -> dict[str, str]:
@@ -966,8 +975,8 @@ class Table:
                             "kind": kind, "choices": list(choice) if choice else None})
         presets = {p: {n: getattr(r, n) for n in Rules.option_names()}
                    for p, r in PRESETS.items()}
-        detected = list(self.camera.tiles()) if self.camera is not None and \
-            self.camera.tiles() else None
+        seen = self.camera.tiles() if self.camera is not None else None
+        detected = list(seen) if seen else None
         preset = s.rules.preset if s.players and not micro_game else self.preset
         if preset == "micro-robots":  # the edition list is of the classic game
             preset = "abacus-2013"
@@ -1280,7 +1289,7 @@ def _micro_verdict(game: Any) -> dict[str, Any] | None:
         layout = s.layout
         start, target, via = (Space.parse(r[k]) if r[k] else None
                               for k in ("start", "target", "via"))
-        seen = micro.check_demonstration(layout, start, target, r["number"],
+        seen = micro.check_demonstration(layout, start, target, r["number"],  # type: ignore[arg-type]
                                          [Space.parse(x) for x in r["landings"]], via, False)
         result = "illegal" if seen.illegal_move is not None else "failure"
     return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],

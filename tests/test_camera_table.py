@@ -285,7 +285,7 @@ def test_a_hand_over_the_board_is_reported_hidden_and_never_moves_a_robot(table,
 
 @pytest.mark.slow
 def test_colours_calibrated_from_the_camera_are_kept_for_the_next_start(table, tmp_path):
-    from companion.web.serve import load_colours
+    from companion.app import load_colours
 
     set_up(table)
     w = Watch(table)
@@ -427,8 +427,8 @@ def test_the_pictures_of_a_real_camera_show_what_it_read(table, tmp_path):
 
 
 def test_companion_run_reads_a_folder_of_frames_with_the_tables_colours(tmp_path):
+    from companion.app import RunOptions, build
     from companion.vision.colours import Profile
-    from companion.web.serve import RunOptions, build
 
     kept = tmp_path / "colours.json"  # beside the journal: where the page's calibration goes
     Profile().for_robots(["red", "green", "blue", "yellow", "silver"]).save(kept)
