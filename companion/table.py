@@ -46,18 +46,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import i18n, micro, speech
-from .board import Board, tile_names
+from . import i18n, micro, setup_form, speech
+from .board import Board
 from .events import Broker
 from .game import COMMANDS, Game, GameError
 from .games import CLASSIC, MICRO, play
 from .games import running as clock_running
-from .micro import MicroGame, MicroOptions, Space
+from .micro import MicroGame, Space
 from .names import PlayerNameError, check_command_names
 from .ports import Eyes, Journal, Lights
 from .ports import Voice as VoicePort
 from .referee import CHIP_PHASES, ROUND_PHASES, Outcome, Referee
-from .rules import PRESETS, Move, Position, PositionError, Rules
+from .rules import Move, Position
 from .sim import MicroSimWorld, SimWorld, buttons
 from .store import LayoutShelf
 from .vision.feed import Sight
@@ -67,15 +67,6 @@ log = logging.getLogger("companion.table")
 # Commands players and the referee may send; the rest are the table's own bookkeeping.
 PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick", "resume"}
 MICRO_COMMANDS = frozenset(micro.COMMANDS) - {"tick", "resume"}
-DEFAULT_TILES = ("4B", "3B", "2B", "1A")
-# Seats the page offers (a phone and a QR code each); the games themselves allow more.
-SEATS = 8
-# What the setup page calls a rule option where its name alone says too little.
-OPTION_LABELS = {
-    "transparent_robot": "transparent robot (variant: passes walls for +1 move each)",
-}
-# The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
-STALL_CHOICES = (120.0, 150.0, 180.0)
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
@@ -788,7 +779,7 @@ class Table:
         s = self.game.s
         if s.board is None:  # no game yet: the camera may read the tiles for setup
             return Sight(game=MICRO if self.preset == "micro-robots" else None)
-        looked = [*_game_robots(s.rules)]
+        looked = [*setup_form.game_robots(s.rules)]
         if s.rules.fifth_robot == "none":
             looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
         return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
@@ -847,7 +838,7 @@ class Table:
         return {**state, "timer": fresh}
 
     def _player_names(self) -> list[str]:
-        return [p if isinstance(p, str) else p.name for p in self.game.s.players]
+        return setup_form.player_names(self.game)
 
     def _keep_pin(self) -> None:
         """Keep the PIN beside the journal for the next start (only once the journal is
@@ -923,75 +914,22 @@ class Table:
 
     def check_setup(self, players: list[str], preset: str, options: dict[str, Any],
                     tiles: list[str] | None) -> dict[str, Any]:
-        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field."""
-        if preset not in PRESETS or preset == "micro-robots":
-            known = ", ".join(p for p in PRESETS if p != "micro-robots")
-            raise ValueError(f"preset: unknown edition {preset!r} (known: {known})")
-        try:
-            rules = Rules.from_spec({"preset": preset, **options})
-        except PositionError as e:
-            raise ValueError(str(e)) from None
-        tiles = list(tiles or self._current_tiles())
-        try:
-            board = Board.from_tiles(tiles)
-        except ValueError as e:
-            raise ValueError(str(e)) from None
-        robots = self._starting_robots(board, rules)
-        return {"type": "setup", "players": players, "rules": rules.to_spec(),
-                "board": {"tiles": list(board.tiles or tiles)}, "robots": robots}
-
-    def _current_tiles(self) -> list[str]:
-        b = getattr(self.game.s, "board", None)
-        if b is not None and b.tiles:
-            return list(b.tiles)
-        seen = self.camera.tiles() if self.camera is not None else None
-        if seen:
-            return list(seen)
-        return list(DEFAULT_TILES)
-
-    def _starting_robots(self, board: Board, rules: Rules) -> dict[str, str]:
-        """Where the robots stand: as the camera sees them (the sim table's camera included);
-        a robot it does not see (none yet, or the fifth robot kept in the box) is spread on a
-        free cell (the sim table then places it there, the referee moves it on a real one)."""
-        names = _game_robots(rules)
-        seen = {n: c for n, c in (self.referee.seen or {}).items() if n in names}
-        rest = [n for n in names if n not in seen]
-        if not rest:
-            return {n: seen[n] for n in names}
-        spread = _spread(board, rest, self.game.s.seed or 7,
-                         taken={board.cell(c) for c in seen.values()})
-        return {n: seen[n] if n in seen else spread[n] for n in names}
+        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field
+        (:func:`companion.setup_form.check_setup`): the robots where the camera sees them."""
+        return setup_form.check_setup(
+            players, preset, options, tiles,
+            current=setup_form.current_tiles(getattr(self.game.s, "board", None),
+                                             self._camera_tiles()),
+            seen=self.referee.seen, seed=self.game.s.seed)
 
     def setup_info(self) -> dict[str, Any]:
-        s = self.game.s
-        micro_game = self.micro
-        options = []
-        for name in Rules.option_names():
-            value = getattr(PRESETS["abacus-2013"], name)
-            choice = Rules._CHOICES.get(name)
-            kind = ("choice" if choice else "bool" if isinstance(value, bool)
-                    else "text" if isinstance(value, str) else "number")
-            options.append({"name": name, "label": OPTION_LABELS.get(name, name.replace("_", " ")),
-                            "kind": kind, "choices": list(choice) if choice else None})
-        presets = {p: {n: getattr(r, n) for n in Rules.option_names()}
-                   for p, r in PRESETS.items()}
-        seen = self.camera.tiles() if self.camera is not None else None
-        detected = list(seen) if seen else None
-        preset = s.rules.preset if s.players and not micro_game else self.preset
-        if preset == "micro-robots":  # the edition list is of the classic game
-            preset = "abacus-2013"
-        game = MICRO if micro_game or (not s.players and self.preset == "micro-robots") \
-            else CLASSIC
-        return {"game": game, "games": [CLASSIC, MICRO], "seats": SEATS,
-                "players": self._player_names(), "preset": preset, "options": options,
-                "presets": {p: v for p, v in presets.items() if p != "micro-robots"},
-                "tiles": self._current_tiles(), "detected_tiles": detected,
-                "tile_names": list(tile_names()),
-                "micro": {"options": (s.options if micro_game else MicroOptions()).to_dict(),
-                          "layout": s.layout.name if micro_game and s.layout else None,
-                          "layouts": self.layouts.list() if self.layouts is not None else [],
-                          "first_roller": s.roller if micro_game and s.players else 0,
-                          "proposal": self.referee.proposal is not None}}
+        """What the setup form offers (:func:`companion.setup_form.setup_info`)."""
+        return setup_form.setup_info(self.game, preset_given=self.preset,
+                                     camera_tiles=self._camera_tiles(), layouts=self.layouts,
+                                     proposal=self.referee.proposal is not None)
+
+    def _camera_tiles(self) -> list[str] | None:
+        return self.camera.tiles() if self.camera is not None else None
 
     def history(self) -> dict[str, Any]:
         """Every game on this table and each player's record (from the store's journal, read
@@ -1027,37 +965,9 @@ class Table:
     def check_micro_setup(self, players: list[str], layout: Any, options: Mapping[str, Any],
                           first_roller: int = 0) -> dict[str, Any]:
         """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
-        the field. ``layout``: the name of a saved layout, or a ``micro-layout/1`` object."""
-        most = min(micro.MAX_PLAYERS, SEATS)
-        if not 2 <= len(players) <= most:
-            raise ValueError(f"players: Micro Robots is for 2 to {most} players")
-        if isinstance(layout, str):
-            if self.layouts is None:
-                raise ValueError("layout: this table keeps no saved layouts")
-            try:
-                board = self.layouts.load(layout)
-            except micro.LayoutError as e:
-                raise ValueError(f"layout: {e}") from None
-        elif layout is None:
-            raise ValueError("layout: choose a saved layout, or enter the board first")
-        else:
-            try:
-                board = micro.Layout.from_dict(layout)
-            except micro.LayoutError as e:
-                raise ValueError(f"layout: {e}") from None
-        try:
-            opts = MicroOptions.from_dict(options)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"options: {e}") from None
-        if opts.stall_seconds is not None and not 60 <= opts.stall_seconds <= 600:
-            raise ValueError("options: stall_seconds: the stall hourglass runs 60 to 600 "
-                             "seconds (the rules say two or three minutes), or null for none")
-        if isinstance(first_roller, bool) or not isinstance(first_roller, int) \
-                or not 0 <= first_roller < len(players):
-            raise ValueError(f"first_roller: a seat from 0 to {len(players) - 1}")
-        return {"type": "setup", "game": MICRO, "players": list(players),
-                "layout": board.to_dict(), "options": opts.to_dict(),
-                "first_roller": first_roller}
+        the field (:func:`companion.setup_form.check_micro_setup`)."""
+        return setup_form.check_micro_setup(players, layout, options, first_roller,
+                                            layouts=self.layouts)
 
     def _micro_state(self) -> dict[str, Any]:
         """The published state of a Micro Robots game: what every page and phone shows. The
@@ -1299,26 +1209,5 @@ def _micro_verdict(game: Any) -> dict[str, Any] | None:
 
 def _public(e: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in e.items() if k != "snapshot"}
-
-
-def _game_robots(rules: Rules) -> list[str]:
-    """The robots a game under these rules has on the table."""
-    names = ["red", "green", "blue", "yellow"]
-    if rules.fifth_robot != "none":
-        names.append(rules.fifth_robot)
-    if rules.transparent_robot:
-        names.append("transparent")
-    return names
-
-
-def _spread(board: Board, names: list[str], seed: int,
-            taken: set[int] | frozenset[int] = frozenset()) -> dict[str, str]:
-    import random
-
-    rng = random.Random(seed)
-    free = [c for c in board.cells() if c not in board.blocked and board.target_at(c) is None
-            and board.diagonal_at(c) is None and c not in taken]
-    cells = rng.sample(free, len(names))
-    return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
 
 
