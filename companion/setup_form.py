@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import micro
 from .board import Board, tile_names
 from .games import CLASSIC, MICRO
 from .micro import MicroGame, MicroOptions
 from .rules import PRESETS, PositionError, Rules
-
-if TYPE_CHECKING:
-    from .store import LayoutShelf
 
 DEFAULT_TILES = ("4B", "3B", "2B", "1A")
 # Seats the page offers (a phone and a QR code each); the games themselves allow more.
@@ -29,6 +26,14 @@ OPTION_LABELS = {
 }
 # The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
 STALL_CHOICES = (120.0, 150.0, 180.0)
+
+
+class Layouts(Protocol):
+    """The saved Micro Robots layouts (:class:`companion.store.LayoutShelf`)."""
+
+    def list(self) -> list[dict[str, Any]]: ...
+
+    def load(self, name: str) -> micro.Layout: ...
 
 
 def player_names(game: Any) -> list[str]:
@@ -83,7 +88,7 @@ def starting_robots(board: Board, rules: Rules, seen_robots: Mapping[str, str] |
     return {n: seen[n] if n in seen else spread[n] for n in names}
 
 def setup_info(game: Any, *, preset_given: str, camera_tiles: list[str] | None,
-               layouts: LayoutShelf | None, proposal: bool) -> dict[str, Any]:
+               layouts: Layouts | None, proposal: bool) -> dict[str, Any]:
     """What the setup form offers: the games, the seats, the editions and their options, the
     tiles (and those the camera sees), the Micro Robots options and saved layouts.
     ``preset_given``: the table's edition when no game is set up yet."""
@@ -119,7 +124,7 @@ def setup_info(game: Any, *, preset_given: str, camera_tiles: list[str] | None,
 
 
 def check_micro_setup(players: list[str], layout: Any, options: Mapping[str, Any],
-                      first_roller: int = 0, *, layouts: LayoutShelf | None) -> dict[str, Any]:
+                      first_roller: int = 0, *, layouts: Layouts | None) -> dict[str, Any]:
     """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
     the field. ``layout``: the name of a saved layout, or a ``micro-layout/1`` object."""
     most = min(micro.MAX_PLAYERS, SEATS)
