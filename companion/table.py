@@ -42,11 +42,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import i18n, micro, setup_form, speech
+from . import i18n, micro, setup_form, speech, table_view
 from .board import Board
 from .events import Broker
 from .game import COMMANDS, Game, GameError
@@ -56,10 +56,11 @@ from .micro import MicroGame, Space
 from .names import PlayerNameError, check_command_names
 from .ports import Eyes, Journal, Lights
 from .ports import Voice as VoicePort
-from .referee import CHIP_PHASES, ROUND_PHASES, Outcome, Referee
+from .referee import ROUND_PHASES, Outcome, Referee
 from .rules import Move, Position
 from .sim import MicroSimWorld, SimWorld, buttons
 from .store import LayoutShelf
+from .table_view import board_geometry
 from .vision.feed import Sight
 
 log = logging.getLogger("companion.table")
@@ -158,16 +159,6 @@ def _all_routes(pos: Position, result: Any, deadline: float) -> dict[str, Any] |
         return None
     return {"count": found.count, "complete": found.complete,
             "routes": [[m.text() for m in r] for r in found.routes]}
-
-
-def board_geometry(board: Board | None) -> dict[str, Any] | None:
-    """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
-    if board is None:
-        return None
-    explicit = replace(board, tiles=None).to_dict()
-    explicit.setdefault("size", board.width)
-    explicit["tiles"] = list(board.tiles) if board.tiles else None
-    return explicit
 
 
 class Table:
@@ -653,74 +644,25 @@ class Table:
     def _refresh(self) -> dict[str, Any]:
         if self.micro:
             return self._store_state(self._micro_state())
-        now = self.now()
-        gv = self.game.view(now)
-        phase = gv["phase"]
+        gv = self.game.view(self.now())
         timer = gv["timer"]
-        rnd = gv["round"]
-        demo = None
-        if gv["demonstrating"] is not None:
-            seat = gv["demonstrating"]
-            demo = {"seat": seat, "name": gv["players"][seat]["name"], "bid": gv["bid_to_meet"],
-                    "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"],
-                    # the camera has not yet seen the board put back for this bidder
-                    "restoring": self.referee.pending_demo is not None}
-        optimal = self.referee.optimal
-        show = (optimal is not None and optimal.get("round") == rnd
-                and phase in ("round_over", "game_over"))
-        bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
-                 "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
-                for b in gv["bids"]]
-        if phase in ("round_over", "game_over") and gv["rounds"]:
-            # the finished round's bids stay on the screen until the next chip
-            bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
-                     "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
-                    for b in gv["rounds"][-1]["bids"]]
-        board = self.game.s.board
-        robots = gv["robots"]
-        if self.referee.seen and phase != "demonstrating":
-            robots = {**robots, **self.referee.seen}
         self._seq += 1
-        state = {
-            "seq": self._seq,
-            "epoch": self.epoch,
-            "phase": phase,
-            "round": rnd,
-            "players": gv["players"],
-            "target": gv["target"] if phase not in ("setup", "idle") else None,
-            "timer": self._timer_view(timer["running"], timer["remaining"], timer["duration"],
-                                      timer["ends_at"]),
-            "bids": bids,
-            "leader": gv["leader"],
-            "demonstrating": demo,
-            "verdict": self._verdict,
-            "board": self._geometry(board),
-            "robots": robots,
-            # The solution stays on the table until the round is over: every phone reads this.
-            "optimal": optimal if show else None,
-            "optimal_known": bool(optimal and optimal.get("round") == rnd),
-            "show_optimal": show,
-            "solving": self._solving is not None,
-            "message": self.referee.message,
-            "rules": gv["rules"],
-            "solo": gv["solo"],
-            "deck_size": gv["deck_size"],
-            "chips_needed": gv["chips_needed"],
-            "winners": gv["winners"],
-            "can_undo": gv["can_undo"],
-            "sim": self.simulated,
-            "buttons": self._virtual_buttons(),
-            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
-            "camera": self.camera.status() if self.camera is not None else None,
-            "devices": self._devices_status(),
-            "game": CLASSIC,
-            "proposal": self.referee.proposal is not None,
-            # what the camera sees on the centre piece while the game waits for a chip, and
-            # the chips a player may pick by hand
-            "chip_seen": self.referee.chip_seen if phase in CHIP_PHASES else None,
-            "deck": gv["deck"],
-        }
+        state = table_view.classic_state(
+            gv, self.referee, seq=self._seq, epoch=self.epoch,
+            timer=self._timer_view(timer["running"], timer["remaining"], timer["duration"],
+                                   timer["ends_at"]),
+            verdict=self._verdict, board=self._geometry(self.game.s.board),
+            solving=self._solving is not None, edges=self._edges())
         return self._store_state(state)
+
+    def _edges(self) -> dict[str, Any]:
+        """What the page shows of the table's edges: the simulated table's buttons, the dial,
+        the camera, the devices that do not work."""
+        return {"sim": self.simulated, "buttons": self._virtual_buttons(),
+                "dial": getattr(self.hardware, "dial", None) if self.hardware is not None
+                else None,
+                "camera": self.camera.status() if self.camera is not None else None,
+                "devices": self._devices_status()}
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
         state["lang"] = self.language
@@ -736,19 +678,8 @@ class Table:
 
     def _timer_view(self, running: bool, remaining: float | None, total: float | None,
                     ends_at: float | None) -> dict[str, Any]:
-        """The hourglass as every page gets it: the seconds left now, and while it runs its
-        ``deadline`` on the server's wall clock (``server_time`` says when this was given), so
-        a page loaded late, or an event replayed to a reconnecting page, shows the same time
-        as the rest."""
-        now, wall = self.now(), time.time()
-        end = ends_at if running and ends_at is not None else None
-        deadline = None
-        if end is not None:
-            remaining = round(max(0.0, end - now), 3)
-            deadline = round(wall + remaining, 3)
-        return {"running": running, "remaining": remaining, "total": total,
-                "deadline": deadline,
-                "server_time": round(wall, 3), "_ends_at": end}
+        return table_view.timer_view(self.now(), time.time(), running, remaining, total,
+                                     ends_at)
 
     _geo_cache: tuple[Any, Any] = (None, None)
 
@@ -791,18 +722,13 @@ class Table:
             return
         if self.micro:
             try:
-                self.hardware.show(self._micro_hardware_view())
+                self.hardware.show(table_view.micro_lights_view(self.game.view(self.now()),
+                                                                self._verdict))
             except Exception:  # noqa: BLE001 - a LED fault must not stop the game
                 log.exception("hardware.show")
             return
         try:
-            view = self.game.view(self.now())
-            verdict = None
-            if self._verdict is not None:
-                verdict = "success" if self._verdict["result"] == "success" else "failure"
-            view.update(mode="solo" if view.get("solo") else "multi",
-                        easy=view["timer"].get("runs") == 2, verdict=verdict)
-            self.hardware.show(view)
+            self.hardware.show(table_view.lights_view(self.game.view(self.now()), self._verdict))
         except Exception:  # noqa: BLE001 - a LED fault must not stop the game
             log.exception("hardware.show")
 
@@ -970,72 +896,14 @@ class Table:
                                             layouts=self.layouts)
 
     def _micro_state(self) -> dict[str, Any]:
-        """The published state of a Micro Robots game: what every page and phone shows. The
-        round's answer (shortest route, possible counts) is in ``last_round`` only once that
-        round is over."""
-        g = self.game
-        v = g.view(self.now())
-        phase = v["phase"]
-        stall = v["stall"]
-        demo = v["demonstration"]
-        last = v["rounds"][-1] if v["rounds"] and phase in ("round_over", "game_over") else None
-        self._seq += 1
-        return {
-            "seq": self._seq,
-            "epoch": self.epoch,
-            "game": MICRO,
-            "phase": phase,
-            "round": v["round"],
-            "players": v["players"],
-            "roller": v["roller"],
-            "roller_name": None if v["roller"] is None else v["players"][v["roller"]]["name"],
-            "layout": v["layout"],
-            "start": v["start"],
-            "target": v["target"],
-            "via": v["via"],
-            "robot": v["robot"],
-            "seen": self.referee.micro_seen,
-            # the same shape as the classic timer, so the hourglass is drawn alike
-            "timer": self._timer_view(stall["ends_at"] is not None, stall["remaining"],
-                                      stall["seconds"], stall["ends_at"]),
-            "demonstrating": demo,
-            "verdict": self._verdict,
-            "last_round": last,
-            "rounds_played": len(v["rounds"]),
-            "vp_to_win": v["options"]["vp_to_win"],
-            "chips": v["options"]["chips"],
-            "chips_in_supply": v["chips_in_supply"],
-            "chip_on_target": v["chip_on_target"],
-            "options": v["options"],
-            "winners": v["winners"],
-            "end_reason": v["end_reason"],
-            "can_undo": v["can_undo"],
-            "message": self.referee.message,
-            "proposal": self.referee.proposal is not None,
-            "board": None,
-            "bids": [],
-            "sim": self.simulated,
-            "buttons": self._virtual_buttons(),
-            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
-            "camera": self.camera.status() if self.camera is not None else None,
-            "devices": self._devices_status(),
-        }
-
-    def _micro_hardware_view(self) -> dict[str, Any]:
-        """What the LEDs show in Micro Robots: the stall hourglass as the timer, the caller as
-        the demonstrator (her button is done / give up), her called number on the display."""
         v = self.game.view(self.now())
-        stall, demo = v["stall"], v["demonstration"]
-        verdict = None
-        if self._verdict is not None:
-            verdict = "success" if self._verdict["result"] == "success" else "failure"
-        return {"game": MICRO, "mode": "multi", "phase": v["phase"], "verdict": verdict,
-                "timer": {"running": stall["ends_at"] is not None,
-                          "started_at": stall["since"], "duration": stall["seconds"],
-                          "remaining": stall["remaining"]},
-                "leader": None, "players": v["players"],
-                "demonstrating": demo["seat"] if demo else None,
-                "bid_to_meet": demo["number"] if demo else None}
+        stall = v["stall"]
+        self._seq += 1
+        return table_view.micro_state(
+            v, self.referee, seq=self._seq, epoch=self.epoch,
+            timer=self._timer_view(stall["ends_at"] is not None, stall["remaining"],
+                                   stall["seconds"], stall["ends_at"]),
+            verdict=self._verdict, edges=self._edges())
 
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
         for e in events:

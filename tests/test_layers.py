@@ -16,6 +16,7 @@ SERVING = ("companion.web", "companion.app", "companion.cli", "companion.benchma
 PURE = ("companion.board", "companion.rules", "companion.solver", "companion.solver_tables",
         "companion.routes", "companion.hints", "companion.puzzles", "companion.game",
         "companion.micro", "companion.games", "companion.referee", "companion.setup_form",
+        "companion.table_view",
         "companion.names", "companion.inputs", "companion.errors")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.app", "companion.sim", "companion.speech", "companion.store")

@@ -17,7 +17,8 @@ from companion.gpio import Hardware, PinMap
 from companion.rules import Move
 from companion.sim import MicroSimWorld, SimWorld
 from companion.store import Store
-from companion.table import Table, board_geometry
+from companion.table import Table
+from companion.table_view import board_geometry
 from companion.vision.feed import CameraFeed
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
