@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import queue
-import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -46,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import i18n, micro, setup_form, speech, table_view
+from . import i18n, keys, micro, setup_form, speech, table_view
 from .board import Board
 from .events import Broker
 from .game import COMMANDS, Game, GameError
@@ -82,61 +80,6 @@ class _Item:
 
 
 _STOP = _Item("stop", None, "table")
-
-
-def _key_file(db: str | None) -> bytes:
-    """The table's secret (signs sessions, derives player tokens): kept beside the database so
-    phones stay joined across a restart; random for a table without a database."""
-    if not db or db == ":memory:":
-        return secrets.token_bytes(32)
-    path = Path(f"{db}.key")
-    try:
-        data = path.read_bytes()
-        if len(data) >= 32:
-            return data
-    except FileNotFoundError:
-        pass
-    data = secrets.token_bytes(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    return data
-
-
-PIN_DIGITS = (4, 12)  # a table PIN is 4 to 12 digits
-
-
-def check_pin(pin: Any) -> str:
-    """A table PIN: 4 to 12 digits; :class:`ValueError` says so otherwise."""
-    low, high = PIN_DIGITS
-    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
-            or not low <= len(pin) <= high:
-        raise ValueError(f"pin: {low} to {high} digits")
-    return pin
-
-
-def _pin_file(db: str | None, given: str | None) -> str:
-    """The table PIN: the one given, else the one kept beside the journal (``<db>.pin``),
-    else a new random one. It is kept there once the journal is this table's (see
-    :meth:`Table.start`), so a restart does not lock the referee out."""
-    if given is None and db and db != ":memory:":
-        try:
-            return check_pin(Path(f"{db}.pin").read_text().strip())
-        except (OSError, ValueError, UnicodeDecodeError):
-            pass  # none yet, or not a PIN: a new one
-    return given or f"{secrets.randbelow(10**6):06d}"
-
-
-def _keep_pin(path: Path, pin: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".new")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(pin + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 ROUTES_SHOWN = 10
@@ -199,10 +142,10 @@ class Table:
         self.solve_seconds = solve_seconds
         self.preset = preset
         self.simulated = simulated
-        self.secret = _key_file(db)
+        self.secret = keys.key_file(db)
         self._db = db
         self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
-        self.pin = _pin_file(db, pin)
+        self.pin = keys.pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)  # the event stream every page reads
         self.hardware: Lights | None = None
         self.camera: Eyes | None = None
@@ -769,27 +712,13 @@ class Table:
     def _keep_pin(self) -> None:
         """Keep the PIN beside the journal for the next start (only once the journal is
         this table's: a second companion refused the journal must not change its PIN)."""
-        if not self._db or self._db == ":memory:":
-            return
-        path = Path(f"{self._db}.pin")
-        try:
-            if path.exists() and path.read_text().strip() == self.pin:
-                return
-            _keep_pin(path, self.pin)
-        except (OSError, UnicodeDecodeError) as e:  # the game goes on; the PIN is not kept
-            log.warning("the table PIN cannot be kept in %s: %s", path, e)
+        keys.keep_pin_beside(self._db, self.pin)
 
     def set_pin(self, pin: Any) -> str:
         """Change the table PIN (kept beside the journal for the next start too);
         :class:`ValueError` names what is wrong with it."""
-        pin = check_pin(pin)
-        if self._db and self._db != ":memory:":
-            try:
-                _keep_pin(Path(f"{self._db}.pin"), pin)
-            except OSError as e:
-                raise ValueError(f"pin: it cannot be kept ({e.strerror or e})") from None
-        self.pin = pin
-        return pin
+        self.pin = keys.set_pin_beside(self._db, pin)
+        return self.pin
 
     def hint(self, level: int) -> dict[str, Any]:
         """Solo play: the hints of levels 1 to ``level`` for the round in play, the hint
