@@ -129,6 +129,23 @@ class Referee:
             self.verifier = None
             self.pending_demo = None
 
+    def on_micro_event(self, e: Mapping[str, Any]) -> None:
+        """One event of a Micro Robots game, as the game applied it."""
+        t = e.get("type")
+        if t in ("new_game", "game_set_up"):
+            # whatever the classic game had running is over
+            self.verifier = None
+            self.pending_demo = None
+            self.optimal = None
+            self.message = ""
+        elif t in ("rolled", "target_rerolled"):
+            self.message = ""
+            if t == "target_rerolled" and e.get("reason") == "stall":
+                self.message = "Nobody called in time: a new target was rolled"
+                self.notice = (self.message, "notice.stall", {})
+        elif t == "demonstration_started":
+            self.message = ""
+
     def after_events(self) -> None:
         """After a command's events: has the game begun to wait for a chip?"""
         waiting = self.game.phase in CHIP_PHASES

@@ -837,24 +837,16 @@ class Table:
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             t = e.get("type")
+            self.referee.on_micro_event(e)  # the message; the classic round's helpers end
             if t in ("new_game", "game_set_up"):
                 self._tell_phones()
                 # whatever the classic game had running is over
                 self._cancel_solver()
-                self.referee.verifier = None
-                self.referee.pending_demo = None
-                self.referee.optimal = None
-                self.referee.message = ""
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
-                self.referee.message = ""
-                if t == "target_rerolled" and e.get("reason") == "stall":
-                    self.referee.message = "Nobody called in time: a new target was rolled"
-                    self.referee.notice = (self.referee.message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
             elif t == "demonstration_started":
-                self.referee.message = ""
                 self.broker.publish("call", _public(e))
             elif t == "landed":
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
