@@ -6,13 +6,18 @@ takes them in order, stamps each with one monotonic clock, applies it to the
 every open page (:class:`companion.events.Broker`) and the game's view to the LEDs. Nothing
 else changes game state, so nothing can race.
 
+The loop acts; the :class:`companion.referee.Referee` decides. Each event the game returns and
+each look the camera hands in goes to the referee, which answers with commands (played here,
+journaled like any other) and with the state every view reads (:mod:`companion.table_view`).
+The loop reaches its edges (journal, eyes, lights, voice) through :mod:`companion.ports`.
+
 The loop never waits on slow work: the solver runs on its own thread (cancelled when its round
 ends) and hands its answer back as a command; the camera runs on its own thread and hands in
 stable observations. A web request that needs an answer waits on its own command's
 :class:`Outcome`, never on the loop.
 
-During a demonstration the camera's observations go through :mod:`companion.verify`, which
-turns a change of the board into the moves that explain it; each move becomes a ``move``
+During a demonstration the referee hands the camera's observations to :mod:`companion.verify`,
+which turns a change of the board into the moves that explain it; each move becomes a ``move``
 command, which the game judges by the rules.
 
 The table plays one game at a time: the classic game or Micro Robots

@@ -1,7 +1,7 @@
 """The table with a real camera: frames from a folder (``companion run --camera DIR``), drawn by
 the project's renderer and read by the real vision pipeline, reach the game.
 
-Each step of a story gets its own folder of frames and its own :class:`CameraFeed` (a folder
+Each step of a story gets its own folder of frames and its own camera feed (a folder
 is a recording: it ends), attached to the running table as a camera is; the test waits on the
 states the table publishes, never on sleeps.
 """
