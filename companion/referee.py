@@ -54,7 +54,8 @@ class Referee:
     """The decisions of one table.
 
     ``game`` returns the game on the table (the store may replace it), ``now`` is the table's
-    clock, ``play`` applies a command (:data:`Play`), ``publish`` shows the table's state again.
+    clock, ``play`` applies a command (:data:`Play`), ``publish`` shows the table's state again,
+    ``wall`` is the wall clock a proposal's time is stamped with.
 
     >>> from companion.game import Game
     >>> game = Game()
@@ -65,9 +66,10 @@ class Referee:
     """
 
     def __init__(self, *, game: Callable[[], Any], now: Callable[[], float], play: Play,
-                 publish: Callable[[], None]) -> None:
+                 publish: Callable[[], None], wall: Callable[[], float] = time.time) -> None:
         self._game = game
         self.now = now
+        self.wall = wall
         self.play = play
         self.publish = publish
         self.message = ""
@@ -442,7 +444,7 @@ class Referee:
                                  "from 0 to 1")
             confidence = [[round(float(c), 3) for c in r] for r in confidence]
         self.proposal = {"rows": names, "confidence": confidence, "problems": problems,
-                          "source": source, "at": time.time()}
+                          "source": source, "at": self.wall()}
         self.message = f"{source} read a Micro Robots board: confirm it under Layouts"
         self.publish()
         return Outcome(True)
