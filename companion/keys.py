@@ -87,10 +87,10 @@ def keep_pin_beside(db: str | None, pin: str) -> None:
 def set_pin_beside(db: str | None, pin: Any) -> str:
     """A new table PIN, checked and kept beside the journal ``db``; :class:`ValueError` names
     what is wrong with it."""
-    pin = check_pin(pin)
+    checked = check_pin(pin)
     if db and db != ":memory:":
         try:
-            _keep_pin(Path(f"{db}.pin"), pin)
+            _keep_pin(Path(f"{db}.pin"), checked)
         except OSError as e:
             raise ValueError(f"pin: it cannot be kept ({e.strerror or e})") from None
-    return pin
+    return checked

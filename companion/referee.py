@@ -22,7 +22,7 @@ from typing import Any
 
 from . import micro
 from .micro import MicroGame, Space
-from .rules import ROBOTS, Move, Position
+from .rules import ROBOTS, Move, Position, Rules
 
 log = logging.getLogger("companion.table")
 
@@ -219,7 +219,7 @@ class Referee:
 
 
     def _robot_allowed(self, robot: str) -> bool:
-        rules = self.game.s.rules
+        rules: Rules = self.game.s.rules
         if robot in ("black", "silver"):
             return robot == rules.fifth_robot
         if robot == "transparent":
@@ -389,7 +389,8 @@ class Referee:
 
     def verifier_call(self, what: str) -> list[dict[str, Any]]:
         try:
-            return getattr(self.verifier, what)(self.now())
+            events: list[dict[str, Any]] = getattr(self.verifier, what)(self.now())
+            return events
         except Exception as e:  # noqa: BLE001 - a verifier problem must not stop play
             log.warning("verifier %s: %s", what, e)
             return []
