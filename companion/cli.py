@@ -566,8 +566,8 @@ def _verify_parser(sub) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from .app import RunOptions, run
     from .store import JournalError
-    from .web.serve import RunOptions, run
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port: a port number from 0 to 65535, not {args.port}")

@@ -46,7 +46,17 @@ from typing import Any
 
 from .errors import CompanionError
 from .game import Event, Game, GameError
-from .micro import Layout, LayoutError, MicroGame
+from .games import (
+    CLASSIC,
+    GAMES,
+    MICRO,
+    command_kind,
+    engine_command,
+    game_kind,
+    replay_game,
+    running,
+)
+from .micro import Layout, LayoutError
 
 FORMAT = "ricochet-journal/1"
 APP_NAME = "ricochet-companion"
@@ -79,53 +89,8 @@ CREATE TABLE IF NOT EXISTS practice (
 )"""
 
 
-CLASSIC = "ricochet-robots"
-MICRO = "micro-robots"
-GAMES: dict[str, type] = {CLASSIC: Game, MICRO: MicroGame}
-
-
 class JournalError(CompanionError, RuntimeError):
     """The journal cannot be read or written; the message names the file and the problem."""
-
-
-def game_kind(game: Any) -> str:
-    """``micro-robots`` or ``ricochet-robots``: which game an engine plays."""
-    return MICRO if isinstance(game, MicroGame) else CLASSIC
-
-
-def command_kind(command: Mapping[str, Any], current: str = CLASSIC) -> str:
-    """Which game a command belongs to: a ``setup``/``new_game`` names it with ``game`` (none:
-    the classic game, as in every journal written before Micro Robots); every other command
-    plays the ``current`` game."""
-    if command.get("type") not in ("setup", "new_game"):
-        return current
-    kind = command.get("game", CLASSIC)
-    if kind not in GAMES:
-        raise GameError(f"game: {kind!r} is not a game this table plays "
-                        f"({', '.join(GAMES)})")
-    return kind
-
-
-def engine_command(command: Mapping[str, Any]) -> dict[str, Any]:
-    """The command as the game engine takes it: without the table's ``game`` key."""
-    return {k: v for k, v in command.items() if k != "game"}
-
-
-def running(game: Any) -> bool:
-    """Is an hourglass running whose sand a power cut could take (the classic timer or no-bid
-    timeout, the Micro Robots stall hourglass)?"""
-    if isinstance(game, MicroGame):
-        return game.next_deadline() is not None
-    return game.phase == "timer" or (game.phase == "bidding" and not game.s.solo)
-
-
-def replay_game(commands: Sequence[Mapping[str, Any]]) -> Any:
-    """A game rebuilt from its journaled commands, in order; the first says which game."""
-    kind = command_kind(commands[0]) if commands else CLASSIC
-    game = GAMES[kind]()
-    for c in commands:
-        game.apply(engine_command(c))
-    return game
 
 
 def default_path() -> Path:

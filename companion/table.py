@@ -3,16 +3,21 @@
 Buttons, phones, the camera and the passing of time all become commands on one queue. The loop
 takes them in order, stamps each with one monotonic clock, applies it to the
 :class:`companion.game.Game`, journals it, and publishes what changed: a ``state`` event to
-every open page (:class:`companion.web.events.Broker`) and the game's view to the LEDs. Nothing
+every open page (:class:`companion.events.Broker`) and the game's view to the LEDs. Nothing
 else changes game state, so nothing can race.
+
+The loop acts; the :class:`companion.referee.Referee` decides. Each event the game returns and
+each look the camera hands in goes to the referee, which answers with commands (played here,
+journaled like any other) and with the state every view reads (:mod:`companion.table_view`).
+The loop reaches its edges (journal, eyes, lights, voice) through :mod:`companion.ports`.
 
 The loop never waits on slow work: the solver runs on its own thread (cancelled when its round
 ends) and hands its answer back as a command; the camera runs on its own thread and hands in
 stable observations. A web request that needs an answer waits on its own command's
 :class:`Outcome`, never on the loop.
 
-During a demonstration the camera's observations go through :mod:`companion.verify`, which
-turns a change of the board into the moves that explain it; each move becomes a ``move``
+During a demonstration the referee hands the camera's observations to :mod:`companion.verify`,
+which turns a change of the board into the moves that explain it; each move becomes a ``move``
 command, which the game judges by the rules.
 
 The table plays one game at a time: the classic game or Micro Robots
@@ -23,72 +28,53 @@ hidden or in a hand), each coming to rest on a new space being a landing of the 
 and :meth:`Table.propose_layout` with the board as the camera read it, which the page shows
 for the user to confirm or correct before it is saved and used.
 
-With a real camera the table tells :class:`CameraFeed` what to look for (a :class:`Sight`,
-whenever the game changes it): the classic game's tiles and robots, and whether a chip may be
-revealed now; or the Micro Robots layout. A chip the camera reads on the centre piece while the
-game waits for one comes back through :meth:`Table.observe_chip` and is revealed, unless it is
-the chip of the round just played, still lying there.
+With a real camera the table tells the camera feed (:mod:`companion.vision.feed`) what to look
+for (a :class:`~companion.vision.feed.Sight`, whenever the game changes it): the classic
+game's tiles and robots, and whether a chip may be revealed now; or the Micro Robots layout. A
+chip the camera reads on the centre piece while the game waits for one comes back through
+:meth:`Table.observe_chip` and is revealed, unless it is the chip of the round just played,
+still lying there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import queue
-import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import i18n, micro, speech
-from .board import Board, tile_names
+from . import i18n, keys, micro, setup_form, speech, table_view
+from .board import Board
+from .events import Broker
 from .game import COMMANDS, Game, GameError
+from .games import CLASSIC, MICRO, play
+from .games import running as clock_running
 from .i18n import Message
-from .micro import MicroGame, MicroOptions, Space
+from .micro import MicroGame, Space
 from .names import PlayerNameError, check_command_names
-from .rules import PRESETS, ROBOTS, Goal, Move, Position, PositionError, Rules
-from .store import CLASSIC, GAMES, MICRO, LayoutShelf, command_kind, engine_command, game_kind
-from .store import running as clock_running
-from .web.events import Broker
+from .ports import Eyes, Journal, Lights
+from .ports import Voice as VoicePort
+from .referee import ROUND_PHASES, Outcome, Referee, source_words
+from .rules import Move, Position
+from .sim import MicroSimWorld, SimWorld, buttons
+from .store import LayoutShelf
+from .table_view import board_geometry
+from .vision.feed import Sight
 
 log = logging.getLogger("companion.table")
 
 # Commands players and the referee may send; the rest are the table's own bookkeeping.
 PLAYER_COMMANDS = frozenset(COMMANDS) - {"tick", "resume"}
 MICRO_COMMANDS = frozenset(micro.COMMANDS) - {"tick", "resume"}
-DEFAULT_TILES = ("4B", "3B", "2B", "1A")
-# Seats the page offers (a phone and a QR code each); the games themselves allow more.
-SEATS = 8
-# What the setup page calls a rule option where its name alone says too little.
-OPTION_LABELS = {
-    "transparent_robot": "transparent robot (variant: passes walls for +1 move each)",
-}
-# The stall hourglass a user may choose for Micro Robots: the rules say two or three minutes.
-STALL_CHOICES = (120.0, 150.0, 180.0)
-# The phases in which a chip may be revealed: the camera reads the centre piece only then.
-CHIP_PHASES = ("idle", "round_over")
-# The phases in which the robots stand for a round in play (a look must agree with the journal
-# after a restart before it counts).
-ROUND_PHASES = ("bidding", "timer", "demonstrating")
 # How long the loop sleeps at most when no deadline is near: it republishes nothing on its own,
 # this only bounds how late a missed wake-up could be.
 IDLE_WAIT = 0.5
-
-
-@dataclass
-class Outcome:
-    """The answer to one command: ``ok`` with the game's events as ``result``, or not ``ok``
-    with the reason the game (or the table) gave."""
-
-    ok: bool
-    reason: str | None = None
-    result: Any = None
 
 
 @dataclass
@@ -100,61 +86,6 @@ class _Item:
 
 
 _STOP = _Item("stop", None, "table")
-
-
-def _key_file(db: str | None) -> bytes:
-    """The table's secret (signs sessions, derives player tokens): kept beside the database so
-    phones stay joined across a restart; random for a table without a database."""
-    if not db or db == ":memory:":
-        return secrets.token_bytes(32)
-    path = Path(f"{db}.key")
-    try:
-        data = path.read_bytes()
-        if len(data) >= 32:
-            return data
-    except FileNotFoundError:
-        pass
-    data = secrets.token_bytes(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    return data
-
-
-PIN_DIGITS = (4, 12)  # a table PIN is 4 to 12 digits
-
-
-def check_pin(pin: Any) -> str:
-    """A table PIN: 4 to 12 digits; :class:`ValueError` says so otherwise."""
-    low, high = PIN_DIGITS
-    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
-            or not low <= len(pin) <= high:
-        raise ValueError(f"pin: {low} to {high} digits")
-    return pin
-
-
-def _pin_file(db: str | None, given: str | None) -> str:
-    """The table PIN: the one given, else the one kept beside the journal (``<db>.pin``),
-    else a new random one. It is kept there once the journal is this table's (see
-    :meth:`Table.start`), so a restart does not lock the referee out."""
-    if given is None and db and db != ":memory:":
-        try:
-            return check_pin(Path(f"{db}.pin").read_text().strip())
-        except (OSError, ValueError, UnicodeDecodeError):
-            pass  # none yet, or not a PIN: a new one
-    return given or f"{secrets.randbelow(10**6):06d}"
-
-
-def _keep_pin(path: Path, pin: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".new")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(pin + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 ROUTES_SHOWN = 10
@@ -179,16 +110,6 @@ def _all_routes(pos: Position, result: Any, deadline: float) -> dict[str, Any] |
             "routes": [[m.text() for m in r] for r in found.routes]}
 
 
-def board_geometry(board: Board | None) -> dict[str, Any] | None:
-    """The board as the page draws it: explicit walls, blocked cells, targets, diagonals."""
-    if board is None:
-        return None
-    explicit = replace(board, tiles=None).to_dict()
-    explicit.setdefault("size", board.width)
-    explicit["tiles"] = list(board.tiles) if board.tiles else None
-    return explicit
-
-
 class Table:
     """The companion's one owner of game state.
 
@@ -201,15 +122,15 @@ class Table:
     owns the replayed game; it is called on the loop's thread (an SQLite connection belongs to
     the thread that opened it), by :meth:`start`. ``None``: an unjournaled game. ``solve`` is
     :func:`companion.solver.solve`; ``clock`` the monotonic clock the store was opened with.
-    ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera`` (:class:`CameraFeed`) are
-    attached with :meth:`attach_hardware` / :meth:`attach_camera` since they need
-    :meth:`post` to exist first.
+    ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera``
+    (:class:`companion.vision.feed.CameraFeed`) are attached with :meth:`attach_hardware` /
+    :meth:`attach_camera` since they need :meth:`post` to exist first.
     """
 
     def __init__(
         self,
         *,
-        open_store: Callable[[], Any] | None = None,
+        open_store: Callable[[], Journal] | None = None,
         db: str | None = None,
         solve: Callable[..., Any] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -221,50 +142,31 @@ class Table:
     ) -> None:
         self._clock = clock
         self._open_store = open_store
-        self.store: Any = None
+        self.store: Journal | None = None
         self._game: Any = Game()
         self.solve = solve
         self.solve_seconds = solve_seconds
         self.preset = preset
         self.simulated = simulated
-        self.secret = _key_file(db)
+        self.secret = keys.key_file(db)
         self._db = db
         self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
-        self.pin = _pin_file(db, pin)
-        self.broker = Broker(snapshot=self.view)
-        self.hardware: Any = None
-        self.camera: Any = None
+        self.pin = keys.pin_file(db, pin)
+        self.broker = Broker(snapshot=self.view)  # the event stream every page reads
+        self.hardware: Lights | None = None
+        self.camera: Eyes | None = None
         self.sim: SimWorld | None = None
         self.micro_sim: MicroSimWorld | None = None
         # Micro Robots layouts saved by name; beside the journal unless given.
         self.layouts = layouts if layouts is not None else (
             LayoutShelf.beside(db) if db and db != ":memory:" else None)
-        self._micro_seen: str | None = None  # where the camera last saw the micro robot
-        self._proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
         self._state_lock = threading.Lock()
         self._state: dict[str, Any] = {}
         self._timer_end: float | None = None
         self._seq = 0
-        self._message = ""
-        self._optimal: dict[str, Any] | None = None
         self._solving: tuple[int, threading.Event] | None = None
-        self._verifier: Any = None
-        self._pending_demo: tuple[int, int] | None = None
-        self._seen: dict[str, str] | None = None
-        # After a restart (or an undo mid-demonstration) the first look must agree with the
-        # journal before any look counts: what differs is shown, never played as moves.
-        self._reconcile = False
-        # The chip on the centre piece as the camera last saw it settle, the chip revealed
-        # last (it may still lie there), and a chip the camera must not reveal again until the
-        # piece has been seen bare or with another chip on it.
-        self._chip_seen: dict[str, Any] | None = None
-        self._chip_last: str | None = None
-        self._chip_stale: str | None = None
-        self._revealing = ""  # what the page says of a chip being revealed (who read it)
-        self._waiting = False  # is the classic game waiting for a chip?
-        self._waits = 0  # how many times it has begun to wait: the camera reads afresh each time
         self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
@@ -273,11 +175,11 @@ class Table:
         settings = speech.load_settings(self._settings_path)
         self.language = settings.get("language") if settings.get("language") in \
             i18n.LANGUAGES else i18n.DEFAULT
-        self.voice: Any = None
+        self.voice: VoicePort | None = None
         self._announcer = speech.Announcer()
-        # the message in catalogue words, for the page to say in its language: (the message
-        # text it stands for, key, parameters); stale as soon as the message changes
-        self._notice: tuple[str, str, dict[str, Any]] | None = None
+        # the table's decisions (chips, looks, the demonstration, the solver's answer)
+        self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
+                               publish=self._publish, say=self._speak)
         self._refresh()
 
     # ------------------------------------------------------------ time and journal
@@ -302,13 +204,8 @@ class Table:
         if self.store is not None:
             return self.store.apply(cmd)
         # Unjournaled: the other game is a fresh engine, as the store does it.
-        kind = command_kind(cmd, game_kind(self._game))
-        if kind != game_kind(self._game):
-            engine = GAMES[kind]()
-            events = engine.apply({**engine_command(cmd), "type": "new_game"})
-            self._game = engine
-            return events
-        return self._game.apply(engine_command(cmd))
+        self._game, events = play(self._game, cmd)
+        return events
 
     # ------------------------------------------------------------ running
 
@@ -335,21 +232,18 @@ class Table:
             self._micro_sync_sim()
             # the simulated hand has just put the robot where the journal has it; a real
             # camera's first look must agree with the journal first
-            self._reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
+            self.referee.reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
             self._refresh()
             self._tell_camera()
             return
-        r = self.game.s.round
-        self._chip_last = r.chip if r is not None else None
-        self._waiting = self.game.phase in CHIP_PHASES
-        self._chip_stale = self._chip_last if self._waiting else None
+        self.referee.opened()
         if self.sim is not None:
             self.sim.sync(self.game)
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
             # A restart mid-round: the store replayed the journal; pick the round up again,
             # the demonstration where the journal has it.
             self._start_round_helpers(resumed=True)
-            self._reconcile = self.game.phase in ROUND_PHASES
+            self.referee.reconcile = self.game.phase in ROUND_PHASES
             if self.sim is not None:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
@@ -372,11 +266,11 @@ class Table:
             except Exception:  # noqa: BLE001 - closing must not hide the shutdown
                 log.exception("closing the hardware")
 
-    def attach_hardware(self, hardware: Any) -> None:
+    def attach_hardware(self, hardware: Lights) -> None:
         self.hardware = hardware
         self._show_hardware()
 
-    def attach_voice(self, voice: Any) -> None:
+    def attach_voice(self, voice: VoicePort) -> None:
         """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
         saved = speech.load_settings(self._settings_path)
         voice.configure(lang=self.language, on=saved.get("voice_on"),
@@ -391,12 +285,12 @@ class Table:
         if self.voice is not None:
             self.voice.configure(lang=lang, on=voice_on, volume=volume)
         self.language = lang
-        data = {"language": lang}
+        data: dict[str, Any] = {"language": lang}
         if self.voice is not None:
             data.update(voice_on=self.voice.on, voice_volume=self.voice.volume)
         speech.save_settings(self._settings_path, data)
         if self._thread is not None:
-            self.call_soon(lambda: None)  # republish: every page follows
+            self.republish()  # every page follows
 
     def _speak(self, said: list[tuple[str, dict[str, Any]]]) -> None:
         if self.voice is None:
@@ -407,13 +301,14 @@ class Table:
             except Exception:  # noqa: BLE001 - a voice fault must not stop the game
                 log.exception("voice: %s", kind)
 
-    def attach_camera(self, camera: Any) -> None:
-        """Use ``camera`` (a :class:`CameraFeed`) from now on; it is told what to look for
-        at once. Started by :meth:`start`, or by the caller when the table already runs."""
+    def attach_camera(self, camera: Eyes) -> None:
+        """Use ``camera`` (a :class:`~companion.vision.feed.CameraFeed`) from now on; it is
+        told what to look for at once. Started by :meth:`start`, or by the caller when the
+        table already runs."""
         self.camera = camera
         self._sight = None
         if self._thread is not None:
-            self.call_soon(lambda: None)  # republishing tells the new camera the game
+            self.republish()  # which tells the new camera the game
 
     # ------------------------------------------------------------ input
 
@@ -525,22 +420,27 @@ class Table:
         if item.kind == "game":
             out = self._apply(item.payload, item.source)
         elif item.kind in ("observe", "observe_micro", "proposal", "chip"):
-            handler = {"observe": self._on_observation,
-                       "observe_micro": self._on_micro_observation,
-                       "proposal": self._on_proposal,
-                       "chip": self._on_chip}[item.kind]
+            handlers: dict[str, Callable[[Any, str], Outcome]] = {
+                "observe": self.referee.on_observation,
+                "observe_micro": self.referee.on_micro_observation,
+                "proposal": self.referee.on_proposal,
+                "chip": self.referee.on_chip}
+            handler = handlers[item.kind]
             try:
                 out = handler(item.payload, item.source)
             except (ValueError, KeyError, TypeError) as e:  # never stops play
                 log.warning("%s from %s ignored: %s", item.kind, item.source, e)
-                self._message = Message("source.said", source=_source(item.source),
-                                        why=i18n.said(e))
+                self.referee.message = Message("source.said", source=source_words(item.source),
+                                               why=i18n.said(e))
                 out = Outcome(False, str(e))
                 self._publish()
         elif item.kind == "solved":
             out = self._on_solved(*item.payload)
         elif item.kind == "call":
             out = Outcome(True, result=item.payload())
+            self._publish()
+        elif item.kind == "publish":
+            out = Outcome(True)
             self._publish()
         else:  # pragma: no cover - every kind is listed above
             out = Outcome(False, f"unknown job {item.kind}")
@@ -580,36 +480,24 @@ class Table:
             self.micro_sim.sync(None, None)  # the micro board leaves the simulated table
         for e in events:
             t = e.get("type")
-            if t in ("chip_revealed", "game_set_up", "new_game"):
-                self._message = self._revealing if t == "chip_revealed" else ""
-                if t == "chip_revealed" and self._revealing:
-                    self._notice = (self._message, "notice.chip_read", {"chip": e["chip"]})
-                self._chip_seen = None
+            if t in ("round_over", "game_over", "new_game"):
+                if self._solving is not None and self._solving[0] != self._round():
+                    self._cancel_solver()
+            self.referee.on_event(e)  # the chip, the message, the demonstration followed
             if t == "chip_revealed":
-                self._chip_last = e["chip"]
                 self._start_round_helpers()
                 if self.sim is not None:
                     pos = self._position()
                     self.sim.set_target(pos.target if pos is not None else None)
-            elif t == "demonstration_started":
-                self._begin_demo(e["seat"], e.get("bid"))
-            elif t == "demonstration_failed":
-                if self._verifier is not None:
-                    self._verifier_call("give_up")
             elif t == "robots_reset" and self.sim is not None:
                 # The simulated hand puts the robots back at once, and the camera sees it
                 # before the next bidder begins.
                 self.sim.place(e["robots"])
-                self._seen = self.sim.truth()
-                if self._verifier is not None:
-                    self._verifier.observe(self._seen, self.now())
-            elif t in ("round_over", "game_over", "new_game"):
-                if self._solving is not None and self._solving[0] != self._round():
-                    self._cancel_solver()
-                self._verifier = None
-                self._pending_demo = None
+                self.referee.looked(self.sim.truth())
             elif t == "undone":
-                self._after_undo()
+                if self.sim is not None and self.game.s.board is not None:
+                    self.sim.place(self.game.view()["robots"])
+                self.referee.after_undo()
             if t in ("game_set_up", "robots_placed") and self.sim is not None:
                 self.sim.sync(self.game)
             if t in ("game_set_up", "new_game"):
@@ -622,12 +510,7 @@ class Table:
             elif t == "round_over":
                 self.broker.publish("round", _public(e))
         self._speak(self._announcer.events(events))
-        waiting = self.game.phase in CHIP_PHASES
-        if waiting and not self._waiting:
-            # whatever chip was revealed last may still lie on the piece: not a new one
-            self._waits += 1
-            self._chip_stale = self._chip_last
-        self._waiting = waiting
+        self.referee.after_events()
         self._publish()
 
     def _tell_phones(self) -> None:
@@ -638,239 +521,17 @@ class Table:
             self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _round(self) -> int | None:
-        if self.micro:
-            return None
-        r = self.game.s.round
-        return r.number if r is not None else None
+        return self.referee.round_number()
 
     def _position(self, robots: Mapping[str, int] | None = None) -> Position | None:
-        s = self.game.s
-        r = s.round
-        if s.board is None or r is None:
-            return None
-        goal = self.game._goal(r.chip)
-        if goal is None:
-            return None
-        robots = dict(r.snapshot if robots is None else robots)
-        if not robots:
-            return None
-        return Position(s.board, {k: robots[k] for k in sorted(robots, key=ROBOTS.index)},
-                        goal, s.rules)
+        return self.referee.position(robots)
 
     def _start_round_helpers(self, resumed: bool = False) -> None:
-        pos = self._position()
-        self._optimal = None
-        self._verifier = None
-        self._pending_demo = None
-        if pos is None:
-            return
-        self._start_solver(pos)
-        try:
-            from .verify import RoundVerifier
-
-            self._verifier = RoundVerifier(pos, solve=None)
-        except ImportError:  # pragma: no cover - verify ships with the package
-            self._verifier = None
-        if resumed and self.game.phase == "demonstrating":
-            self._resume_demo()
-
-    def _resume_demo(self) -> None:
-        """The verifier takes the demonstration up where the journal has it: the moves so far
-        were judged already, so a look showing them is no news."""
-        r = self.game.s.round
-        if self._verifier is None or r is None or r.demonstrator is None \
-                or r.demonstrator not in r.bids:
-            return
-        name = self.game.s.players[r.demonstrator].name
-        try:
-            self._verifier.resume(r.bids[r.demonstrator].value, name, list(r.moves), self.now())
-            self._pending_demo = None
-        except Exception as e:  # noqa: BLE001 - the game goes on by hand; the page says why
-            log.warning("resuming the demonstration: %s", e)
-            self._message = Message("camera.cannot_follow", why=i18n.said(e))
-
-    def _after_undo(self) -> None:
-        """An undo took the game back: the simulated hand puts the robots where the game now
-        has them, and the verifier takes the demonstration up from there (a real table's
-        robots are put back by the referee; until the camera sees that, no look counts)."""
-        g = self.game
-        if self.sim is not None and g.s.board is not None:
-            self.sim.place(g.view()["robots"])
-        self._pending_demo = None
-        pos = self._position() if g.phase in ROUND_PHASES else None
-        if pos is None:
-            self._verifier = None
-            return
-        from .verify import RoundVerifier
-
-        # a fresh verifier for the round as the game now has it
-        self._verifier = RoundVerifier(pos, solve=None)
-        if g.phase == "demonstrating":
-            self._resume_demo()
-            self._reconcile = True
-
-    # ------------------------------------------------------------ the demonstration
-
-    def _begin_demo(self, seat: int, bid: int | None) -> None:
-        if self._verifier is None or bid is None:
-            return
-        from .verify import NotRestoredError
-
-        name = self.game.s.players[seat].name
-        try:
-            self._verifier.begin(bid, name, self.now())
-            self._pending_demo = None
-            self._message = ""
-        except NotRestoredError as e:
-            self._pending_demo = (seat, bid)
-            self._message = i18n.said(e)
-
-    def _verifier_call(self, what: str) -> list[dict[str, Any]]:
-        try:
-            return getattr(self._verifier, what)(self.now())
-        except Exception as e:  # noqa: BLE001 - a verifier problem must not stop play
-            log.warning("verifier %s: %s", what, e)
-            return []
-
-    def _on_observation(self, robots: dict[str, str] | None, source: str = "camera") -> Outcome:
-        """A stable look at the board. Outside a demonstration it says where the robots stand
-        (journaled as ``robots``); during one, the verifier turns it into moves."""
-        if self.micro:
-            return Outcome(False, "a Micro Robots game is on the table")
-        if robots is not None:
-            _check_observation(self.game.s.board, robots)
-        self._seen = robots
-        g = self.game
-        if self._reconcile and robots is not None and g.phase in ROUND_PHASES:
-            if not self._reconciled(robots):
-                self._publish()
-                return Outcome(True)
-        if robots is None:
-            if self._verifier is not None and g.phase == "demonstrating":
-                self._verifier.observe(None, self.now())
-            self._publish()
-            return Outcome(True)
-        if g.phase == "demonstrating" and self._verifier is not None:
-            if self._pending_demo is not None:
-                self._verifier.observe(robots, self.now())
-                if self._verifier.ready:
-                    self._begin_demo(*self._pending_demo)
-                self._publish()
-                return Outcome(True)
-            events = self._verifier.observe(robots, self.now())
-            for e in events:
-                self._on_verifier_event(e)
-            asked = [e for e in events if e.get("question")]
-            if asked and self.game.phase == "demonstrating":
-                self._message = asked[-1]["message"]  # the camera's question stays in view
-            self._publish()
-            return Outcome(True)
-        if g.phase in ("setup", "demonstrating", "game_over"):
-            self._publish()
-            return Outcome(True)
-        known = g.view()["robots"]
-        wanted = {r: c for r, c in robots.items() if self._robot_allowed(r)}
-        # a robot the camera does not see (lifted off, lost under glare) stays where it stood
-        wanted = {**known, **wanted} if known else wanted
-        if wanted and wanted != known:
-            out = self._apply({"type": "robots", "robots": wanted}, "camera")
-            if not out.ok:
-                self._message = Message("camera.refused", why=out.reason)
-                self._publish()
-            return out
-        return Outcome(True)
-
-    def _reconciled(self, robots: Mapping[str, str]) -> bool:
-        """Does this look agree with the journal? Until one does (after a restart or an undo),
-        looks only say what differs: they are never turned into moves."""
-        known = self.game.view()["robots"]
-        wrong = [Message("reconcile.seen", robot=i18n.color(r), cell=known[r], seen=robots[r])
-                 if r in robots else Message("reconcile.unseen", robot=i18n.color(r),
-                                             cell=known[r])
-                 for r in known if robots.get(r) != known[r]]
-        if wrong:
-            self._message = Message("camera.reconcile", wrong=i18n.listed(wrong, "list.comma"))
-            return False
-        self._reconcile = False
-        if getattr(self._message, "key", None) == "camera.reconcile":
-            self._message = ""
-        return True
-
-    def _on_chip(self, payload: tuple[str | None, str | None, str | None],
-                 source: str = "camera") -> Outcome:
-        """A chip settled on the centre piece (see :meth:`observe_chip`). Only a change
-        reaches the table, so a chip the game refuses is refused once, not again and again."""
-        if self.micro:
-            return Outcome(False, "a Micro Robots game is on the table")
-        chip, reason, color = payload
-        if chip is not None:
-            if not isinstance(chip, str):
-                raise ValueError(f"a chip is named like 'blue triangle', not {chip!r}")
-            chip = " ".join(chip.lower().split())
-        if chip is not None or reason is None:
-            # the piece was seen bare, or with a chip read on it: the old chip has gone
-            # (a chip left unread might still be the old one)
-            if chip != self._chip_stale:
-                self._chip_stale = None
-        if self.game.phase not in CHIP_PHASES:
-            return Outcome(True)  # the round is on: the chip on the piece is the round's
-        out = Outcome(True)
-        if chip is None and reason is None:
-            self._chip_seen = None
-        elif chip is None:
-            self._chip_seen = {"chip": None, "color": color, "reason": reason,
-                               "status": "unread", "source": source}
-            self._message = (Message("chip.unread_color", source=_source(source),
-                                     color=i18n.color(color), why=reason)
-                             if color and color != "any" else
-                             Message("chip.unread", source=_source(source), why=reason))
-        elif chip == self._chip_stale:
-            self._chip_seen = {"chip": chip, "color": color, "reason": None,
-                               "status": "previous", "source": source}
-        else:
-            self._revealing = f"The {source} read the chip: {chip}"
-            try:
-                out = self._apply({"type": "reveal", "chip": chip}, source)
-            finally:
-                self._revealing = ""
-            if out.ok:
-                return out  # published with the round, saying who read the chip
-            self._chip_seen = {"chip": chip, "color": color, "reason": out.reason,
-                               "status": "refused", "source": source}
-            self._message = Message("chip.refused", source=_source(source),
-                                    chip=i18n.chip(chip), why=out.reason)
-        self._publish()
-        return out
-
-    def _robot_allowed(self, robot: str) -> bool:
-        rules = self.game.s.rules
-        if robot in ("black", "silver"):
-            return robot == rules.fifth_robot
-        if robot == "transparent":
-            return rules.transparent_robot
-        return True
-
-    def _on_verifier_event(self, e: dict[str, Any]) -> None:
-        t = e.get("type")
-        seat = self.game.s.round.demonstrator if self.game.s.round else None
-        if t == "move":
-            out = self._apply({"type": "move", "move": e["move"], "seat": seat}, "camera")
-            if not out.ok:
-                self._message = out.reason or ""
-        elif t == "illegal" and self.game.phase == "demonstrating":
-            self._message = e.get("reason", "")
-            # the reason is journaled with the verdict (as its key and values): a restart
-            # shows the same words, in each page's language
-            self._apply({"type": "verdict", "success": False, "by": "camera",
-                         "reason": i18n.stored(e.get("reason") or Message("verify.illegal"))},
-                        "camera")
-        elif t in ("restore", "misplaced", "robot_missing", "occluded", "ambiguous",
-                   "rule_unmet", "restored", "robots_back", "doubt", "doubt_cleared", "unsure"):
-            # "unsure": the camera could not tell (its question is the message); no verdict
-            # is given for it, the players judge
-            self._message = e.get("message") or e.get("reason") or ""
-            if t in ("doubt", "unsure") and e.get("question"):
-                self._speak([("message", {"message": e["question"]})])  # asked aloud too
+        """A round begins (or is picked up after a restart): the referee follows it, the
+        solver looks for its answer."""
+        pos = self.referee.start_round(resumed)
+        if pos is not None:
+            self._start_solver(pos)
 
     # ------------------------------------------------------------ the solver
 
@@ -884,9 +545,11 @@ class Table:
         self._solving = (number, cancel)
         deadline = time.monotonic() + self.solve_seconds
 
+        solve = self.solve
+
         def work() -> None:
             try:
-                result = self.solve(pos, deadline=deadline, cancel=cancel)
+                result = solve(pos, deadline=deadline, cancel=cancel)
                 err = None
             except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
                 result, err = None, str(e)
@@ -905,27 +568,7 @@ class Table:
                    routes: dict[str, Any] | None = None) -> Outcome:
         if self._solving is not None and self._solving[0] == number:
             self._solving = None
-        if err is not None:
-            self._optimal = {"round": number, "length": None, "moves": [], "steps": [],
-                             "start": {}, "error": err}
-            self._publish()
-            return Outcome(False, err)
-        status = getattr(result, "status", "solved" if result is not None else "no_solution")
-        moves = _solution_moves(result)
-        steps = []
-        p = pos
-        for m in moves:
-            p = p.push(m)
-            steps.append({"move": m.text(), "robots": _names(p)})
-        self._optimal = {"round": number, "length": len(moves) if moves is not None else None,
-                         "moves": [m.text() for m in moves or []], "steps": steps,
-                         "start": _names(pos), "status": status,
-                         "reason": getattr(result, "reason", None), "routes": routes}
-        if moves and status == "solved":
-            self._apply({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
-        else:
-            self._publish()
-        return Outcome(True)
+        return self.referee.on_solved(number, pos, result, err, routes)
 
     # ------------------------------------------------------------ the verdict
 
@@ -951,77 +594,29 @@ class Table:
     def _refresh(self) -> dict[str, Any]:
         if self.micro:
             return self._store_state(self._micro_state())
-        now = self.now()
-        gv = self.game.view(now)
-        phase = gv["phase"]
+        gv = self.game.view(self.now())
         timer = gv["timer"]
-        rnd = gv["round"]
-        demo = None
-        if gv["demonstrating"] is not None:
-            seat = gv["demonstrating"]
-            demo = {"seat": seat, "name": gv["players"][seat]["name"], "bid": gv["bid_to_meet"],
-                    "moves": gv["cost"], "count": gv["moves_made"], "route": gv["moves"],
-                    # the camera has not yet seen the board put back for this bidder
-                    "restoring": self._pending_demo is not None}
-        show = (self._optimal is not None and self._optimal.get("round") == rnd
-                and phase in ("round_over", "game_over"))
-        bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
-                 "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
-                for b in gv["bids"]]
-        if phase in ("round_over", "game_over") and gv["rounds"]:
-            # the finished round's bids stay on the screen until the next chip
-            bids = [{"seat": b["seat"], "name": b["name"], "moves": b["value"],
-                     "status": b["status"], "out": b["status"] in ("failed", "withdrawn")}
-                    for b in gv["rounds"][-1]["bids"]]
-        board = self.game.s.board
-        robots = gv["robots"]
-        if self._seen and phase != "demonstrating":
-            robots = {**robots, **self._seen}
         self._seq += 1
-        state = {
-            "seq": self._seq,
-            "epoch": self.epoch,
-            "phase": phase,
-            "round": rnd,
-            "players": gv["players"],
-            "target": gv["target"] if phase not in ("setup", "idle") else None,
-            "timer": self._timer_view(timer["running"], timer["remaining"], timer["duration"],
-                                      timer["ends_at"]),
-            "bids": bids,
-            "leader": gv["leader"],
-            "demonstrating": demo,
-            "verdict": self._verdict,
-            "board": self._geometry(board),
-            "robots": robots,
-            # The solution stays on the table until the round is over: every phone reads this.
-            "optimal": self._optimal if show else None,
-            "optimal_known": bool(self._optimal and self._optimal.get("round") == rnd),
-            "show_optimal": show,
-            "solving": self._solving is not None,
-            "message": self._message,
-            "rules": gv["rules"],
-            "solo": gv["solo"],
-            "deck_size": gv["deck_size"],
-            "chips_needed": gv["chips_needed"],
-            "winners": gv["winners"],
-            "can_undo": gv["can_undo"],
-            "sim": self.simulated,
-            "buttons": self._virtual_buttons(),
-            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
-            "camera": self.camera.status() if self.camera is not None else None,
-            "devices": self._devices_status(),
-            "game": CLASSIC,
-            "proposal": self._proposal is not None,
-            # what the camera sees on the centre piece while the game waits for a chip, and
-            # the chips a player may pick by hand
-            "chip_seen": self._chip_seen if phase in CHIP_PHASES else None,
-            "deck": gv["deck"],
-        }
+        state = table_view.classic_state(
+            gv, self.referee, seq=self._seq, epoch=self.epoch,
+            timer=self._timer_view(timer["running"], timer["remaining"], timer["duration"],
+                                   timer["ends_at"]),
+            verdict=self._verdict, board=self._geometry(self.game.s.board),
+            solving=self._solving is not None, edges=self._edges())
         return self._store_state(state)
+
+    def _edges(self) -> dict[str, Any]:
+        """What the page shows of the table's edges: the simulated table's buttons, the dial,
+        the camera, the devices that do not work."""
+        return {"sim": self.simulated, "buttons": self._virtual_buttons(),
+                "dial": getattr(self.hardware, "dial", None) if self.hardware is not None
+                else None,
+                "camera": self.camera.status() if self.camera is not None else None,
+                "devices": self._devices_status()}
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
         state["lang"] = self.language
-        notice = self._notice
+        notice = self.referee.notice
         state["notice"] = ({"key": notice[1], "params": notice[2]}
                            if notice is not None and notice[0] == state.get("message") else None)
         state["voice"] = self.voice.status() if self.voice is not None else None
@@ -1033,17 +628,8 @@ class Table:
 
     def _timer_view(self, running: bool, remaining: float | None, total: float | None,
                     ends_at: float | None) -> dict[str, Any]:
-        """The hourglass as every page gets it: the seconds left now, and while it runs its
-        ``deadline`` on the server's wall clock (``server_time`` says when this was given), so
-        a page loaded late, or an event replayed to a reconnecting page, shows the same time
-        as the rest."""
-        now, wall = self.now(), time.time()
-        end = ends_at if running and ends_at is not None else None
-        if end is not None:
-            remaining = round(max(0.0, end - now), 3)
-        return {"running": running, "remaining": remaining, "total": total,
-                "deadline": None if end is None else round(wall + remaining, 3),
-                "server_time": round(wall, 3), "_ends_at": end}
+        return table_view.timer_view(self.now(), time.time(), running, remaining, total,
+                                     ends_at)
 
     _geo_cache: tuple[Any, Any] = (None, None)
 
@@ -1074,11 +660,11 @@ class Table:
         s = self.game.s
         if s.board is None:  # no game yet: the camera may read the tiles for setup
             return Sight(game=MICRO if self.preset == "micro-robots" else None)
-        looked = [*_game_robots(s.rules)]
+        looked = [*setup_form.game_robots(s.rules)]
         if s.rules.fifth_robot == "none":
             looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
         return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
-                     robots=tuple(looked), chip=self._waiting, wait=self._waits,
+                     robots=tuple(looked), chip=self.referee.waiting, wait=self.referee.waits,
                      epoch=self.epoch)
 
     def _show_hardware(self) -> None:
@@ -1086,18 +672,13 @@ class Table:
             return
         if self.micro:
             try:
-                self.hardware.show(self._micro_hardware_view())
+                self.hardware.show(table_view.micro_lights_view(self.game.view(self.now()),
+                                                                self._verdict))
             except Exception:  # noqa: BLE001 - a LED fault must not stop the game
                 log.exception("hardware.show")
             return
         try:
-            view = self.game.view(self.now())
-            verdict = None
-            if self._verdict is not None:
-                verdict = "success" if self._verdict["result"] == "success" else "failure"
-            view.update(mode="solo" if view.get("solo") else "multi",
-                        easy=view["timer"].get("runs") == 2, verdict=verdict)
-            self.hardware.show(view)
+            self.hardware.show(table_view.lights_view(self.game.view(self.now()), self._verdict))
         except Exception:  # noqa: BLE001 - a LED fault must not stop the game
             log.exception("hardware.show")
 
@@ -1113,26 +694,9 @@ class Table:
 
     def _virtual_buttons(self) -> list[dict[str, Any]] | None:
         """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
-        hw = self.hardware
-        if not self.simulated or hw is None or not hasattr(hw, "status"):
+        if not self.simulated:
             return None
-        working = hw.status()
-        out = []
-        if working.get("start") == "ok":
-            start = "Start (roll the dice)" if self.micro else "Start (reveal)"
-            out.append({"name": "start", "label": start, "kind": "button"})
-            out.append({"name": "start-hold", "label": "Hold start (undo)", "kind": "button"})
-        players = self._player_names()
-        for seat in range(len(getattr(hw.pins, "bids", ()))):
-            if working.get(f"bid[{seat}]") == "ok" and seat < max(1, len(players)):
-                who = players[seat] if seat < len(players) else f"seat {seat + 1}"
-                out.append({"name": f"bid-{seat}", "label": f"{who}'s button",
-                            "kind": "button"})
-                out.append({"name": f"bid-{seat}-hold", "label": f"Hold {who}'s button",
-                            "kind": "button"})
-        if working.get("dial") == "ok":
-            out.append({"name": "dial", "label": "Dial", "kind": "dial"})
-        return out
+        return buttons.listed(self.hardware, self._player_names(), self.micro)
 
     # ------------------------------------------------------------ what the page reads
 
@@ -1150,32 +714,18 @@ class Table:
         return {**state, "timer": fresh}
 
     def _player_names(self) -> list[str]:
-        return [p if isinstance(p, str) else p.name for p in self.game.s.players]
+        return setup_form.player_names(self.game)
 
     def _keep_pin(self) -> None:
         """Keep the PIN beside the journal for the next start (only once the journal is
         this table's: a second companion refused the journal must not change its PIN)."""
-        if not self._db or self._db == ":memory:":
-            return
-        path = Path(f"{self._db}.pin")
-        try:
-            if path.exists() and path.read_text().strip() == self.pin:
-                return
-            _keep_pin(path, self.pin)
-        except (OSError, UnicodeDecodeError) as e:  # the game goes on; the PIN is not kept
-            log.warning("the table PIN cannot be kept in %s: %s", path, e)
+        keys.keep_pin_beside(self._db, self.pin)
 
     def set_pin(self, pin: Any) -> str:
         """Change the table PIN (kept beside the journal for the next start too);
         :class:`ValueError` names what is wrong with it."""
-        pin = check_pin(pin)
-        if self._db and self._db != ":memory:":
-            try:
-                _keep_pin(Path(f"{self._db}.pin"), pin)
-            except OSError as e:
-                raise ValueError(f"pin: it cannot be kept ({e.strerror or e})") from None
-        self.pin = pin
-        return pin
+        self.pin = keys.set_pin_beside(self._db, pin)
+        return self.pin
 
     def hint(self, level: int) -> dict[str, Any]:
         """Solo play: the hints of levels 1 to ``level`` for the round in play, the hint
@@ -1194,7 +744,7 @@ class Table:
     def solution(self) -> dict[str, Any] | None:
         """The solver's answer for the round in play, kept off the published state until the
         round is over (for the referee's tools and tests)."""
-        o = self._optimal
+        o = self.referee.optimal
         return o if o is not None and o.get("round") == self._round() else None
 
     @property
@@ -1215,76 +765,33 @@ class Table:
         """Run ``fn`` on the loop's thread later and republish; never blocks."""
         self._put(_Item("call", fn, "table"))
 
+    def republish(self) -> None:
+        """Publish the table's state again on the loop's thread (something it shows beside
+        the game changed: the camera's view, the dial, the language); never blocks."""
+        self._put(_Item("publish", None, "table"))
+
+    def camera_changed(self) -> None:
+        """The camera's view of itself changed (:class:`companion.vision.feed.Observer`)."""
+        self.republish()
+
     def check_setup(self, players: list[str], preset: str, options: dict[str, Any],
                     tiles: list[str] | None) -> dict[str, Any]:
-        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field."""
-        if preset not in PRESETS or preset == "micro-robots":
-            known = ", ".join(p for p in PRESETS if p != "micro-robots")
-            raise ValueError(f"preset: unknown edition {preset!r} (known: {known})")
-        try:
-            rules = Rules.from_spec({"preset": preset, **options})
-        except PositionError as e:
-            raise ValueError(str(e)) from None
-        tiles = list(tiles or self._current_tiles())
-        try:
-            board = Board.from_tiles(tiles)
-        except ValueError as e:
-            raise ValueError(str(e)) from None
-        robots = self._starting_robots(board, rules)
-        return {"type": "setup", "players": players, "rules": rules.to_spec(),
-                "board": {"tiles": list(board.tiles or tiles)}, "robots": robots}
-
-    def _current_tiles(self) -> list[str]:
-        b = getattr(self.game.s, "board", None)
-        if b is not None and b.tiles:
-            return list(b.tiles)
-        if self.camera is not None and self.camera.tiles():
-            return list(self.camera.tiles())
-        return list(DEFAULT_TILES)
-
-    def _starting_robots(self, board: Board, rules: Rules) -> dict[str, str]:
-        """Where the robots stand: as the camera sees them (the sim table's camera included);
-        a robot it does not see (none yet, or the fifth robot kept in the box) is spread on a
-        free cell (the sim table then places it there, the referee moves it on a real one)."""
-        names = _game_robots(rules)
-        seen = {n: c for n, c in (self._seen or {}).items() if n in names}
-        rest = [n for n in names if n not in seen]
-        if not rest:
-            return {n: seen[n] for n in names}
-        spread = _spread(board, rest, self.game.s.seed or 7,
-                         taken={board.cell(c) for c in seen.values()})
-        return {n: seen[n] if n in seen else spread[n] for n in names}
+        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field
+        (:func:`companion.setup_form.check_setup`): the robots where the camera sees them."""
+        return setup_form.check_setup(
+            players, preset, options, tiles,
+            current=setup_form.current_tiles(getattr(self.game.s, "board", None),
+                                             self._camera_tiles()),
+            seen=self.referee.seen, seed=self.game.s.seed)
 
     def setup_info(self) -> dict[str, Any]:
-        s = self.game.s
-        micro_game = self.micro
-        options = []
-        for name in Rules.option_names():
-            value = getattr(PRESETS["abacus-2013"], name)
-            choice = Rules._CHOICES.get(name)
-            kind = ("choice" if choice else "bool" if isinstance(value, bool)
-                    else "text" if isinstance(value, str) else "number")
-            options.append({"name": name, "label": OPTION_LABELS.get(name, name.replace("_", " ")),
-                            "kind": kind, "choices": list(choice) if choice else None})
-        presets = {p: {n: getattr(r, n) for n in Rules.option_names()}
-                   for p, r in PRESETS.items()}
-        detected = list(self.camera.tiles()) if self.camera is not None and \
-            self.camera.tiles() else None
-        preset = s.rules.preset if s.players and not micro_game else self.preset
-        if preset == "micro-robots":  # the edition list is of the classic game
-            preset = "abacus-2013"
-        game = MICRO if micro_game or (not s.players and self.preset == "micro-robots") \
-            else CLASSIC
-        return {"game": game, "games": [CLASSIC, MICRO], "seats": SEATS,
-                "players": self._player_names(), "preset": preset, "options": options,
-                "presets": {p: v for p, v in presets.items() if p != "micro-robots"},
-                "tiles": self._current_tiles(), "detected_tiles": detected,
-                "tile_names": list(tile_names()),
-                "micro": {"options": (s.options if micro_game else MicroOptions()).to_dict(),
-                          "layout": s.layout.name if micro_game and s.layout else None,
-                          "layouts": self.layouts.list() if self.layouts is not None else [],
-                          "first_roller": s.roller if micro_game and s.players else 0,
-                          "proposal": self._proposal is not None}}
+        """What the setup form offers (:func:`companion.setup_form.setup_info`)."""
+        return setup_form.setup_info(self.game, preset_given=self.preset,
+                                     camera_tiles=self._camera_tiles(), layouts=self.layouts,
+                                     proposal=self.referee.proposal is not None)
+
+    def _camera_tiles(self) -> list[str] | None:
+        return self.camera.tiles() if self.camera is not None else None
 
     def history(self) -> dict[str, Any]:
         """Every game on this table and each player's record (from the store's journal, read
@@ -1320,127 +827,33 @@ class Table:
     def check_micro_setup(self, players: list[str], layout: Any, options: Mapping[str, Any],
                           first_roller: int = 0) -> dict[str, Any]:
         """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
-        the field. ``layout``: the name of a saved layout, or a ``micro-layout/1`` object."""
-        most = min(micro.MAX_PLAYERS, SEATS)
-        if not 2 <= len(players) <= most:
-            raise ValueError(f"players: Micro Robots is for 2 to {most} players")
-        if isinstance(layout, str):
-            if self.layouts is None:
-                raise ValueError("layout: this table keeps no saved layouts")
-            try:
-                board = self.layouts.load(layout)
-            except micro.LayoutError as e:
-                raise ValueError(f"layout: {e}") from None
-        elif layout is None:
-            raise ValueError("layout: choose a saved layout, or enter the board first")
-        else:
-            try:
-                board = micro.Layout.from_dict(layout)
-            except micro.LayoutError as e:
-                raise ValueError(f"layout: {e}") from None
-        try:
-            opts = MicroOptions.from_dict(options)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"options: {e}") from None
-        if opts.stall_seconds is not None and not 60 <= opts.stall_seconds <= 600:
-            raise ValueError("options: stall_seconds: the stall hourglass runs 60 to 600 "
-                             "seconds (the rules say two or three minutes), or null for none")
-        if isinstance(first_roller, bool) or not isinstance(first_roller, int) \
-                or not 0 <= first_roller < len(players):
-            raise ValueError(f"first_roller: a seat from 0 to {len(players) - 1}")
-        return {"type": "setup", "game": MICRO, "players": list(players),
-                "layout": board.to_dict(), "options": opts.to_dict(),
-                "first_roller": first_roller}
+        the field (:func:`companion.setup_form.check_micro_setup`)."""
+        return setup_form.check_micro_setup(players, layout, options, first_roller,
+                                            layouts=self.layouts)
 
     def _micro_state(self) -> dict[str, Any]:
-        """The published state of a Micro Robots game: what every page and phone shows. The
-        round's answer (shortest route, possible counts) is in ``last_round`` only once that
-        round is over."""
-        g = self.game
-        v = g.view(self.now())
-        phase = v["phase"]
-        stall = v["stall"]
-        demo = v["demonstration"]
-        last = v["rounds"][-1] if v["rounds"] and phase in ("round_over", "game_over") else None
-        self._seq += 1
-        return {
-            "seq": self._seq,
-            "epoch": self.epoch,
-            "game": MICRO,
-            "phase": phase,
-            "round": v["round"],
-            "players": v["players"],
-            "roller": v["roller"],
-            "roller_name": None if v["roller"] is None else v["players"][v["roller"]]["name"],
-            "layout": v["layout"],
-            "start": v["start"],
-            "target": v["target"],
-            "via": v["via"],
-            "robot": v["robot"],
-            "seen": self._micro_seen,
-            # the same shape as the classic timer, so the hourglass is drawn alike
-            "timer": self._timer_view(stall["ends_at"] is not None, stall["remaining"],
-                                      stall["seconds"], stall["ends_at"]),
-            "demonstrating": demo,
-            "verdict": self._verdict,
-            "last_round": last,
-            "rounds_played": len(v["rounds"]),
-            "vp_to_win": v["options"]["vp_to_win"],
-            "chips": v["options"]["chips"],
-            "chips_in_supply": v["chips_in_supply"],
-            "chip_on_target": v["chip_on_target"],
-            "options": v["options"],
-            "winners": v["winners"],
-            "end_reason": v["end_reason"],
-            "can_undo": v["can_undo"],
-            "message": self._message,
-            "proposal": self._proposal is not None,
-            "board": None,
-            "bids": [],
-            "sim": self.simulated,
-            "buttons": self._virtual_buttons(),
-            "dial": getattr(self.hardware, "dial", None) if self.hardware is not None else None,
-            "camera": self.camera.status() if self.camera is not None else None,
-            "devices": self._devices_status(),
-        }
-
-    def _micro_hardware_view(self) -> dict[str, Any]:
-        """What the LEDs show in Micro Robots: the stall hourglass as the timer, the caller as
-        the demonstrator (her button is done / give up), her called number on the display."""
         v = self.game.view(self.now())
-        stall, demo = v["stall"], v["demonstration"]
-        verdict = None
-        if self._verdict is not None:
-            verdict = "success" if self._verdict["result"] == "success" else "failure"
-        return {"game": MICRO, "mode": "multi", "phase": v["phase"], "verdict": verdict,
-                "timer": {"running": stall["ends_at"] is not None,
-                          "started_at": stall["since"], "duration": stall["seconds"],
-                          "remaining": stall["remaining"]},
-                "leader": None, "players": v["players"],
-                "demonstrating": demo["seat"] if demo else None,
-                "bid_to_meet": demo["number"] if demo else None}
+        stall = v["stall"]
+        self._seq += 1
+        return table_view.micro_state(
+            v, self.referee, seq=self._seq, epoch=self.epoch,
+            timer=self._timer_view(stall["ends_at"] is not None, stall["remaining"],
+                                   stall["seconds"], stall["ends_at"]),
+            verdict=self._verdict, edges=self._edges())
 
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             t = e.get("type")
+            self.referee.on_micro_event(e)  # the message; the classic round's helpers end
             if t in ("new_game", "game_set_up"):
                 self._tell_phones()
                 # whatever the classic game had running is over
                 self._cancel_solver()
-                self._verifier = None
-                self._pending_demo = None
-                self._optimal = None
-                self._message = ""
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
-                self._message = ""
-                if t == "target_rerolled" and e.get("reason") == "stall":
-                    self._message = Message("notice.stall")
-                    self._notice = (self._message, "notice.stall", {})
                 self._micro_sync_sim()
                 self.broker.publish("roll", _public(e))
             elif t == "demonstration_started":
-                self._message = ""
                 self.broker.publish("call", _public(e))
             elif t == "landed":
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
@@ -1463,69 +876,15 @@ class Table:
             return
         robot = self.game.view()["robot"]
         self.micro_sim.sync(self.game.s.layout, robot)
-        self._micro_seen = robot
-
-    def _on_micro_observation(self, space: str | None, source: str = "camera") -> Outcome:
-        if not self.micro:
-            return Outcome(False, "no Micro Robots game is on the table")
-        seen = None if space is None else Space.parse(space).name
-        self._micro_seen = seen
-        g = self.game
-        if self._reconcile and seen is not None:
-            # the first look after a restart: where the journal has the robot, or not news
-            robot = g.view()["robot"]
-            if g.phase != "demonstrating" or seen == robot:
-                self._reconcile = False
-                self._message = ""
-            else:
-                self._message = Message("camera.reconcile", wrong=Message(
-                    "reconcile.micro", cell=robot, seen=seen))
-            self._publish()
-            return Outcome(True)
-        if seen is not None and g.phase == "demonstrating":
-            v = g.view()
-            if seen != v["robot"]:
-                out = self._apply({"type": "land", "space": seen}, source)
-                if not out.ok:
-                    self._message = Message("source.said", source=_source(source),
-                                            why=out.reason)
-                    self._publish()
-                return out
-        elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
-            self._message = Message("micro.robot_elsewhere", source=_source(source),
-                                    seen=seen, start=g.view()["robot"])
-        self._publish()
-        return Outcome(True)
-
-    def _on_proposal(self, payload: tuple[Any, Any], source: str = "camera") -> Outcome:
-        rows, confidence = payload
-        problems = micro.check_rows(rows)
-        if problems == [f"the board is {micro.SIZE} rows of {micro.SIZE} spaces"]:
-            raise ValueError(f"layout proposal: {problems[0]}")
-        names = [[None if x in (None, "") else Space.parse(x).name for x in row]
-                 for row in rows]
-        if confidence is not None:
-            ok = (isinstance(confidence, list | tuple) and len(confidence) == micro.SIZE
-                  and all(isinstance(r, list | tuple) and len(r) == micro.SIZE for r in confidence)
-                  and all(isinstance(c, int | float) and not isinstance(c, bool)
-                          and 0 <= c <= 1 for r in confidence for c in r))
-            if not ok:
-                raise ValueError("layout proposal: confidence is six rows of six numbers "
-                                 "from 0 to 1")
-            confidence = [[round(float(c), 3) for c in r] for r in confidence]
-        self._proposal = {"rows": names, "confidence": confidence, "problems": problems,
-                          "source": source, "at": time.time()}
-        self._message = Message("micro.proposal", source=_source(source))
-        self._publish()
-        return Outcome(True)
+        self.referee.micro_seen = robot
 
     def proposal(self) -> dict[str, Any] | None:
         """The layout the camera proposed, waiting for the user (None if there is none)."""
-        return self._proposal
+        return self.referee.proposal
 
     def dismiss_proposal(self) -> None:
         """The user confirmed (and saved) or discarded the camera's proposal."""
-        self._proposal = None
+        self.referee.proposal = None
 
     def read_layout(self) -> dict[str, Any]:
         """Micro Robots: read the board in the camera's latest picture and propose it, as
@@ -1537,14 +896,14 @@ class Table:
         reading = self.camera.read_layout()
 
         def propose() -> dict[str, Any]:
-            self._on_proposal((reading.rows, reading.confidence), "camera")
-            assert self._proposal is not None
+            self.referee.on_proposal((reading.rows, reading.confidence), "camera")
+            assert self.referee.proposal is not None
             # the reader knows more than the rows show: a hand over the board, a face two
             # faces claim
-            problems = self._proposal["problems"]
+            problems = self.referee.proposal["problems"]
             problems += [x for x in reading.problems if x not in problems]
-            self._proposal.update(robot=reading.robot, notes=list(reading.notes))
-            return self._proposal
+            self.referee.proposal.update(robot=reading.robot, notes=list(reading.notes))
+            return self.referee.proposal
 
         return self.call(propose)
 
@@ -1569,46 +928,22 @@ class Table:
         return self.camera.set_corners(corners)
 
     def calibrate_colors(self) -> Any:
+        """Learn this table's colours from the camera's latest picture, the robots standing
+        where the game says they do (:meth:`companion.vision.feed.CameraFeed.calibrate_colors`)."""
         if self.camera is None:
             raise ValueError("there is no camera to calibrate")
-        return self.camera.calibrate_colors()
+        if self.micro:
+            raise ValueError("colours are learned from the classic game's robots: set up a "
+                             "Ricochet Robots game first")
+        robots = self.view().get("robots") or {}
+        if not robots:
+            raise ValueError("set up a game first: colours are learned from the robots where "
+                             "the game says they stand")
+        return self.camera.calibrate_colors(dict(robots))
 
     def press(self, name: str, action: str = "press", steps: int = 1) -> None:
-        """A virtual button on the simulated table: drives the same gpio code a finger would,
-        through gpiozero's mock pins. ``name``: ``start``, ``bid-N``, ``dial``, with
-        ``-hold`` for a long press. A tap is held a little longer than the debounce."""
-        hw = self.hardware
-        if hw is None or not hasattr(hw, "press"):
-            raise KeyError(name)
-        if name == "dial" or action == "turn":
-            if name != "dial":
-                raise ValueError("only the dial turns")
-            try:
-                hw.turn(steps)
-            except KeyError as e:
-                raise KeyError(name) from e
-            return
-        hold = name.endswith("-hold") or action == "hold"
-        base = name.removesuffix("-hold")
-        if base == "start":
-            target: tuple[str, int | None] = ("start", None)
-        elif base.startswith("bid-") and base[4:].isdigit():
-            target = ("bid", int(base[4:]))
-        else:
-            raise KeyError(name)
-        hw.pin(*target)  # KeyError for a button this table does not have
-        seconds = (float(getattr(hw.pins, "hold_seconds", 2.0)) + 0.3) if hold else 0.08
-        hw.press(*target)
-
-        def release() -> None:
-            try:
-                hw.release(*target)
-            except (AttributeError, KeyError):  # the hardware closed meanwhile
-                pass
-
-        timer = threading.Timer(seconds, release)
-        timer.daemon = True
-        timer.start()
+        """A virtual button on the simulated table (see :func:`companion.sim.buttons.press`)."""
+        buttons.press(self.hardware, name, action, steps)
 
     def sim_move(self, robot: str, direction: str) -> dict[str, str]:
         """Slide a robot on the simulated table by hand (what a player's hand does)."""
@@ -1631,10 +966,6 @@ def _plays(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _source(source: str) -> Any:
-    """Who saw something (``camera``, the simulated ``sim``) as players say it."""
-    return Message(f"source.{source}") if f"source.{source}" in i18n.catalogue("en") else source
-
 
 def _micro_verdict(game: Any) -> dict[str, Any] | None:
     """The verdict of the Micro Robots round just finished (from the game's record of it),
@@ -1653,7 +984,7 @@ def _micro_verdict(game: Any) -> dict[str, Any] | None:
         layout = s.layout
         start, target, via = (Space.parse(r[k]) if r[k] else None
                               for k in ("start", "target", "via"))
-        seen = micro.check_demonstration(layout, start, target, r["number"],
+        seen = micro.check_demonstration(layout, start, target, r["number"],  # type: ignore[arg-type]
                                          [Space.parse(x) for x in r["landings"]], via, False)
         result = "illegal" if seen.illegal_move is not None else "failure"
     return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],
@@ -1665,704 +996,3 @@ def _public(e: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in e.items() if k != "snapshot"}
 
 
-def _names(pos: Position) -> dict[str, str]:
-    return {r: pos.board.name(c) for r, c in pos.robots.items()}
-
-
-def _solution_moves(result: Any) -> list[Move] | None:
-    if result is None:
-        return None
-    moves = getattr(result, "moves", result)
-    if isinstance(result, Mapping):
-        moves = result.get("moves")
-    if moves is None:
-        return None
-    out = []
-    for m in moves:
-        if isinstance(m, Move):
-            out.append(m)
-        elif isinstance(m, str):
-            out.append(Move.parse(m))
-        elif isinstance(m, Mapping):
-            out.append(Move.parse(f"{m['robot']} {m['direction']}"))
-        else:
-            out.append(Move.parse(str(m)))
-    return out
-
-
-def _game_robots(rules: Rules) -> list[str]:
-    """The robots a game under these rules has on the table."""
-    names = ["red", "green", "blue", "yellow"]
-    if rules.fifth_robot != "none":
-        names.append(rules.fifth_robot)
-    if rules.transparent_robot:
-        names.append("transparent")
-    return names
-
-
-def _spread(board: Board, names: list[str], seed: int,
-            taken: set[int] | frozenset[int] = frozenset()) -> dict[str, str]:
-    import random
-
-    rng = random.Random(seed)
-    free = [c for c in board.cells() if c not in board.blocked and board.target_at(c) is None
-            and board.diagonal_at(c) is None and c not in taken]
-    cells = rng.sample(free, len(names))
-    return {n: board.name(c) for n, c in zip(names, cells, strict=True)}
-
-
-# ---------------------------------------------------------------- the simulated table
-
-
-class SimWorld:
-    """The physical table of the simulation: where the real robots stand. A hand slides them
-    (:meth:`slide`); the camera (the renderer) draws them; the game never reads this directly,
-    only through the camera."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.board: Board | None = None
-        self.rules: Rules = Rules()
-        self.robots: dict[str, int] = {}
-        self.target: Goal | None = None
-        self.version = 0
-        self.on_change: Callable[[], Any] | None = None
-        # Every resting layout, in order: a simulated hand moves instantly, where a real one
-        # leaves each layout in view long enough for the camera to see it.
-        self._layouts: deque[dict[str, str]] = deque(maxlen=256)
-
-    def _changed(self) -> None:
-        self.version += 1
-        if self.board is not None and self.robots:
-            self._layouts.append({r: self.board.name(c) for r, c in self.robots.items()})
-        if self.on_change is not None:
-            self.on_change()
-
-    def layouts(self) -> list[dict[str, str]]:
-        """The layouts the table has rested in since the last call, oldest first."""
-        with self._lock:
-            out = list(self._layouts)
-            self._layouts.clear()
-            return out
-
-    def sync(self, game: Game) -> None:
-        """Take the board and rules of a newly set-up game; robots only where none stand yet."""
-        with self._lock:
-            s = game.s
-            self.board, self.rules = s.board, s.rules
-            if s.robots:
-                self.robots = dict(s.robots)
-            self._changed()
-
-    def set_target(self, goal: Goal | None) -> None:
-        with self._lock:
-            self.target = goal
-            self._changed()
-
-    def place(self, robots: Mapping[str, str]) -> None:
-        with self._lock:
-            if self.board is None:
-                return
-            self.robots = {r: self.board.cell(c) for r, c in robots.items()}
-            self._changed()
-
-    def slide(self, robot: str, direction: str) -> dict[str, str]:
-        with self._lock:
-            if self.board is None:
-                raise ValueError("set up a game first")
-            if robot not in self.robots:
-                raise ValueError(f"there is no {robot} robot on the table")
-            try:
-                move = Move.parse(f"{robot} {direction}")
-            except ValueError as e:
-                raise ValueError(str(e)) from None
-            pos = Position(self.board, dict(self.robots), None, self.rules)
-            s = pos.slide(move)
-            if s.error:
-                raise ValueError(f"{move.text()}: {s.error}")
-            if not s.moved:
-                raise ValueError(f"{move.text()}: the robot cannot move that way")
-            self.robots[robot] = s.end
-            self._changed()
-            return {r: self.board.name(c) for r, c in self.robots.items()}
-
-    def position(self) -> Position | None:
-        with self._lock:
-            if self.board is None or not self.robots:
-                return None
-            return Position(self.board, {k: self.robots[k] for k in
-                                         sorted(self.robots, key=ROBOTS.index)},
-                            self.target, self.rules)
-
-    def truth(self) -> dict[str, str] | None:
-        with self._lock:
-            if self.board is None:
-                return None
-            return {r: self.board.name(c) for r, c in self.robots.items()}
-
-
-class MicroSimWorld:
-    """The simulated table of Micro Robots: the 6×6 board and where its one robot rests.
-
-    A hand puts the robot on any space or lifts it (:meth:`put`); the simulated camera reports
-    every resting place (:meth:`observations`), as a real camera reports the space the robot
-    comes to rest on. The game never reads this directly, only through the camera."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.layout: micro.Layout | None = None
-        self.robot: str | None = None  # None: off the board (beside it, or in a hand)
-        self.version = 0
-        self.on_change: Callable[[], Any] | None = None
-        self._rests: deque[str | None] = deque(maxlen=256)
-
-    def _changed(self, seen: bool = True) -> None:
-        self.version += 1
-        if seen:
-            self._rests.append(self.robot)
-        if self.on_change is not None:
-            self.on_change()
-
-    def sync(self, layout: micro.Layout | None, robot: str | None) -> None:
-        """The board of a (new) game, and the robot where the game says it stands. The table
-        put it there and knows it: this is no observation for the camera to report."""
-        with self._lock:
-            if layout == self.layout and robot == self.robot:
-                return
-            self.layout, self.robot = layout, robot
-            self._changed(seen=False)
-
-    def put(self, space: str | None) -> str | None:
-        """The hand sets the robot down on ``space`` (or lifts it: ``None``)."""
-        with self._lock:
-            if self.layout is None:
-                raise ValueError("set up a Micro Robots game first")
-            self.robot = None if space is None else Space.parse(space).name
-            self._changed()
-            return self.robot
-
-    def seen(self) -> tuple[micro.Layout | None, str | None]:
-        """The board on the table and the space the robot stands on (what a camera sees)."""
-        with self._lock:
-            return self.layout, self.robot
-
-    def observations(self) -> list[str | None]:
-        """Every resting place since the last call, oldest first (``None``: lifted)."""
-        with self._lock:
-            out = list(self._rests)
-            self._rests.clear()
-            return out
-
-
-# ---------------------------------------------------------------- the camera
-
-
-@dataclass(frozen=True)
-class Sight:
-    """What the camera is to look for, as the game on the table has it.
-
-    ``game``: :data:`~companion.store.CLASSIC`, :data:`~companion.store.MICRO`, or ``None``
-    before any game (then the camera may still read the board and its tiles for setup).
-    Classic: the board's ``tiles``, the ``robots`` to look for, and ``chip``: the game waits
-    for a chip, so the centre piece is read (``wait`` counts the waits: each is read afresh).
-    Micro Robots: the ``layout`` the robot is followed on (``None``: none entered yet).
-    ``epoch`` names the game: a new one is looked at afresh, and what the camera sees is
-    told again even where it has not changed."""
-
-    game: str | None = None
-    tiles: tuple[str, ...] | None = None
-    robots: tuple[str, ...] = ()
-    chip: bool = False
-    wait: int = 0
-    layout: micro.Layout | None = None
-    epoch: str = ""
-
-
-def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
-    """A look at the board names known robots on cells of this board (two robots seen on one
-    cell are the verifier's to report); :class:`ValueError` says what is wrong otherwise."""
-    from .rules import ROBOTS
-
-    for robot, cell in robots.items():
-        if robot not in ROBOTS:
-            raise ValueError(f"unknown robot {robot!r} in an observation")
-        if board is not None:
-            board.cell(cell)  # ValueError names a cell off the board
-
-
-class CameraFeed:
-    """The camera on its own thread: frames in, stable observations to the table out.
-
-    On the simulated table the camera is the renderer drawing the :class:`SimWorld` (or the
-    :class:`MicroSimWorld`); what the world holds is handed to the table the moment it changes
-    (the renderer says exactly what it drew), and a frame is rendered only when someone asks
-    for a picture.
-
-    With a real camera (``pi``, ``usb:N``, a video file or a folder of frames) frames come
-    from :func:`companion.vision.sources.open_source` and are read for the game the table
-    says is on (:meth:`look_for`): the classic board by a :class:`~companion.vision.read.Reader`
-    built for its tiles, its robots and this table's colour ``profile``, the centre piece's
-    chip only while the game waits for one; a Micro Robots board by a
-    :class:`~companion.vision.micro.MicroReader` for its layout. A state reaches the table
-    only once it is stable over ``stable`` frames, and a hand over the board is reported as
-    hidden, never as a position. A camera that fails is reopened every few seconds; the game
-    goes on by hand meanwhile and the page says why.
-
-    ``profile`` (:class:`~companion.vision.colours.Profile`) is the table's learned colours;
-    ``profile_path`` is where a calibration from the page is kept (``None``: not kept).
-    """
-
-    def __init__(self, table: Table, spec: str, *, sim: SimWorld | None = None,
-                 micro_sim: MicroSimWorld | None = None, interval: float = 0.2,
-                 profile: Any = None, profile_path: str | Path | None = None,
-                 stable: int = 3, setup: Any = None) -> None:
-        self.table = table
-        self.setup = setup  # the camera's calibration (vision/camera_setup.py), or None
-        self.spec = spec
-        self.sim = sim
-        self.micro_sim = micro_sim
-        self.interval = interval
-        self.profile = profile
-        self.profile_path = Path(profile_path) if profile_path is not None else None
-        self.stable = stable
-        self.corners: list[tuple[float, float]] | None = None
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._frame: Any = None
-        self._frame_key: Any = None
-        self._last: dict[str, str] | None = None
-        self._error: str | None = None
-        self._frames = 0
-        self._source: Any = None
-        # a real camera's reading: what to look for, the readers built for it, what was seen
-        self._sight = Sight()
-        self._profile_version = 0
-        self._eyes: dict[str, Any] = {}
-        self._view: str | None = None  # "board", "hidden" or "unseen"
-        self._note: str | None = None  # what else the page should know about that view
-        self._tiles: list[str] | None = None
-        self._chip: str | None = None
-        self._drawn: tuple[list[list[float]], int, list[tuple[str, tuple[float, float]]]] | None \
-            = None
-        self._read_ms: deque[float] = deque(maxlen=50)
-        self._skipped = 0
-        if sim is not None:
-            sim.on_change = self._wake.set
-        if micro_sim is not None:
-            micro_sim.on_change = self._wake.set
-
-    @property
-    def reads_frames(self) -> bool:
-        """A real camera, whose frames the vision pipeline reads (not the simulated table)."""
-        return self.sim is None and self.micro_sim is None
-
-    def look_for(self, sight: Sight) -> None:
-        """What the game on the table needs read from now on (the table calls this whenever
-        it changes): the readers are rebuilt for it on the next frame."""
-        with self._lock:
-            self._sight = sight
-
-    # -- thread
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(3.0)
-            self._thread = None
-        if self._source is not None and hasattr(self._source, "close"):
-            self._source.close()
-
-    def _run(self) -> None:
-        if self.reads_frames:
-            self._run_source()
-            return
-        while not self._stop.is_set():
-            self._wake.wait(self.interval * 5)
-            self._wake.clear()
-            for seen in self.sim.layouts() if self.sim is not None else ():
-                if seen != self._last:
-                    self._last = seen
-                    self.table.observe(seen, "camera")
-            # every resting place: the table knows where the robot stands and keeps only news
-            for space in self.micro_sim.observations() if self.micro_sim is not None else ():
-                self.table.observe_micro(space, "camera")
-
-    def _run_source(self) -> None:
-        """Frames from a real camera, each read for the game on the table (see the class
-        docstring). One picture that cannot be decoded is skipped; a source that fails is
-        reopened; the end of a recording ends the feed. Each says so on the page."""
-        from .vision.locate import VisionError
-        from .vision.sources import EndOfFrames, FrameSourceError, open_source
-
-        while not self._stop.is_set():
-            if self._source is None:
-                try:
-                    opts = self.setup.options(self.spec) if self.setup is not None else {}
-                    self._source = open_source(self.spec, **opts)
-                except (FrameSourceError, ValueError, OSError) as e:
-                    self._trouble(f"camera {self.spec}: {e}; trying again")
-                    self._stop.wait(3.0)
-                    continue
-            try:
-                frame = self._source.read()
-            except EndOfFrames:
-                self._trouble(f"camera {self.spec}: the recording has ended")
-                return
-            except FrameSourceError as e:
-                if self._source.is_open:  # one picture that cannot be used: read on
-                    self._skipped += 1
-                    self._trouble(f"camera: a picture was skipped: {e}")
-                    continue
-                self._trouble(f"camera {self.spec}: {e}; trying again")
-                self._source.close()
-                self._source = None
-                self._stop.wait(2.0)
-                continue
-            image = getattr(frame, "image", frame)
-            with self._lock:
-                self._frame = image
-                self._frames += 1
-                sight = self._sight
-            t0 = time.perf_counter()
-            try:
-                if sight.game == MICRO:
-                    self._see_micro(image, sight)
-                else:
-                    self._see_classic(image, sight)
-            except VisionError as e:
-                self._unseen(str(e))
-            except Exception as e:  # noqa: BLE001 - a frame the readers choke on is no fault
-                log.exception("camera: reading a frame")
-                self._unseen(f"a picture could not be read ({e})")
-            self._read_ms.append((time.perf_counter() - t0) * 1000)
-            self._stop.wait(self.interval)
-
-    # -- reading the classic board
-    def _see_classic(self, image: Any, sight: Sight) -> None:
-        from .vision.colours import Profile
-        from .vision.read import Reader
-        from .vision.track import Tracker
-
-        eyes = self._eyes
-        key = (sight.game, sight.epoch, sight.tiles, sight.robots, self._profile_version)
-        if eyes.get("key") != key:
-            profile = self.profile or Profile()
-            if sight.robots:
-                profile = profile.for_robots(list(sight.robots))
-            eyes.clear()
-            eyes.update(key=key, reader=Reader(tiles=list(sight.tiles) if sight.tiles else None,
-                                               profile=profile),
-                        tracker=Tracker(stable=self.stable))
-        if eyes.get("chip_key") != (sight.chip, sight.wait):
-            # each wait for a chip reads the piece afresh: its first settled chip is news
-            eyes.update(chip_key=(sight.chip, sight.wait), chips=Tracker(stable=self.stable))
-        reader = eyes["reader"]
-        reader.read_chip = sight.chip
-        obs = reader.read(image, corners=self.corners)
-        if obs.tiles and (obs.tiles_confidence or 0.0) >= 0.9:
-            self._tiles = list(obs.tiles)
-        event = eyes["tracker"].observe(obs)
-        if event.kind == "occluded":
-            self._drawn = (obs.corners, 16, [])
-            if self._view != "hidden":
-                self._set_view("hidden")
-                self.table.observe(None, "camera")
-        elif event.state is not None:
-            state = event.state
-            self._drawn = (obs.corners, 16, [(f"{r} {c}", _cell_uv(c)) for r, c in
-                                             (obs.robots if event.kind == "pending"
-                                              else state).items()])
-            if event.kind == "accepted" or (event.kind == "steady" and self._view != "board"):
-                # a new layout, or the board in view again after a hand: the table decides
-                self._last = dict(state)
-                self._set_view("board")
-                self.table.observe(dict(state), "camera")
-        if sight.chip:
-            self._see_chip(obs, eyes["chips"])
-
-    def _see_chip(self, obs: Any, chips: Any) -> None:
-        """The chip on the centre piece, once it has settled over a few frames."""
-        if obs.occluded:
-            chips.update(None, occluded=True)
-            return
-        reading = obs.chip
-        if reading is None:
-            key = ""
-        elif reading.read:
-            key = reading.label()
-        else:
-            key = f"?{reading.color}"  # unread: its reasons may differ frame to frame
-        if chips.update({"chip": key}).kind != "accepted":
-            return
-        self._chip = reading.label() if reading is not None else None
-        if reading is None:
-            self.table.observe_chip(None)
-        elif reading.read:
-            self.table.observe_chip(reading.label(), color=reading.color)
-        else:
-            self.table.observe_chip(None, reason=reading.reason, color=reading.color)
-
-    # -- reading the Micro Robots board
-    def _see_micro(self, image: Any, sight: Sight) -> None:
-        from .vision.micro import MicroReader, MicroTracker
-
-        eyes = self._eyes
-        if sight.layout is None:
-            eyes.clear()
-            self._set_view("unseen", Message("camera.no_micro_game"))
-            return
-        key = ("micro", sight.epoch, sight.layout, tuple(map(tuple, self.corners or ())))
-        if eyes.get("key") != key:
-            eyes.clear()
-            eyes.update(key=key, reader=MicroReader(sight.layout, corners=self.corners),
-                        tracker=MicroTracker(stable=self.stable), told="nothing yet")
-        obs = eyes["reader"].read(image)
-        event = eyes["tracker"].update(obs)
-        resting = eyes["tracker"].resting
-        labels = []
-        if obs.space is not None:
-            r, c = sight.layout.where(Space.parse(obs.space))
-            labels.append((obs.space, (c + 0.5, r + 0.5)))
-        self._drawn = (obs.corners, micro.SIZE, labels)
-        if event.kind == "occluded":
-            told: str | None = None
-            self._set_view("hidden")
-        elif event.kind == "unseen":
-            told = None
-            self._set_view("board", Message("camera.no_robot"))
-        elif event.kind in ("placed", "landed", "steady"):
-            told = resting
-            self._set_view("board")
-        else:
-            return  # a new space, not yet for long enough
-        if told != eyes["told"]:
-            # where the robot rests (the table knows a landing from a return), or hidden
-            eyes["told"] = told
-            self.table.observe_micro(told, "camera")
-
-    # -- what the camera says about itself
-    def _set_view(self, view: str, note: str | None = None) -> None:
-        changed = (view, note) != (self._view, self._note) or self._error is not None
-        self._view, self._note, self._error = view, note, None
-        if changed:
-            self._changed()
-
-    def _unseen(self, reason: str) -> None:
-        """The board could not be read in this frame (no board in view, a black frame)."""
-        self._drawn = None
-        if self._view != "unseen" or self._error != f"camera: {reason}":
-            self._view = "unseen"
-            self._error = Message("camera.refused", why=reason)
-            self._changed()
-
-    def _trouble(self, message: str) -> None:
-        if message != self._error:
-            log.warning(message)
-            self._error = message
-            self._changed()
-
-    def _changed(self) -> None:
-        """Republish, so the page shows what the camera now sees or why it cannot."""
-        self.table.call_soon(lambda: None)
-
-    # -- what the page asks
-    def status(self) -> dict[str, Any]:
-        times = sorted(self._read_ms)
-        return {"source": self.spec, "ok": self._error is None, "error": self._error,
-                "frames": self._frames, "view": self._view, "note": self._note,
-                "skipped": self._skipped,
-                "read_ms": round(times[len(times) // 2], 1) if times else None}
-
-    def read_times(self) -> list[float]:
-        """Milliseconds each recent frame took to read (for the benchmark)."""
-        return list(self._read_ms)
-
-    def tiles(self) -> list[str] | None:
-        """The tile sides in view: the simulated board's, or those a real camera identified."""
-        if self.sim is not None and self.sim.board is not None and self.sim.board.tiles:
-            return list(self.sim.board.tiles)
-        return list(self._tiles) if self._tiles else None
-
-    def _image(self) -> tuple[Any, Any]:
-        """The latest picture and what is known about it (the rendered truth on the sim)."""
-        if self.reads_frames:
-            with self._lock:
-                return self._frame, None
-        if self.micro_sim is not None:
-            layout, robot = self.micro_sim.seen()
-            if layout is not None:
-                return self._render(("micro", self.micro_sim.version),
-                                    lambda: _render_micro(layout, robot))
-        if self.sim is None:
-            return None, None
-        pos = self.sim.position()
-        if pos is None:
-            return None, None
-        return self._render(("classic", self.sim.version), lambda: _render_classic(pos))
-
-    def _render(self, key: Any, draw: Callable[[], Any]) -> tuple[Any, Any]:
-        with self._lock:
-            if self._frame_key == key:
-                return self._frame
-        shot = draw()
-        with self._lock:
-            self._frame_key = key
-            self._frame = (shot.image, shot)
-            self._frames += 1
-        return shot.image, shot
-
-    def jpeg(self, overlay: bool = True) -> bytes | None:
-        import cv2
-        import numpy as np
-
-        image, shot = self._image()
-        if image is None:
-            return None
-        img = image.copy()
-        if overlay and shot is not None:
-            quad = np.asarray(shot.corners, dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
-            if hasattr(shot, "layout"):  # a Micro Robots table: one robot
-                where = shot.robot_pixels["base"] if shot.robot_pixels else None
-                marks = [(shot.robot.name, where)] if shot.robot and where else []
-            else:
-                marks = [(f"{name} {shot.board.name(cell)}", shot.robot_pixels[name]["base"])
-                         for name, cell in shot.robots.items()]
-            for text, (x, y) in marks:
-                _mark(img, text, x, y)
-            if getattr(shot, "tiles", None):
-                for label, (x, y) in zip(shot.tiles, shot.corners, strict=False):
-                    cv2.putText(img, label, (int(x) + 6, int(y) + 20),
-                                cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 220, 255), 2, cv2.LINE_AA)
-        elif overlay and self._drawn is not None:
-            # what the camera read in its last frame: the board's outline, the robots' cells
-            corners, grid, labels = self._drawn
-            src = np.float32([[0, 0], [grid, 0], [grid, grid], [0, grid]])
-            H = cv2.getPerspectiveTransform(src, np.float32(corners))
-            quad = np.asarray(corners, dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
-            for text, uv in labels:
-                x, y = cv2.perspectiveTransform(np.float32([[uv]]), H)[0, 0]
-                _mark(img, text, x, y)
-        if self.corners:
-            for i, (x, y) in enumerate(self.corners):
-                cv2.circle(img, (int(x), int(y)), 8, (255, 0, 255), 2, cv2.LINE_AA)
-                cv2.putText(img, str(i + 1), (int(x) + 10, int(y) - 10),
-                            cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2, cv2.LINE_AA)
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return buf.tobytes() if ok else None
-
-    def detected(self) -> dict[str, Any]:
-        _, shot = self._image() if not self.reads_frames else (None, None)
-        out: dict[str, Any] = {"source": self.spec, "robots": self._last, "tiles": self.tiles(),
-                               "corners": self.corners, "error": self._error,
-                               "view": self._view, "chip": self._chip}
-        if self.reads_frames and self._drawn is not None and self.corners is None:
-            out["corners"] = [[round(float(x), 1), round(float(y), 1)]
-                              for x, y in self._drawn[0]]
-        if shot is not None:
-            out["corners"] = [[round(float(x), 1), round(float(y), 1)] for x, y in shot.corners]
-        return out
-
-    def set_corners(self, corners: list[tuple[float, float]]) -> dict[str, Any]:
-        xs = [x for x, _ in corners]
-        ys = [y for _, y in corners]
-        if max(xs) - min(xs) < 40 or max(ys) - min(ys) < 40:
-            raise ValueError("corners: the four points must span the board (they are too close)")
-        self.corners = list(corners)
-        return {"corners": self.corners}
-
-    def calibrate_colors(self) -> dict[str, Any]:
-        """Learn this table's colours from the latest picture, the robots standing where the
-        game says they do; the readers use them from the next frame on, and they are kept
-        (``profile_path``) for the next start."""
-        from .vision.colours import ProfileError
-        from .vision.learn import learn
-        from .vision.locate import VisionError
-
-        if self.table.micro:
-            raise ValueError("colours are learned from the classic game's robots: set up a "
-                             "Ricochet Robots game first")
-        robots = self.table.view().get("robots") or {}
-        if not robots:
-            raise ValueError("set up a game first: colours are learned from the robots where "
-                             "the game says they stand")
-        image, _ = self._image()
-        if image is None:
-            raise ValueError("no camera picture yet")
-        import numpy as np
-
-        corners = np.float32(self.corners) if self.corners else None
-        try:
-            profile = learn(image, dict(robots), tiles=self.tiles(), corners=corners,
-                            base=self.profile)
-        except (ProfileError, VisionError) as e:
-            raise ValueError(f"colours: {e}") from None
-        out = profile.to_dict()
-        if self.profile_path is not None:
-            try:
-                self.profile_path.parent.mkdir(parents=True, exist_ok=True)
-                profile.save(self.profile_path)
-                out["saved"] = str(self.profile_path)
-            except OSError as e:
-                raise ValueError(f"colours: cannot keep the profile in {self.profile_path} "
-                                 f"({e.strerror or e})") from None
-        with self._lock:
-            self.profile = profile
-            self._profile_version += 1
-        if self.setup is not None and self._source is not None:
-            # the colours hold while the light on them does: fix exposure and white balance
-            out["camera"] = self.setup.keep_lock(self._source)
-        return out
-
-    def read_layout(self) -> Any:
-        """Micro Robots: the board in the latest picture, read space by space
-        (:func:`companion.vision.micro.read_micro_layout`); :class:`ValueError` says why not."""
-        from .vision.locate import VisionError
-        from .vision.micro import read_micro_layout
-
-        image, _ = self._image()
-        if image is None:
-            raise ValueError("no camera picture yet")
-        try:
-            return read_micro_layout(image, corners=self.corners)
-        except VisionError as e:
-            raise ValueError(f"the camera cannot read a Micro Robots board: {e}") from None
-
-
-def _cell_uv(name: str) -> tuple[float, float]:
-    """A cell's centre on the grid seen from above, north-west corner (0, 0), in cells."""
-    from .board import parse_cell
-
-    index = parse_cell(name)
-    return index % 16 + 0.5, 15 - index // 16 + 0.5
-
-
-def _mark(img: Any, text: str, x: float, y: float) -> None:
-    import cv2
-
-    cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
-    cv2.putText(img, text, (int(x) + 16, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
-                (255, 255, 255), 1, cv2.LINE_AA)
-
-
-def _render_classic(pos: Position) -> Any:
-    """The simulated table's camera: a slightly tilted view of the classic board."""
-    from .vision.render import render
-
-    return render(pos, size=(960, 720), tilt=14, azimuth=20, rotation=3, noise=2)
-
-
-def _render_micro(layout: micro.Layout, robot: str | None) -> Any:
-    """… and of a Micro Robots board, the same camera over the same table."""
-    from .vision.micro_render import render_micro
-
-    return render_micro(layout, robot, size=(960, 720), tilt=14, azimuth=20, rotation=3,
-                        noise=2)

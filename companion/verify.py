@@ -1267,11 +1267,10 @@ def frame_observations(
     agree on it). A hidden or unreadable board gives one ``None`` per spell. Times are seconds
     since the first frame. A source that cannot be read raises ``ValueError``."""
     from .vision.locate import VisionError
-    from .vision.read import Reader
+    from .vision.read import reader_for
     from .vision.sources import EndOfFrames, FrameSourceError, open_source
 
-    tiles = list(position.board.tiles) if position.board.tiles else None
-    reader = Reader(tiles=tiles, read_chip=False)
+    reader = reader_for(position.board.tiles)
     try:
         source = open_source(str(path))
     except (FrameSourceError, ValueError) as e:

@@ -81,8 +81,10 @@ def sim_table(tmp_path, factory):
     import time
 
     from companion.gpio import Hardware, PinMap
+    from companion.sim import MicroSimWorld, SimWorld
     from companion.store import Store
-    from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table
+    from companion.table import Table
+    from companion.vision.feed import CameraFeed
 
     db = tmp_path / "j.db"
     t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=None,

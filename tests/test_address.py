@@ -94,7 +94,8 @@ def test_loopback_is_told_apart_from_every_other_address(addr):
 
 NETNS_SCRIPT = textwrap.dedent('''
     import http.cookiejar, io, json, re, socket, subprocess, sys, urllib.request
-    from companion.web.serve import RunOptions, build, serve_in_thread
+    from companion.app import RunOptions, build
+    from companion.web.serve import serve_in_thread
 
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     table, app, printed = build(RunOptions(camera="sim", host="0.0.0.0", port=0,

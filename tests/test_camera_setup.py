@@ -13,8 +13,9 @@ from fake_picamera2 import Rig
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.table import CameraFeed, Table
+from companion.table import Table
 from companion.vision.camera_setup import CAMERA_FORMAT, CameraSetup, CameraSetupError, check
+from companion.vision.feed import CameraFeed
 from companion.vision.lens import LensProfile
 from companion.vision.sources import PiCameraSource, UndistortedSource, open_source
 

@@ -1,7 +1,7 @@
 """The table with a real camera: frames from a folder (``companion run --camera DIR``), drawn by
 the project's renderer and read by the real vision pipeline, reach the game.
 
-Each step of a story gets its own folder of frames and its own :class:`CameraFeed` (a folder
+Each step of a story gets its own folder of frames and its own camera feed (a folder
 is a recording: it ends), attached to the running table as a camera is; the test waits on the
 states the table publishes, never on sleeps.
 """
@@ -23,7 +23,8 @@ import pytest
 
 from companion.micro import example_layout
 from companion.store import Store
-from companion.table import CameraFeed, Table
+from companion.table import Table
+from companion.vision.feed import CameraFeed
 from companion.vision.micro_render import render_micro
 from companion.vision.render import render
 
@@ -284,7 +285,7 @@ def test_a_hand_over_the_board_is_reported_hidden_and_never_moves_a_robot(table,
 
 @pytest.mark.slow
 def test_colours_calibrated_from_the_camera_are_kept_for_the_next_start(table, tmp_path):
-    from companion.web.serve import load_colours
+    from companion.app import load_colours
 
     set_up(table)
     w = Watch(table)
@@ -426,8 +427,8 @@ def test_the_pictures_of_a_real_camera_show_what_it_read(table, tmp_path):
 
 
 def test_companion_run_reads_a_folder_of_frames_with_the_tables_colours(tmp_path):
+    from companion.app import RunOptions, build
     from companion.vision.colours import Profile
-    from companion.web.serve import RunOptions, build
 
     kept = tmp_path / "colours.json"  # beside the journal: where the page's calibration goes
     Profile().for_robots(["red", "green", "blue", "yellow", "silver"]).save(kept)

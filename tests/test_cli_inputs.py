@@ -450,10 +450,10 @@ def test_run_refuses_any_bad_pin_map_or_colour_profile_before_starting(capfd, wo
                                                                        monkeypatch, data):
     """``companion run`` checks its files before it starts anything; where the files are
     good it goes on to start the table (here: the call that would start it is recorded)."""
-    import companion.web.serve as serve
+    import companion.app as app
 
     started = []
-    monkeypatch.setattr(serve, "run", lambda opts: started.append(opts) or 0)
+    monkeypatch.setattr(app, "run", lambda opts: started.append(opts) or 0)
     pins = place(work, "p.toml", data.draw(file_or_worse(_SEEDS["pins"], is_json=False)))
     colours = place(work, "c.json", data.draw(file_or_worse(_SEEDS["profile"])))
     code = run(capfd, "run --pins", ["run", "--pins", pins, "--port", "0"],

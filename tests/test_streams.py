@@ -11,9 +11,9 @@ import urllib.request
 
 import pytest
 
+from companion.events import Broker, BrokerBusy, BrokerFull
 from companion.table import Table
 from companion.web import create_app
-from companion.web.events import Broker, BrokerBusy, BrokerFull
 from companion.web.serve import serve_in_thread
 
 

@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 
 from companion import solver
+from companion.events import Broker
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move
+from companion.sim import MicroSimWorld, SimWorld
 from companion.store import Store
-from companion.table import CameraFeed, MicroSimWorld, SimWorld, Table, board_geometry
-from companion.web.events import Broker
+from companion.table import Table
+from companion.table_view import board_geometry
+from companion.vision.feed import CameraFeed
 
 WAIT = 10.0  # ceiling for events; a working build is far quicker
 

@@ -14,9 +14,11 @@ import pytest
 from companion.board import Board
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move, Position, Rules, validate_route
+from companion.sim import SimWorld
 from companion.solver import solve
 from companion.store import Store
-from companion.table import CameraFeed, SimWorld, Table
+from companion.table import Table
+from companion.vision.feed import CameraFeed
 from companion.web import create_app
 
 PIN = "135790"

@@ -1,6 +1,6 @@
 """``companion bench camera``: how long the table's camera thread takes per frame.
 
-The real :class:`~companion.table.CameraFeed` of a table reads a folder of rendered frames at
+The real :class:`~companion.vision.feed.CameraFeed` of a table reads a folder of rendered frames at
 1280×960 (``companion run --camera DIR``; the Pi camera's capture size, ``--size`` for another,
 e.g. 1640x1232, the sensor's binned full view), with the reader the game on the table asks for:
 
@@ -33,7 +33,8 @@ import cv2
 import numpy as np
 
 from ..micro import example_layout
-from ..table import CameraFeed, Table
+from ..table import Table
+from ..vision.feed import CameraFeed
 from ..vision.micro_render import render_micro
 from ..vision.render import render
 from . import write_report

@@ -38,8 +38,7 @@ import numpy as np
 
 from ..board import cell_name, parse_cell
 from ..vision.colours import Profile
-from ..vision.lattice import locate_lattice
-from ..vision.locate import GRID, BoardNotFound, VisionError
+from ..vision.locate import GRID, BoardNotFound, VisionError, locate_lattice
 from ..vision.read import read_frame
 
 FOUR = ("red", "green", "blue", "yellow")

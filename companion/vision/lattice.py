@@ -457,64 +457,6 @@ def fit_lattice(gray: np.ndarray, rough: np.ndarray, *, broad: bool = True) -> L
     return best
 
 
-def rough_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Rough quadrilaterals that may hold the board, best first: the outlines of board-like
-    regions at several brightness levels (see :mod:`.locate`), and the whole picture (a board
-    that fills it)."""
-    from . import locate as L
-
-    h0, w0 = image.shape[:2]
-    scale = min(1.0, 480.0 / max(h0, w0))
-    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
-                       interpolation=cv2.INTER_AREA) if scale < 1 else image
-    found: list[tuple[float, np.ndarray]] = []
-    try:
-        parts = L._surface_parts(small)
-    except L.BoardNotFound:
-        parts = None
-    if parts is not None:
-        for level in (0.5, 0.38, 0.62):
-            try:
-                got = L._outline_at(small, L.surface_mask(small, level, parts))
-            except L.BoardNotFound:
-                continue
-            if got is not None:
-                quad = got[1] / scale + (0.5 / scale - 0.5)
-                if all(np.abs(quad - q).max() > 0.02 * max(h0, w0) for _, q in found):
-                    found.append((got[0], quad))
-    found.sort(key=lambda f: -f[0])
-    whole = np.array([[0, 0], [w0 - 1, 0], [w0 - 1, h0 - 1], [0, h0 - 1]], dtype=np.float64)
-    return [q for _, q in found] + [whole]
-
-
-def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> object:
-    """The board by its lattice (a :class:`~.locate.Location`, method ``"lattice"``), tried
-    from every rough quadrilateral; when none holds, :class:`~.locate.BoardNotFound` with the
-    clearest reason known: an edge out of the picture, else ``why``."""
-    from . import locate as L
-
-    h, w = gray.shape[:2]
-    edge = None
-    tile = str(why) == L.NOT_A_BOARD
-    for rough in rough_quads(image):
-        fit = fit_lattice(gray, rough)
-        if fit.corners is not None:
-            try:
-                L._check_quad(fit.corners, (w, h))
-            except L.BoardNotFound:
-                continue
-            loc = L.from_corners(fit.corners, (w, h), method="lattice", quality=fit.score)
-            if L.board_like(gray, loc):
-                return loc
-            tile = True
-            continue
-        if fit.out_edge is not None and edge is None:
-            edge = fit.problem
-    if tile:  # cells, but a tile's: its own edges say nothing of a board's
-        raise L.BoardNotFound(L.NOT_A_BOARD)
-    raise L.BoardNotFound(edge if edge is not None else str(why))
-
-
 def cell_likeness(gray: np.ndarray, loc: object, px: int = 16) -> tuple[float, float]:
     """How alike neighbouring cells look (median normalised correlation of each cell with the
     next one along either axis), and the same for cells two apart.

@@ -695,8 +695,6 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
     except BoardNotFound as e:
         # A thin or pale frame, a table as light as the cells, glare: the lattice of cells
         # still tells where the board is, or that it is not wholly in the picture.
-        from .lattice import locate_lattice
-
         return locate_lattice(image, gray, e)
     if contrast <= FRAME_CLEAR:
         return loc
@@ -717,6 +715,14 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
     return loc
 
 
+def quadrant_cells(q: int) -> tuple[slice, slice]:
+    """Grid rows and columns of quadrant ``q`` (0 north-west, 1 north-east, 2 south-east,
+    3 south-west: the order of a board's tiles)."""
+    rows = slice(0, 8) if q in (0, 1) else slice(8, 16)
+    cols = slice(0, 8) if q in (0, 3) else slice(8, 16)
+    return rows, cols
+
+
 FRAME_CLEAR = 0.6  # a frame contrast this low: a dark printed frame, seen all round
 
 NOT_A_BOARD = ("no board in view (cells are seen, but not a board's 16 × 16 of them: "
@@ -731,3 +737,59 @@ def board_like(gray: np.ndarray, loc: Location) -> bool:
 
     next_one, two_on = cell_likeness(gray, loc)
     return next_one >= 0.2 and next_one >= 0.75 * two_on
+
+
+def rough_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Rough quadrilaterals that may hold the board, best first: the outlines of board-like
+    regions at several brightness levels (see :func:`surface_mask`), and the whole picture (a board
+    that fills it)."""
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, 480.0 / max(h0, w0))
+    small = cv2.resize(image, (round(w0 * scale), round(h0 * scale)),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else image
+    found: list[tuple[float, np.ndarray]] = []
+    try:
+        parts = _surface_parts(small)
+    except BoardNotFound:
+        parts = None
+    if parts is not None:
+        for level in (0.5, 0.38, 0.62):
+            try:
+                got = _outline_at(small, surface_mask(small, level, parts))
+            except BoardNotFound:
+                continue
+            if got is not None:
+                quad = got[1] / scale + (0.5 / scale - 0.5)
+                if all(np.abs(quad - q).max() > 0.02 * max(h0, w0) for _, q in found):
+                    found.append((got[0], quad))
+    found.sort(key=lambda f: -f[0])
+    whole = np.array([[0, 0], [w0 - 1, 0], [w0 - 1, h0 - 1], [0, h0 - 1]], dtype=np.float64)
+    return [q for _, q in found] + [whole]
+
+
+def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Location:
+    """The board by its lattice (a :class:`Location`, method ``"lattice"``), tried
+    from every rough quadrilateral; when none holds, :class:`BoardNotFound` with the
+    clearest reason known: an edge out of the picture, else ``why``."""
+    from .lattice import fit_lattice
+
+    h, w = gray.shape[:2]
+    edge = None
+    tile = str(why) == NOT_A_BOARD
+    for rough in rough_quads(image):
+        fit = fit_lattice(gray, rough)
+        if fit.corners is not None:
+            try:
+                _check_quad(fit.corners, (w, h))
+            except BoardNotFound:
+                continue
+            loc = from_corners(fit.corners, (w, h), method="lattice", quality=fit.score)
+            if board_like(gray, loc):
+                return loc
+            tile = True
+            continue
+        if fit.out_edge is not None and edge is None:
+            edge = fit.problem
+    if tile:  # cells, but a tile's: its own edges say nothing of a board's
+        raise BoardNotFound(NOT_A_BOARD)
+    raise BoardNotFound(edge if edge is not None else str(why))

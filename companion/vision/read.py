@@ -23,6 +23,7 @@ north lies — so the per-frame work is only localisation, robots and occlusion.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,6 +232,18 @@ class Reader:
             self.tiles = list(reading.tiles)  # from now on only north is searched for
         self._tiles_reading, self._corners = reading, loc.corners.copy()
         return reading
+
+
+def reader_for(tiles: Sequence[str] | None, *, robots: Sequence[str] = (),
+               profile: Profile | None = None, read_chip: bool = False) -> Reader:
+    """The reader of one game's board: its ``tiles`` (``None``: identified from the picture),
+    the table's colour ``profile`` narrowed to the ``robots`` the game has. The camera feed
+    and ``companion verify`` both build their reader here, so a recording replays through
+    the pipeline the table reads with."""
+    chosen = profile or Profile()
+    if robots:
+        chosen = chosen.for_robots(list(robots))
+    return Reader(tiles=list(tiles) if tiles else None, profile=chosen, read_chip=read_chip)
 
 
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:

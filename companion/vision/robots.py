@@ -25,8 +25,7 @@ import numpy as np
 
 from ..board import DOWN, LEFT, RIGHT, UP, Board
 from .colours import Profile, balanced_lab, cell_lightness, white_of
-from .locate import GRID, Location
-from .tileid import quadrant_cells
+from .locate import GRID, Location, quadrant_cells
 
 # A robot in cell units: about 1.4 cells tall, its base about 0.75 of a cell across.
 ROBOT_HEIGHT = 1.4

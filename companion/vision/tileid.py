@@ -25,7 +25,7 @@ import numpy as np
 
 from ..board import COLORS, place_tile_cell, tile_library
 from .colours import Profile, balanced_lab, white_of
-from .locate import GRID, Location, VisionError
+from .locate import GRID, Location, VisionError, quadrant_cells
 
 N, E, S, W = 0, 1, 2, 3
 _SIDE = {"N": N, "E": E, "S": S, "W": W}
@@ -49,14 +49,6 @@ class TileReading:
     confidence: float
     margin: float
     score: float
-
-
-def quadrant_cells(q: int) -> tuple[slice, slice]:
-    """Grid rows and columns of quadrant ``q`` (0 north-west, 1 north-east, 2 south-east,
-    3 south-west: the order of a board's tiles)."""
-    rows = slice(0, 8) if q in (0, 1) else slice(8, 16)
-    cols = slice(0, 8) if q in (0, 3) else slice(8, 16)
-    return rows, cols
 
 
 def _set_edge(arr: np.ndarray, row: int, col: int, d: int, value: float) -> None:

@@ -14,10 +14,10 @@ import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
 
 from .. import i18n
+from ..events import BrokerBusy, BrokerClosed, BrokerFull
 from ..i18n import Message
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
-from .events import BrokerBusy, BrokerClosed, BrokerFull
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -17,7 +17,7 @@ from ..hints import hints
 from ..puzzles import PuzzleError, daily, deal
 from ..rules import Move, Position, PositionError, Rules, validate_route
 from ..solver import SolverError, solve
-from ..table import board_geometry
+from ..table_view import board_geometry
 from .api import _int, body
 from .pages import _context
 

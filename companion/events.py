@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import i18n
-from ..errors import CompanionError
+from . import i18n
+from .errors import CompanionError
 
 _CLOSED = object()
 
