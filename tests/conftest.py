@@ -6,9 +6,13 @@ vision tests alone, ``-m browser`` the browser tests alone. CI runs everything."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium, which the browser tests drive
 
 # Modules that read rendered frames or real photos through the vision pipeline.
 CAMERA_MODULES = {
@@ -98,3 +102,14 @@ def sim_table(tmp_path, factory):
     yield t
     t.stop()
 
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a browser test module (Playwright driving Debian's build)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                              args=["--no-sandbox", "--disable-background-networking"])
+        yield b
+        b.close()

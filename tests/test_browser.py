@@ -89,17 +89,6 @@ class Api:
         return json.loads(self.opener.open(self.base + path).read())
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                              args=["--no-sandbox", "--disable-background-networking"])
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def companion(tmp_path):
     c = Companion(tmp_path / "journal.db").start()

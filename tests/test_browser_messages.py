@@ -20,17 +20,6 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                              args=["--no-sandbox", "--disable-background-networking"])
-        yield b
-        b.close()
-
-
 def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
     server = Companion(tmp_path / "journal.db").start()
     try:

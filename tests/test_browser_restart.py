@@ -12,9 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from test_browser import CHROMIUM, PHONE, PIN, ROOT, WAIT, Api, Companion, browser, unlock
-
-__all__ = ["browser"]  # the module's Chromium, shared with these tests
+from test_browser import CHROMIUM, PHONE, PIN, ROOT, WAIT, Api, Companion, unlock
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Chromium at /usr/bin/chromium (apt install chromium)")

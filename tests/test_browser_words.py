@@ -54,17 +54,6 @@ OVERFLOW_JS = """(w) => {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                              args=["--no-sandbox", "--disable-background-networking"])
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory):
     c = Companion(tmp_path_factory.mktemp("words") / "journal.db").start()
     yield c
