@@ -342,6 +342,29 @@ def test_a_recording_that_ends_leaves_the_game_as_it_was(table, tmp_path):
     w.close()
 
 
+def test_a_camera_facing_no_board_says_why_in_the_pages_language(table, tmp_path):
+    # the page is told why in English (the command line's words) and as a message beside it,
+    # which a German or French page says in its own words
+    from test_messages import english_left
+
+    from companion import i18n
+
+    w = Watch(table)
+    table.watch(record(tmp_path / "empty", [np.full((480, 640, 3), 128, np.uint8)]))
+    state = w.until(lambda s: camera(s).get("view") == "unseen" and camera(s).get("error"))
+    seen = state["camera"]
+    assert seen["error"].startswith("camera: no board in view")
+    assert seen["error_msg"]["key"] == "camera.refused"
+    assert seen["error_msg"]["args"]["why"]["key"].startswith("vision.")
+    german = i18n.render("de", seen["error_msg"])
+    assert german.startswith("Kamera: kein Spielplan im Bild") and not english_left(german)
+    french = i18n.render("fr", seen["error_msg"])
+    assert french.startswith("Caméra : aucun plateau en vue") and not english_left(french)
+    ended = w.until(lambda s: "ended" in (camera(s).get("error") or ""))
+    assert i18n.render("de", ended["camera"]["error_msg"]).endswith("die Aufnahme ist zu Ende")
+    w.close()
+
+
 # ---------------------------------------------------------------- Micro Robots
 
 LAYOUT = example_layout()

@@ -42,6 +42,10 @@ def test_the_walk_finds_the_messages():
     keys = produced_keys()
     assert "refuse.bid_higher" in keys and "verify.question" in keys
     assert "layout.duplicate" in keys and "route.move" in keys
+    # the camera's reasons why it cannot see the board, classic and Micro Robots
+    assert "vision.no_board_colour" in keys and "vision.single_tile" in keys
+    assert "vision.out_edge.*" in keys and "vision.micro.rows_out" in keys
+    assert "vision.covered" in keys and "camera.no_frame" in keys
     assert len(keys) > 80
 
 
@@ -229,3 +233,81 @@ def test_a_reason_sent_as_a_form_the_catalogues_do_not_know_is_not_taken():
     good = i18n.stored(Message("verify.hidden"))
     ev = event(g.do("verdict", success=False, by="camera", reason=good), "demonstration_failed")
     assert ev["reason"].key == "verify.hidden" and g.g.s.verdict["result"] == "illegal"
+
+
+# More words that would be English left in a camera's reason.
+SIGHT = ENGLISH | {"frame", "view", "picture", "edge", "edges", "outline", "lattice", "cells",
+                   "covered", "part", "of", "no", "clearly", "tile", "tiles",
+                   "squares", "rows", "only", "within", "trying", "again", "recording",
+                   "ended", "skipped", "could", "black", "light", "small", "closer",
+                   "corners", "quadrilateral", "layout", "turn", "identified"}
+
+
+def english_left(words: str) -> set[str]:
+    return set(re.findall(r"\w+", words.lower())) & SIGHT
+
+
+def sight_keys() -> list[str]:
+    """The keys of the camera's reasons: why it cannot see or read the board, or why its
+    pictures do not come."""
+    return sorted(k for k in produced_keys()
+                  if k.startswith("vision.") or k.startswith("camera."))
+
+
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_every_reason_of_the_camera_is_said_without_english(lang):
+    # every reason the vision code gives, with its values filled, in German and French
+    keys = sight_keys()
+    assert len(keys) >= 25
+    for key in keys:
+        for form in forms("en", key):
+            template = i18n.catalogue("en")[form]
+            values = {name: "7" for name in i18n.PLACEHOLDER.findall(template)}
+            if "name" in values:
+                values["name"] = " 'Home'"
+            m = Message(form, **values)
+            words = i18n.render(lang, m)
+            assert words != str(m), form
+            assert not english_left(words), (form, words, english_left(words))
+
+
+def test_a_frame_with_no_board_says_why_in_german():
+    # the reason locate gives for a frame facing no board, classic or Micro Robots, as the
+    # table page shows it (the camera feed's "camera: …"); the English stays for the command
+    # line
+    import numpy as np
+
+    from companion.vision.locate import BoardNotFound, locate
+    from companion.vision.micro_locate import locate_micro
+
+    table = np.full((480, 640, 3), 128, np.uint8)  # an empty grey table
+    for find in (locate, locate_micro):
+        with pytest.raises(BoardNotFound) as refused:
+            find(table)
+        why = i18n.said(refused.value)
+        assert isinstance(why, Message) and why.key.startswith("vision.")
+        assert str(refused.value) == str(why) and str(why).startswith("no board in view")
+        line = Message("camera.refused", why=why)
+        german = i18n.render("de", Message.from_json(line.to_json()))
+        assert german.startswith("Kamera: kein Spielplan im Bild"), german
+        assert not english_left(german), german
+    with pytest.raises(BoardNotFound) as black:
+        locate(np.zeros((480, 640, 3), np.uint8))
+    assert str(black.value) == "the frame is black: no light, or the camera is covered"
+    assert i18n.render("fr", i18n.said(black.value)) == \
+        "l'image est noire : pas de lumière, ou la caméra est couverte"
+
+
+def test_an_edge_out_of_the_picture_is_named_in_each_language():
+    from companion.vision.locate import BoardNotFound, locate_lattice
+
+    assert str(Message("vision.out_edge.top")) == "the board's top edge is out of the picture"
+    assert i18n.render("de", Message("vision.out_edge.left")) == \
+        "der linke Rand des Spielplans liegt außerhalb des Bildes"
+    # the lattice's reason is passed on as it was given, a message still
+    import numpy as np
+
+    grey = np.full((120, 160, 3), 128, np.uint8)
+    with pytest.raises(BoardNotFound) as refused:
+        locate_lattice(grey, grey[..., 0], BoardNotFound(Message("vision.out_of_frame")))
+    assert isinstance(i18n.said(refused.value), Message)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..games import MICRO
-from ..i18n import Message
+from ..i18n import Message, said
 from ..micro import SIZE as MICRO_SIZE
 from ..micro import Layout, Space
 from ..rules import Position
@@ -210,20 +210,20 @@ class CameraFeed:
                     opts = self.setup.options(self.spec) if self.setup is not None else {}
                     self._source = open_source(self.spec, **opts)
                 except (FrameSourceError, ValueError, OSError) as e:
-                    self._trouble(f"camera {self.spec}: {e}; trying again")
+                    self._trouble(Message("camera.retrying", spec=self.spec, why=said(e)))
                     self._stop.wait(3.0)
                     continue
             try:
                 frame = self._source.read()
             except EndOfFrames:
-                self._trouble(f"camera {self.spec}: the recording has ended")
+                self._trouble(Message("camera.ended", spec=self.spec))
                 return
             except FrameSourceError as e:
                 if self._source.is_open:  # one picture that cannot be used: read on
                     self._skipped += 1
-                    self._trouble(f"camera: a picture was skipped: {e}")
+                    self._trouble(Message("camera.skipped", why=said(e)))
                     continue
-                self._trouble(f"camera {self.spec}: {e}; trying again")
+                self._trouble(Message("camera.retrying", spec=self.spec, why=said(e)))
                 self._source.close()
                 self._source = None
                 self._stop.wait(2.0)
@@ -240,10 +240,10 @@ class CameraFeed:
                 else:
                     self._see_classic(image, sight)
             except VisionError as e:
-                self._unseen(str(e))
+                self._unseen(said(e))
             except Exception as e:  # noqa: BLE001 - a frame the readers choke on is no fault
                 log.exception("camera: reading a frame")
-                self._unseen(f"a picture could not be read ({e})")
+                self._unseen(Message("camera.unreadable", why=str(e)))
             self._read_ms.append((time.perf_counter() - t0) * 1000)
             self._stop.wait(self.interval)
 

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..i18n import Message
+
 GRID = 16
 PX = 20  # rectified pixels per cell
 BROAD_PX = 48  # the same, for a rough quadrilateral up to three times the board's size
@@ -394,19 +396,18 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
              and strong_h >= 0.85 * seen_h and rows_seen >= 12
              and row_ok >= rows_seen - 1 and edges_ok)
     if not holds:
-        problem = "no lattice of 16 × 16 cells in view"
+        problem = Message("vision.no_lattice")
     elif outside:
-        problem = f"the board's {outside[0]} edge is out of the picture"
+        problem = Message(f"vision.out_edge.{outside[0]}")
         out_edge = outside[0]
     elif seen_v < GRID - 1 or seen_h < GRID - 1 or rows_seen < 2 * GRID:
-        problem = "no lattice of 16 × 16 cells in view"
+        problem = Message("vision.no_lattice")
     else:
         for _name, val in beyond:
             if np.isnan(val):
                 continue
             if val > 0.5 * typical:
-                problem = "the cells run on past the lattice: more than 16 × 16 cells, " \
-                          "or not a board"
+                problem = Message("vision.cells_run_on")
                 break
     score = float(min(strong_v, strong_h) / (GRID - 1)) * float(row_ok / (2 * GRID))
     if problem is not None:

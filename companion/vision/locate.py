@@ -38,12 +38,14 @@ import cv2
 import numpy as np
 
 from ..errors import CompanionError
+from ..i18n import Message, said
 
 GRID = 16
 
 
 class VisionError(CompanionError, ValueError):
-    """The frame cannot be read; the message says what is wrong, in the user's words."""
+    """The frame cannot be read; the message says what is wrong, in the user's words (a
+    :class:`~companion.i18n.Message`, so a page says it in its own language)."""
 
 
 class BoardNotFound(VisionError):
@@ -190,10 +192,10 @@ def _check_quad(corners: np.ndarray, image_size: tuple[int, int]) -> None:
     w, h = image_size
     pts = corners.astype(np.float32).reshape(-1, 1, 2)
     if not cv2.isContourConvex(pts):
-        raise BoardNotFound("the four board corners do not form a convex quadrilateral")
+        raise BoardNotFound(Message("vision.not_convex"))
     area = cv2.contourArea(pts)
     if area < 0.04 * w * h:
-        raise BoardNotFound("the board is too small in the frame to read (move the camera closer)")
+        raise BoardNotFound(Message("vision.too_small"))
 
 
 def check_corners(corners: Any, image_size: tuple[int, int],
@@ -291,7 +293,7 @@ def _surface_parts(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     mx = cv2.max(cv2.max(b, g), r)
     bright = float(np.percentile(mx, 97))
     if bright < 25:
-        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+        raise BoardNotFound(Message("vision.black"))
     # Colour cast: the bright, nearly grey pixels (short of any glare) tell its hue; undo it
     # first. Strongly coloured pixels are left out, or a large light wood table would pass
     # for the white and turn the board blue.
@@ -410,7 +412,7 @@ def _component(mask: np.ndarray) -> tuple[np.ndarray, int]:
         if score > best_score:
             best, best_score = i, score
     if best < 0:
-        raise BoardNotFound("no board in view (nothing large and board-coloured)")
+        raise BoardNotFound(Message("vision.no_board_colour"))
     return (labels == best).astype(np.uint8) * 255, int(stats[best, cv2.CC_STAT_AREA])
 
 
@@ -561,20 +563,18 @@ def locate_outline(image: np.ndarray) -> Location:
         if best is not None and best[0] > 0.93:
             break
     if best is None:
-        raise BoardNotFound("no board in view (the board's outline is not a quadrilateral: "
-                            "is part of it out of frame or covered?)")
+        raise BoardNotFound(Message("vision.not_quadrilateral"))
     fill, quad, touches = best
     corners = quad / scale + (0.5 / scale - 0.5)  # small-image pixel centres → full image
     cell = np.sqrt(cv2.contourArea(corners.astype(np.float32))) / GRID
     out = ((corners[:, 0] < -0.3 * cell) | (corners[:, 0] > w0 - 1 + 0.3 * cell)
            | (corners[:, 1] < -0.3 * cell) | (corners[:, 1] > h0 - 1 + 0.3 * cell))
     if out.any():
-        raise BoardNotFound("part of the board is out of the frame")
+        raise BoardNotFound(Message("vision.out_of_frame"))
     _check_quad(corners, (w0, h0))
     quality = float(np.clip(fill, 0, 1))
     if quality < 0.75:
-        raise BoardNotFound("the board is not clearly in view (its outline is broken; "
-                            "covered, or out of frame?)")
+        raise BoardNotFound(Message("vision.outline_broken"))
     notes = ("the board touches the edge of the frame",) if touches else ()
     return from_corners(corners, (w0, h0), method="outline", quality=quality, notes=notes)
 
@@ -649,7 +649,7 @@ def track(image: np.ndarray, prev: Location, *, max_shift: float = 0.3) -> Locat
         return None
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if float(gray.max()) < 25:
-        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+        raise BoardNotFound(Message("vision.black"))
     loc = refine_lattice(gray, prev)
     cell = np.linalg.norm(prev.corners[1] - prev.corners[0]) / GRID
     if np.abs(loc.corners - prev.corners).max() > max_shift * cell:
@@ -668,13 +668,13 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
            use_markers: bool = True, refine: bool = True) -> Location:
     """Find the board in a BGR frame; raises :class:`BoardNotFound` with the reason."""
     if image is None or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
-        raise VisionError("not a colour image")
+        raise VisionError(Message("vision.not_colour"))
     h, w = image.shape[:2]
     if corners is not None:
         return from_corners(check_corners(corners, (w, h)), (w, h), method="manual")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if float(gray.max()) < 25:
-        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+        raise BoardNotFound(Message("vision.black"))
     if use_markers:
         loc = locate_markers(gray, (w, h))
         if loc is not None:
@@ -688,8 +688,7 @@ def locate(image: np.ndarray, *, corners: np.ndarray | None = None,
         # picture's edge, or fitted to a line of walls, has cells or table where it should be.
         contrast = frame_contrast(gray, loc)
         if contrast > 0.8:
-            raise BoardNotFound("part of the board is out of the frame or covered (its dark "
-                                "frame is not seen all round)")
+            raise BoardNotFound(Message("vision.frame_unseen"))
         if not board_like(gray, loc):
             raise BoardNotFound(NOT_A_BOARD)
     except BoardNotFound as e:
@@ -725,8 +724,7 @@ def quadrant_cells(q: int) -> tuple[slice, slice]:
 
 FRAME_CLEAR = 0.6  # a frame contrast this low: a dark printed frame, seen all round
 
-NOT_A_BOARD = ("no board in view (cells are seen, but not a board's 16 × 16 of them: "
-               "a single tile?)")
+NOT_A_BOARD = Message("vision.single_tile")  # cells, but a single tile's
 
 
 def board_like(gray: np.ndarray, loc: Location) -> bool:
@@ -792,4 +790,4 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
             edge = fit.problem
     if tile:  # cells, but a tile's: its own edges say nothing of a board's
         raise BoardNotFound(NOT_A_BOARD)
-    raise BoardNotFound(edge if edge is not None else str(why))
+    raise BoardNotFound(edge if edge is not None else said(why))

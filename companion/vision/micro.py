@@ -63,6 +63,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..i18n import Message
 from ..micro import ALL_SPACES, COLORS, NUMBERS, SECTION, SIZE, Layout, Space, check_rows
 from .locate import BoardNotFound, VisionError
 from .micro_locate import MicroLocation, locate_micro
@@ -723,8 +724,7 @@ class MicroReader:
         total, _, loc, turns = tried[0]
         if total > MISMATCH * tried[1][0]:
             name = f" {self.layout.name!r}" if self.layout.name else ""
-            raise VisionError(f"the board in view is not the layout{name} (it fits no turn of "
-                              "the board better than the others)")
+            raise VisionError(Message("vision.micro.not_layout", name=name))
         self._turns, self._style = turns, style
         return loc
 
@@ -734,9 +734,9 @@ class MicroReader:
         """The robot's space in one frame (see the class docstring). Raises
         :class:`~companion.vision.locate.VisionError` when the board cannot be seen at all."""
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
-            raise VisionError("not a colour image")
+            raise VisionError(Message("vision.not_colour"))
         if float(image.max()) < 25:
-            raise BoardNotFound("the frame is black: no light, or the camera is covered")
+            raise BoardNotFound(Message("vision.black"))
         fresh = self._loc is None or self._loc.image_size != (image.shape[1], image.shape[0])
         if fresh:
             self._loc = self._find(image)

@@ -22,6 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from ..i18n import Message
 from ..micro import SIZE
 from .locate import (
     BoardNotFound,
@@ -215,11 +216,11 @@ def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
         med = float(np.median(blobs[:, 2]))
         blobs = blobs[(blobs[:, 2] > 0.5 * med) & (blobs[:, 2] < 1.8 * med)]
     if len(blobs) < 9:
-        raise BoardNotFound("no board in view (no lattice of die faces)")
+        raise BoardNotFound(Message("vision.micro.no_faces"))
     pts = (blobs[:, :2] + 0.5) / scale - 0.5  # small-frame pixel centres → full frame
     grown = _grow_lattice(pts)
     if grown is None or grown[1].sum() < 9:
-        raise BoardNotFound("no board in view (no lattice of die faces)")
+        raise BoardNotFound(Message("vision.micro.no_faces"))
     coords, ok = grown
     ii, jj = coords[ok, 0], coords[ok, 1]
     span = (int(ii.max() - ii.min() + 1), int(jj.max() - jj.min() + 1))
@@ -238,19 +239,17 @@ def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
     sel = (ii >= i0) & (ii < i0 + SIZE) & (jj >= j0) & (jj < j0 + SIZE)
     beyond = int((~sel).sum())
     if beyond > max(4, count // 3):  # two dice may line up with the faces, not a dozen
-        raise BoardNotFound(f"no Micro Robots board in view (a lattice of squares larger than "
-                            f"6 by 6: {count + beyond} of them)")
+        raise BoardNotFound(Message("vision.micro.too_large", count=count + beyond))
     grid = src[sel] - [i0, j0] + 0.5
     img_pts = pts[ok][sel]
     pitch = float(np.median(np.linalg.norm(np.diff(img_pts, axis=0), axis=1)))
     H, inl = cv2.findHomography(grid, img_pts, cv2.RANSAC, max(1.5, 0.06 * pitch))
     if H is None:
-        raise BoardNotFound("no board in view (the die faces do not form a lattice)")
+        raise BoardNotFound(Message("vision.micro.no_lattice"))
     inl = inl.ravel().astype(bool)
     H, _ = cv2.findHomography(grid[inl], img_pts[inl], 0)
     if inl.sum() < 12:
-        raise BoardNotFound("the board is not clearly in view: only "
-                            f"{int(inl.sum())} of its 36 faces are seen (covered?)")
+        raise BoardNotFound(Message("vision.micro.few_faces", count=int(inl.sum())))
     gc = np.array([[0, 0], [SIZE, 0], [SIZE, SIZE], [0, SIZE]], np.float64)
     corners = cv2.perspectiveTransform(gc.reshape(-1, 1, 2), H).reshape(-1, 2)
     # a lattice seen in a mirror is not a board lying on a table: make it clockwise
@@ -271,9 +270,9 @@ def _from_faces(image: np.ndarray, look: Look) -> MicroLocation:
 def _missing_rows(H: np.ndarray | None, coords: np.ndarray, span: tuple[int, int],
                   size: tuple[int, int]) -> str:
     """Why fewer than six rows (or columns) of faces are seen: off the picture, or covered."""
-    seen = f"only {min(span)} of its 6 rows of faces can be seen"
+    seen = Message("vision.micro.rows_seen", count=min(span))
     if H is None:
-        return f"part of the board is covered or out of the frame ({seen})"
+        return Message("vision.micro.rows_hidden", seen=seen)
     w, h = size
     lo, hi = coords.min(axis=0), coords.max(axis=0)
     ends = []
@@ -293,8 +292,8 @@ def _missing_rows(H: np.ndarray | None, coords: np.ndarray, span: tuple[int, int
         xy = xy.reshape(-1, 2)
         off = (xy[:, 0] < 0) | (xy[:, 0] > w - 1) | (xy[:, 1] < 0) | (xy[:, 1] > h - 1)
         if off.any():
-            return f"part of the board is out of the frame ({seen})"
-    return f"part of the board is covered ({seen})"
+            return Message("vision.micro.rows_out", seen=seen)
+    return Message("vision.micro.rows_covered", seen=seen)
 
 
 def locate_micro(image: np.ndarray, *, corners: Any = None, look: Look = LOOK,
@@ -303,14 +302,14 @@ def locate_micro(image: np.ndarray, *, corners: Any = None, look: Look = LOOK,
     :class:`~companion.vision.locate.BoardNotFound` with the reason in the user's words."""
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 \
             or image.size == 0:
-        raise VisionError("not a colour image")
+        raise VisionError(Message("vision.not_colour"))
     h, w = image.shape[:2]
     names = "top-left, top-right, bottom-right, bottom-left of the layout"
     if corners is not None:
         return _location(check_corners(corners, (w, h), names), (w, h), "manual")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     if float(gray.max()) < 25:
-        raise BoardNotFound("the frame is black: no light, or the camera is covered")
+        raise BoardNotFound(Message("vision.black"))
     if markers:
         loc = _from_markers(gray, (w, h), look)
         if loc is not None:

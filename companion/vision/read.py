@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..board import Board, cell_name
+from ..i18n import Message
 from .cells import CellNet, decide
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
@@ -100,9 +101,9 @@ class Observation:
     def position(self) -> dict[str, Any]:
         """A ``ricochet-position/1`` dictionary of what was read (for ``Position.from_dict``)."""
         if self.occluded:
-            raise VisionError("the board is covered: no position can be read from this frame")
+            raise VisionError(Message("vision.covered"))
         if not self.tiles:
-            raise VisionError("the tiles were not identified")
+            raise VisionError(Message("vision.tiles_unknown"))
         out: dict[str, Any] = {"board": {"tiles": list(self.tiles)}, "robots": dict(self.robots)}
         if self.chip and self.chip.shape:
             out["target"] = self.chip.to_dict()

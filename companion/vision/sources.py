@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from ..errors import CompanionError
+from ..i18n import Message
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
 DEFAULT_TIMEOUT = 3.0  # seconds a device or stream may take for one frame
@@ -581,8 +582,8 @@ class PiCameraSource(FrameSource):
             worker.post(lambda: _release(made.get("cam")))
             worker.stop()
             self._worker = None
-            raise FrameSourceError(
-                f"{self.name}: the camera did not start within {self.open_timeout:g} s") from None
+            raise FrameSourceError(Message("camera.did_not_start", name=self.name,
+                                           seconds=f"{self.open_timeout:g}")) from None
         except (IndexError, RuntimeError, OSError) as e:
             raise FrameSourceError(f"{self.name}: no camera found or it is busy ({e}); is "
                                    "another program using it (rpicam-still, rpicam-hello)?") from e
@@ -597,7 +598,8 @@ class PiCameraSource(FrameSource):
             self._cam, self._worker = None, None
             worker.post(lambda: _release(cam))
             worker.stop()
-            raise FrameSourceError(f"{self.name}: no frame within {self.timeout:g} s") from None
+            raise FrameSourceError(Message("camera.no_frame", name=self.name,
+                                           seconds=f"{self.timeout:g}")) from None
         return _check_image(np.ascontiguousarray(img[..., :3]), self.name), time.monotonic(), None
 
     def locked_controls(self) -> dict[str, Any]:
