@@ -423,8 +423,13 @@ def test_a_classic_frame_is_no_micro_layout(table, tmp_path):
     feed = table.watch(record(tmp_path / "classic", still(position(), n=1)))
     w = Watch(table)
     w.until(lambda s: "ended" in (camera(s).get("error") or ""))  # its one frame is read
-    with pytest.raises(ValueError, match="cannot read a Micro Robots board"):
+    with pytest.raises(ValueError, match="cannot read a Micro Robots board") as refused:
         table.read_layout()
+    from companion import i18n  # the Layouts page says why in its own language
+
+    german = i18n.render("de", i18n.said(refused.value))
+    assert german.startswith("die Kamera kann keinen Micro-Robots-Spielplan lesen: kein "), german
+    assert "Spielplan im Bild" in german and "board" not in german
     assert table.proposal() is None and feed.status()["frames"] == 1
     w.close()
 

@@ -523,11 +523,11 @@ class CameraFeed:
 
         image, _ = self._image()
         if image is None:
-            raise ValueError("no camera picture yet")
+            raise ValueError(Message("camera.no_picture"))
         try:
             return read_micro_layout(image, corners=self.corners)
         except VisionError as e:
-            raise ValueError(f"the camera cannot read a Micro Robots board: {e}") from None
+            raise ValueError(Message("camera.no_micro_board", why=said(e))) from None
 
 
 def _cell_uv(name: str) -> tuple[float, float]:
