@@ -1015,11 +1015,22 @@ class _Search:
     def _claims(self, codes: np.ndarray, flag: np.ndarray, axis0: np.ndarray) -> np.ndarray:
         """Strict must-ricochet: a move that ends on the target claims it only if the active
         robot has turned by then (broadcast over moves and positions)."""
-        turned = (codes & DEFLECTED_BIT) != 0
-        turned |= flag == DONE
-        turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
-        turned |= (codes & 255) != self.target
-        return turned
+        if codes.size < SMALL_CHUNK:  # few moves: fewer numpy calls
+            turned = (codes & DEFLECTED_BIT) != 0
+            turned |= flag == DONE
+            turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
+            turned |= (codes & 255) != self.target
+            return turned
+        # many: worked out only where a move ends on the target, few of them
+        fails = (codes & 255) == self.target
+        if fails.any():
+            flag = np.broadcast_to(flag, codes.shape)[fails]
+            turned = (codes[fails] & DEFLECTED_BIT) != 0
+            turned |= flag == DONE
+            turned |= (flag >= LAST_VERTICAL) & (
+                (flag - LAST_VERTICAL) != np.broadcast_to(axis0, codes.shape)[fails])
+            fails[fails] = ~turned
+        return ~fails
 
     def _descends_one(self, key: int) -> bool:
         lay = self.layout
