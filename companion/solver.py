@@ -610,6 +610,7 @@ class _Closed:
         self.dense: np.ndarray | None = None
         self.turn: np.ndarray | None = None  # bitset of positions not yet turned
         self.by_cost: dict[int, list[np.ndarray]] = {}
+        self.by_cost_bytes = 0  # their total, kept as they come: nbytes is asked per batch
         self.count = 0
         r = layout.n_robots
         self.below_active = layout.dense_bits // max(1, layout.n_cells)  # rank radix of it
@@ -622,7 +623,7 @@ class _Closed:
     def nbytes(self) -> int:
         n = self.table.nbytes
         if self.dense is not None:
-            n += self.dense.nbytes + sum(a.nbytes for v in self.by_cost.values() for a in v)
+            n += self.dense.nbytes + self.by_cost_bytes
         if self.turn is not None:
             n += self.turn_blocks * self.turn_stride // 8
         return n
@@ -694,8 +695,7 @@ class _Closed:
             keys, rank = keys.take(fresh), rank.take(fresh)
             self.count += keys.size
             self._set_bits(self.dense, rank)
-            self.by_cost.setdefault(g, []).append(
-                keys.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else keys)
+            self._keep(g, keys.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else keys)
         return np.concatenate((keys, rest)) if rest.size else keys
 
     def add(self, keys: np.ndarray, g: int) -> None:
@@ -726,8 +726,12 @@ class _Closed:
             return
         assert self.dense is not None
         self._set_bits(self.dense, self.layout.rank(low))  # sorted keys: increasing ranks
-        small = low.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else low
-        self.by_cost.setdefault(g, []).append(small)
+        self._keep(g, low.astype(np.uint32) if self.layout.n_robots * 8 <= 32 else low)
+
+    def _keep(self, g: int, keys: np.ndarray) -> None:
+        """Keys expanded at cost ``g``, kept for reading the route back."""
+        self.by_cost.setdefault(g, []).append(keys)
+        self.by_cost_bytes += keys.nbytes
 
     def _turn_add(self, keys: np.ndarray, g: int) -> None:
         """Keys with ricochet bits: into their blocks (sorted keys keep each block's bits in
@@ -751,7 +755,7 @@ class _Closed:
                 keep = _nz(slot >= 0)
                 keys, index = keys.take(keep), index.take(keep)
         self._set_bits(self.turn, index)
-        self.by_cost.setdefault(g, []).append(keys)
+        self._keep(g, keys)
 
     def _densify(self) -> None:
         """Move everything from the hash set to new bitsets."""
@@ -1011,11 +1015,22 @@ class _Search:
     def _claims(self, codes: np.ndarray, flag: np.ndarray, axis0: np.ndarray) -> np.ndarray:
         """Strict must-ricochet: a move that ends on the target claims it only if the active
         robot has turned by then (broadcast over moves and positions)."""
-        turned = (codes & DEFLECTED_BIT) != 0
-        turned |= flag == DONE
-        turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
-        turned |= (codes & 255) != self.target
-        return turned
+        if codes.size < SMALL_CHUNK:  # few moves: fewer numpy calls
+            turned = (codes & DEFLECTED_BIT) != 0
+            turned |= flag == DONE
+            turned |= (flag >= LAST_VERTICAL) & ((flag - LAST_VERTICAL) != axis0)
+            turned |= (codes & 255) != self.target
+            return turned
+        # many: worked out only where a move ends on the target, few of them
+        fails = (codes & 255) == self.target
+        if fails.any():
+            flag = np.broadcast_to(flag, codes.shape)[fails]
+            turned = (codes[fails] & DEFLECTED_BIT) != 0
+            turned |= flag == DONE
+            turned |= (flag >= LAST_VERTICAL) & (
+                (flag - LAST_VERTICAL) != np.broadcast_to(axis0, codes.shape)[fails])
+            fails[fails] = ~turned
+        return ~fails
 
     def _descends_one(self, key: int) -> bool:
         lay = self.layout

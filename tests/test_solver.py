@@ -374,6 +374,37 @@ def test_strict_ricochet_makes_a_straight_shot_longer():
     assert any(a.is_perpendicular(b) for a, b in itertools.pairwise(dirs))
 
 
+def test_the_claim_test_under_strict_ricochet_matches_its_rule_move_by_move():
+    # worked out only where a move ends on the target: every other move counts as claiming
+    from companion import solver as solver_module
+    pos = position({"size": 6}, {"blue": "a1", "red": "f6"}, {"cell": "a6", "robot": "blue"},
+                   ricochet="strict")
+    search = solver_module._Search(pos, pos.active_robots(), None, None, None, 1 << 30)
+    rng = np.random.default_rng(7)
+    for n in (50, solver_module.SMALL_CHUNK):  # both ways of working it out
+        for shape, flag_shape, axis_shape in (((n, 4), (n, 1), (4,)), ((4, n), (n,), (4, 1)),
+                                              ((4, n), (n,), (4, n))):
+            check_claims(search, rng, shape, flag_shape, axis_shape)
+
+
+def check_claims(search, rng, shape, flag_shape, axis_shape):
+    from companion import solver as solver_module
+    target, bit = search.target, solver_module.DEFLECTED_BIT
+    codes = rng.integers(0, 3, shape).astype(np.uint16) * np.uint16(bit)
+    codes |= np.where(rng.random(shape) < 0.5, target, (target + 1) % 36).astype(np.uint16)
+    flag = rng.integers(0, 4, flag_shape).astype(np.uint8)
+    axis = rng.integers(0, 2, axis_shape).astype(np.uint8)
+    turned = (codes & bit) != 0
+    turned |= flag == solver_module.DONE
+    turned |= (flag >= solver_module.LAST_VERTICAL) & (
+        (flag - solver_module.LAST_VERTICAL) != axis)
+    turned |= (codes & 255) != target
+    got = search._claims(codes, flag, axis)
+    assert got.shape == codes.shape
+    assert (got == turned).all()
+    assert not got.all() and got.any()
+
+
 def test_lenient_ricochet_forbids_only_the_one_straight_slide():
     board = {"size": 6}
     robots = {"blue": "a1", "red": "f6"}
