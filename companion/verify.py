@@ -1260,7 +1260,7 @@ def observation_from_line(data: Any, n: int) -> tuple[float, dict[str, str] | No
 
 
 def frame_observations(
-    path: str | Path, position: Position, *, stable: int = 3
+    path: str | Path, position: Position, *, stable: int = 3, cells: Any = True
 ) -> Iterator[tuple[float, dict[str, str] | None]]:
     """Stable observations from a video file or a folder of frames, through the camera
     pipeline: frame source → reader → tracker (a state counts once ``stable`` frames in a row
@@ -1271,7 +1271,10 @@ def frame_observations(
     from .vision.sources import EndOfFrames, FrameSourceError, open_source
 
     tiles = list(position.board.tiles) if position.board.tiles else None
-    reader = Reader(tiles=tiles, read_chip=False)
+    # cells: True, the process's default cell classifier (see ..vision.read.default_cells);
+    # False, the colour scores alone; or a classifier of its own
+    reader = Reader(tiles=tiles, read_chip=False,
+                    **({} if cells is True else {"cells": cells or None}))
     try:
         source = open_source(str(path))
     except (FrameSourceError, ValueError) as e:

@@ -348,6 +348,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--size", default="960x720", help="rendered frame size (960x720)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="bench-verify.json", help="where to write the JSON")
+    parser.add_argument("--no-cells", action="store_true",
+                        help="read the rendered frames by the colour scores alone, without "
+                             "the cell classifier")
     args = parser.parse_args(argv)
     if args.demos < 1:
         parser.error("--demos: at least 1")
@@ -359,6 +362,16 @@ def run(argv: list[str]) -> int:
             raise ValueError
     except ValueError:
         parser.error(f"--size: WIDTHxHEIGHT between 160x120 and 4000x4000, not {args.size!r}")
+    from ..vision.read import use_cells
+
+    was = use_cells(not args.no_cells)
+    try:
+        return _run(args, w, h)
+    finally:
+        use_cells(was)
+
+
+def _run(args: argparse.Namespace, w: int, h: int) -> int:
     rows = measure(args.demos, args.seed)
     print(f"verify: decision latency, stable observation in → events out "
           f"({args.demos} demonstrations, seed {args.seed})")
@@ -377,8 +390,10 @@ def run(argv: list[str]) -> int:
                         f"({args.judged} of each kind)", judged["truth"])
     if args.frames:
         judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
+        how = "by the colour scores alone" if args.no_cells else "with the cell classifier"
         _print_verdicts(f"verdicts from rendered frames, hands between moves, misreadings "
-                        f"injected ({args.frames} of each kind, {w}×{h})", judged["frames"])
+                        f"injected ({args.frames} of each kind, {w}×{h}, robots read {how})",
+                        judged["frames"])
     false = sum(r["false_illegal"] for src in judged.values() for r in src.values())
     met = met and false == 0
     report = {
@@ -388,6 +403,7 @@ def run(argv: list[str]) -> int:
         "demos": args.demos,
         "seed": args.seed,
         "max_gap": DEFAULT_MAX_GAP,
+        "cells": not args.no_cells,
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "cases": rows,
         "verdicts": judged,
