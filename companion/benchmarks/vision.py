@@ -392,6 +392,16 @@ def run(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.no_cells and (args.cells or args.model):
         parser.error("--no-cells: not with --cells or --model")
+    from ..vision.read import use_cells
+
+    was = use_cells(not args.no_cells)  # every reader of the run, those built below too
+    try:
+        return _run(parser, args)
+    finally:
+        use_cells(was)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     cells = None
     if not args.no_cells:
         from ..vision.cells import CellNet, shipped
