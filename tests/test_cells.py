@@ -306,3 +306,43 @@ def test_one_net_serves_several_threads_alike():
         together = list(pool.map(net.probabilities, batches))
     for a, b in zip(alone, together, strict=True):
         assert a.shape == b.shape and np.allclose(a, b, atol=1e-6)
+
+
+def test_companion_read_reads_with_the_classifier_and_without_it(tmp_path, capsys):
+    import json
+
+    from companion.cli import main
+    from companion.vision.render import render
+
+    tiles = ["1A", "4B", "3B", "2B"]
+    robots = {"red": "o14", "blue": "n5", "green": "c3", "yellow": "h12"}
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), render({"board": {"tiles": tiles}, "robots": robots}, seed=3,
+                                  tilt=20).image)
+    for extra in ([], ["--no-cells"]):
+        assert main(["read", str(path), "--board", ",".join(tiles), "--json", *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["robots"] == robots
+
+
+def test_a_missing_model_stops_companion_run_and_read_naming_the_file(tmp_path, capsys,
+                                                                      monkeypatch):
+    from companion.cli import main
+    from companion.vision import cells as cells_mod
+
+    gone = tmp_path / "models" / "cells.onnx"
+    monkeypatch.setattr(cells_mod, "MODEL", gone)
+    shipped.cache_clear()
+    try:
+        code = main(["run", "--camera", str(tmp_path), "--db", str(tmp_path / "j.db"),
+                     "--port", "0", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and str(gone) in err and "missing" in err
+        image = tmp_path / "table.png"
+        cv2.imwrite(str(image), np.full((480, 640, 3), 90, np.uint8))
+        assert main(["read", str(image)]) == 2
+        assert str(gone) in capsys.readouterr().err
+        # turned off, the classifier's file is not needed
+        assert main(["read", str(image), "--no-cells"]) != 2
+    finally:
+        monkeypatch.undo()
+        shipped.cache_clear()
