@@ -526,7 +526,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         else:
             if frames.is_file():
                 readers.check_video(frames, "FRAMES")
-            observations = verify.frame_observations(frames, pos)
+            observations = verify.frame_observations(frames, pos, cells=not args.no_cells)
         with inputs.quiet_stderr():  # the decoders' own complaints; ours come after
             result = verify.replay(pos, args.bid, observations)
     except inputs.InputError:
@@ -558,6 +558,9 @@ def _verify_parser(sub) -> None:
     p.add_argument("--start", required=True, help="position file when the chip was revealed")
     p.add_argument("--bid", type=int, required=True, help="the bid being demonstrated")
     p.add_argument("--rules", help="rule preset to use instead of the file's")
+    p.add_argument("--no-cells", action="store_true",
+                   help="read the robots by the colour scores alone, without the learned cell "
+                        "classifier (companion/vision/models/cells.onnx)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_verify)
 
@@ -589,6 +592,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         readers.read_pinmap(args.pins, "--pins")
     if args.colours is not None:
         readers.read_profile(args.colours, "--colours")
+    from .vision.read import default_cells, use_cells
+
+    use_cells(not args.no_cells)  # the camera's readers, for the whole run
+    default_cells()  # a missing or unreadable model stops the start, naming the file
     opts = RunOptions(camera=camera, host=args.host, port=args.port, db=args.db,
                       preset=args.preset, pin=args.pin, pins=args.pins, quiet=args.quiet,
                       colours=args.colours)
@@ -619,6 +626,9 @@ def _run_parser(sub) -> None:
     p.add_argument("--colours", help="this table's colour profile, from `companion calibration "
                                      "colours` (default: colours.json beside the journal, "
                                      "where the page's calibration keeps it)")
+    p.add_argument("--no-cells", action="store_true",
+                   help="read the robots by the colour scores alone, without the learned cell "
+                        "classifier (companion/vision/models/cells.onnx)")
     p.add_argument("--quiet", action="store_true", help="no QR code, warnings only")
     p.set_defaults(handler=_cmd_run)
 
@@ -788,7 +798,7 @@ def _vision_corners(text: str | None) -> list[float] | None:
 
 def _cmd_read(args: argparse.Namespace) -> int:
     from .vision.colours import Profile, ProfileError
-    from .vision.read import VisionError, read_frame
+    from .vision.read import DEFAULT_CELLS, VisionError, read_frame
 
     image = _vision_image(args.image)
     tiles = _vision_tiles(args.board)
@@ -801,7 +811,8 @@ def _cmd_read(args: argparse.Namespace) -> int:
         except ProfileError as e:
             raise UsageError(f"--robots: {e}") from None
     try:
-        obs = read_frame(image, tiles=tiles, corners=corners, profile=profile)
+        obs = read_frame(image, tiles=tiles, corners=corners, profile=profile,
+                         cells=None if args.no_cells else DEFAULT_CELLS)
     except VisionError as e:
         if args.json:
             print(json.dumps({"error": str(e)}))
@@ -985,6 +996,9 @@ def _read_parser(sub) -> None:
     p.add_argument("--robots", help="the robots on the table, like red,green,blue,yellow,silver "
                                     "(default: the profile's; name silver or transparent when "
                                     "they play)")
+    p.add_argument("--no-cells", action="store_true",
+                   help="read the robots by the colour scores alone, without the learned cell "
+                        "classifier (companion/vision/models/cells.onnx)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_read)
 

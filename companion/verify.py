@@ -1260,7 +1260,7 @@ def observation_from_line(data: Any, n: int) -> tuple[float, dict[str, str] | No
 
 
 def frame_observations(
-    path: str | Path, position: Position, *, stable: int = 3
+    path: str | Path, position: Position, *, stable: int = 3, cells: Any = True
 ) -> Iterator[tuple[float, dict[str, str] | None]]:
     """Stable observations from a video file or a folder of frames, through the camera
     pipeline: frame source → reader → tracker (a state counts once ``stable`` frames in a row
@@ -1270,7 +1270,7 @@ def frame_observations(
     from .vision.read import reader_for
     from .vision.sources import EndOfFrames, FrameSourceError, open_source
 
-    reader = reader_for(position.board.tiles)
+    reader = reader_for(position.board.tiles, cells=cells)
     try:
         source = open_source(str(path))
     except (FrameSourceError, ValueError) as e:

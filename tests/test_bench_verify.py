@@ -10,19 +10,26 @@ import random
 import pytest
 
 from companion.benchmarks import verify as bench
+from companion.vision.read import Observation, default_cells
+from companion.vision.render3d import gl_available
 
 
 @pytest.mark.slow
 def test_the_tables_and_json_hold_the_verdict_rows_and_the_counts_add_up(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    code = bench.run(["--demos", "1", "--judged", "4", "--frames", "1", "--size", "480x360",
-                      "--out", str(out)])
+    code = bench.run(["--demos", "1", "--judged", "4", "--frames", "1", "--frames3d", "1",
+                      "--size", "480x360", "--out", str(out)])
     text = capsys.readouterr().out
     assert "verdicts from true readings with misreadings injected" in text
     assert "verdicts from rendered frames" in text and "false illegal" in text
     report = json.loads(out.read_text())
-    assert set(report["verdicts"]) == {"truth", "frames"}
-    for source, n in (("truth", 4), ("frames", 1)):
+    assert report["cells"] is True  # the cell classifier reads the frames by default
+    gl = gl_available() is None
+    assert ("verdicts from frames of the 3D renderer" in text) == gl
+    assert set(report["verdicts"]) == {"truth", "frames"} | ({"frames3d"} if gl else set())
+    for source, n in (("truth", 4), ("frames", 1), ("frames3d", 1)):
+        if source not in report["verdicts"]:
+            continue
         rows = report["verdicts"][source]
         assert set(rows) == set(bench.KINDS)
         for kind, r in rows.items():
@@ -62,8 +69,35 @@ def test_injected_misreadings_touch_only_a_robot_standing_still():
             assert robot not in rec.movers[k - 1:k + 1]  # it stands still there
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
+def test_3d_frames_of_a_demonstration_are_read_one_by_one_under_a_fixed_camera():
+    rec = bench.recorded_demo(random.Random(5), "honest")
+    frames = bench.frames_of(rec)
+    readings = bench.rendered3d_readings(rec, 11, (480, 360))
+    assert len(readings) == len(frames)
+    assert all(isinstance(r, (Observation, str)) for r in readings)
+    seen = [r for r in readings if isinstance(r, Observation) and not r.occluded]
+    assert seen  # the board is in view between the hands
+    # one camera for the whole demonstration: the board stays where it was found
+    first = seen[0].corners
+    assert all(abs(a - b) < 3.0 for r in seen for p, q in zip(first, r.corners, strict=True)
+               for a, b in zip(p, q, strict=True))
+
+
+def test_no_cells_reads_by_the_colour_scores_for_the_run_only(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    bench.run(["--demos", "1", "--judged", "0", "--frames", "0", "--frames3d", "0",
+               "--no-cells", "--out", str(out)])
+    capsys.readouterr()
+    assert json.loads(out.read_text())["cells"] is False
+    assert default_cells() is not None  # the process's default is back after the run
+
+
 def test_bad_options_are_refused():
     with pytest.raises(SystemExit):
         bench.run(["--size", "tiny"])
     with pytest.raises(SystemExit):
         bench.run(["--judged", "-1"])
+    with pytest.raises(SystemExit):
+        bench.run(["--frames3d", "-1"])

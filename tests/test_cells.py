@@ -236,3 +236,113 @@ def test_a_doubt_the_classifier_resolves_or_drops():
     assert sure["red"].doubt is None and (sure["red"].col, sure["red"].row) == (2, 3)
     nothing = _decide_with({}, doubtful)
     assert "red" not in nothing
+
+
+# ---------------------------------------------------------------- the default reader
+
+
+def test_readers_use_the_shipped_classifier_unless_told_not_to():
+    from companion.vision.read import Reader, default_cells, use_cells
+
+    assert Reader().cells is shipped() is default_cells()  # loaded once per process
+    assert Reader(cells=None).cells is None
+    was = use_cells(False)
+    try:
+        assert was is True and default_cells() is None and Reader().cells is None
+        assert Reader(cells=shipped()).cells is shipped()  # an explicit one still counts
+    finally:
+        use_cells(was)
+    assert Reader().cells is shipped()
+
+
+def test_read_frame_reads_with_the_classifier_by_default():
+    from companion.vision import read as read_mod
+    from companion.vision.render import render
+
+    position = {"board": {"tiles": ["1A", "4B", "3B", "2B"]},
+                "robots": {"red": "o14", "blue": "n5", "green": "c3", "yellow": "h12"}}
+    shot = render(position, seed=3, tilt=20)
+    seen = []
+    real = read_mod.decide
+
+    def counting(*args, **kw):
+        seen.append(1)
+        return real(*args, **kw)
+
+    read_mod.decide = counting
+    try:
+        obs = read_mod.read_frame(shot.image, tiles=["1A", "4B", "3B", "2B"])
+        assert seen, "the classifier had no say"
+        seen.clear()
+        off = read_mod.read_frame(shot.image, tiles=["1A", "4B", "3B", "2B"], cells=None)
+        assert not seen
+    finally:
+        read_mod.decide = real
+    assert obs.robots == position["robots"] == off.robots
+
+
+def test_a_missing_or_unreadable_model_is_an_error_naming_the_file(tmp_path):
+    from companion.inputs import InputError
+    from companion.vision.cells import CellModelError, CellNet
+
+    missing = tmp_path / "gone.onnx"
+    with pytest.raises(CellModelError, match="gone.onnx.*missing"):
+        CellNet.load(missing)
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a network")
+    with pytest.raises(CellModelError, match="junk.onnx.*cannot be read") as e:
+        CellNet.load(junk)
+    assert isinstance(e.value, InputError)  # the command line reports it as a bad file
+
+
+def test_one_net_serves_several_threads_alike():
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = shipped()
+    rng = np.random.default_rng(4)
+    batches = [rng.random((n, 3, CROP_H, CROP_W), dtype=np.float32) for n in (3, 5, 7, 2) * 4]
+    alone = [net.probabilities(b) for b in batches]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(net.probabilities, batches))
+    for a, b in zip(alone, together, strict=True):
+        assert a.shape == b.shape and np.allclose(a, b, atol=1e-6)
+
+
+def test_companion_read_reads_with_the_classifier_and_without_it(tmp_path, capsys):
+    import json
+
+    from companion.cli import main
+    from companion.vision.render import render
+
+    tiles = ["1A", "4B", "3B", "2B"]
+    robots = {"red": "o14", "blue": "n5", "green": "c3", "yellow": "h12"}
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), render({"board": {"tiles": tiles}, "robots": robots}, seed=3,
+                                  tilt=20).image)
+    for extra in ([], ["--no-cells"]):
+        assert main(["read", str(path), "--board", ",".join(tiles), "--json", *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["robots"] == robots
+
+
+def test_a_missing_model_stops_companion_run_and_read_naming_the_file(tmp_path, capsys,
+                                                                      monkeypatch):
+    from companion.cli import main
+    from companion.vision import cells as cells_mod
+
+    gone = tmp_path / "models" / "cells.onnx"
+    monkeypatch.setattr(cells_mod, "MODEL", gone)
+    shipped.cache_clear()
+    try:
+        code = main(["run", "--camera", str(tmp_path), "--db", str(tmp_path / "j.db"),
+                     "--port", "0", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and str(gone) in err and "missing" in err
+        image = tmp_path / "table.png"
+        cv2.imwrite(str(image), np.full((480, 640, 3), 90, np.uint8))
+        assert main(["read", str(image)]) == 2
+        assert str(gone) in capsys.readouterr().err
+        # turned off, the classifier's file is not needed
+        assert main(["read", str(image), "--no-cells"]) != 2
+    finally:
+        monkeypatch.undo()
+        shipped.cache_clear()

@@ -111,10 +111,12 @@ def test_cli_replays_a_folder_of_frames(tmp_path, capsys):
     folder = record(tmp_path / "frames", demonstration(p, states(p, ROUTE)[1:3]))
     start = tmp_path / "start.json"
     start.write_text(p.to_json())
-    status = main(["verify", str(folder), "--start", str(start), "--bid", "4", "--json"])
-    out = json.loads(capsys.readouterr().out)
-    assert status == 1 and out["verdict"] == "incomplete"
-    assert [m["move"] for m in out["moves"]] == ["red right", "red up"]
+    for extra in ([], ["--no-cells"]):  # with the cell classifier (the default) and without
+        status = main(["verify", str(folder), "--start", str(start), "--bid", "4", "--json",
+                       *extra])
+        out = json.loads(capsys.readouterr().out)
+        assert status == 1 and out["verdict"] == "incomplete"
+        assert [m["move"] for m in out["moves"]] == ["red right", "red up"]
 
 
 @pytest.mark.slow

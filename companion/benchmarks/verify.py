@@ -17,11 +17,14 @@ reader makes the same mistake while the picture does not change), or a robot not
 sources of the per-frame readings: the truth with the injected misreadings (many
 demonstrations, fast), and **frames** rendered by :mod:`companion.vision.render` (varied
 scenes, every other one under a hard condition: haze, a strong cast, glare, dim bluish
-light) and read by the reader, misreadings injected on top of its own. Rows: verdicts right,
+light) and read by the reader, misreadings injected on top of its own; and **3D frames** drawn
+by :mod:`companion.vision.render3d` (made apart from the reader's renderer: a random scene,
+the camera fixed, a hand between moves), read the same way. Rows: verdicts right,
 and false ``illegal`` verdicts (an honest or over-bid demonstration judged illegal) on their
 own; goal 0.
 
-``companion bench verify [--demos N] [--judged N] [--frames N] [--seed S] [--out PATH]``
+``companion bench verify [--demos N] [--judged N] [--frames N] [--frames3d N] [--seed S]
+[--no-cells] [--out PATH]``
 """
 
 from __future__ import annotations
@@ -291,6 +294,31 @@ def rendered_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SI
     return out
 
 
+def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SIZE
+                        ) -> list[Any]:
+    """As :func:`rendered_readings`, the frames drawn by :mod:`companion.vision.render3d`
+    instead (a 3D scene made apart from the reader's own renderer): one random scene with
+    the camera fixed and the board wholly in the picture, a hand (a new one each time)
+    between moves."""
+    from dataclasses import replace
+
+    from ..vision.read import Reader, VisionError
+    from ..vision.render3d import Scene3D, render3d
+
+    scene = Scene3D.random(seed, hands=0.0, timer=0.0, crop=0.0)
+    reader = Reader(tiles=list(rec.position.board.tiles or ()) or None, read_chip=False)
+    states = [dict(rec.position.robots), *rec.states]
+    out: list[Any] = []
+    for n, (s, hand) in enumerate(frames_of(rec)):
+        shot = render3d(rec.position.with_robots(states[s]), seed=seed, size=size,
+                        scene=replace(scene, hand=hand, hand_seed=seed * 100 + n))
+        try:
+            out.append(reader.read(shot.image))
+        except VisionError as e:
+            out.append(str(e))
+    return out
+
+
 def judge(rec: Recorded, readings: list[Any]) -> str:
     """The verdict the verifier gives on these per-frame readings (a frame a second)."""
     looks = stable_looks((float(t), r) for t, r in enumerate(readings))
@@ -300,7 +328,8 @@ def judge(rec: Recorded, readings: list[Any]) -> str:
 def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE
                  ) -> dict[str, Any]:
     """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
-    (``truth``: the truth with misreadings injected; ``frames``: rendered and read)."""
+    (``truth``: the truth with misreadings injected; ``frames``: rendered and read;
+    ``frames3d``: drawn by the 3D renderer and read)."""
     rnd = random.Random(seed)
     rows: dict[str, Any] = {}
     for kind in KINDS:
@@ -310,6 +339,8 @@ def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRA
             how = MISREADS[d % len(MISREADS)]
             if source == "frames":
                 readings = rendered_readings(rec, seed * 1000 + d, size)
+            elif source == "frames3d":
+                readings = rendered3d_readings(rec, seed * 1000 + d, size)
             else:
                 readings = true_readings(rec)
             verdict = judge(rec, inject(rec, readings, rnd, how))
@@ -345,20 +376,36 @@ def run(argv: list[str]) -> int:
                              "misreadings injected (40)")
     parser.add_argument("--frames", type=int, default=4,
                         help="demonstrations of each kind rendered, read and judged (4)")
+    parser.add_argument("--frames3d", type=int, default=4,
+                        help="demonstrations of each kind drawn by the 3D renderer, read and "
+                             "judged (4; skipped with a note where OpenGL is not available)")
     parser.add_argument("--size", default="960x720", help="rendered frame size (960x720)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", default="bench-verify.json", help="where to write the JSON")
+    parser.add_argument("--no-cells", action="store_true",
+                        help="read the rendered frames by the colour scores alone, without "
+                             "the cell classifier")
     args = parser.parse_args(argv)
     if args.demos < 1:
         parser.error("--demos: at least 1")
-    if args.judged < 0 or args.frames < 0:
-        parser.error("--judged and --frames: 0 or more")
+    if args.judged < 0 or args.frames < 0 or args.frames3d < 0:
+        parser.error("--judged, --frames and --frames3d: 0 or more")
     try:
         w, h = (int(x) for x in args.size.lower().split("x"))
         if not (160 <= w <= 4000 and 120 <= h <= 4000):
             raise ValueError
     except ValueError:
         parser.error(f"--size: WIDTHxHEIGHT between 160x120 and 4000x4000, not {args.size!r}")
+    from ..vision.read import use_cells
+
+    was = use_cells(not args.no_cells)
+    try:
+        return _run(args, w, h)
+    finally:
+        use_cells(was)
+
+
+def _run(args: argparse.Namespace, w: int, h: int) -> int:
     rows = measure(args.demos, args.seed)
     print(f"verify: decision latency, stable observation in → events out "
           f"({args.demos} demonstrations, seed {args.seed})")
@@ -375,10 +422,23 @@ def run(argv: list[str]) -> int:
         judged["truth"] = verdict_rows("truth", args.judged, args.seed)
         _print_verdicts(f"verdicts from true readings with misreadings injected "
                         f"({args.judged} of each kind)", judged["truth"])
+    how = "by the colour scores alone" if args.no_cells else "with the cell classifier"
     if args.frames:
         judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
         _print_verdicts(f"verdicts from rendered frames, hands between moves, misreadings "
-                        f"injected ({args.frames} of each kind, {w}×{h})", judged["frames"])
+                        f"injected ({args.frames} of each kind, {w}×{h}, robots read {how})",
+                        judged["frames"])
+    if args.frames3d:
+        from ..vision.render3d import gl_available
+
+        why = gl_available()
+        if why is not None:
+            print(f"verdicts from 3D frames: skipped ({why})")
+        else:
+            judged["frames3d"] = verdict_rows("frames3d", args.frames3d, args.seed, (w, h))
+            _print_verdicts(f"verdicts from frames of the 3D renderer, a fixed camera, hands "
+                            f"between moves, misreadings injected ({args.frames3d} of each "
+                            f"kind, {w}×{h}, robots read {how})", judged["frames3d"])
     false = sum(r["false_illegal"] for src in judged.values() for r in src.values())
     met = met and false == 0
     report = {
@@ -388,6 +448,7 @@ def run(argv: list[str]) -> int:
         "demos": args.demos,
         "seed": args.seed,
         "max_gap": DEFAULT_MAX_GAP,
+        "cells": not args.no_cells,
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "cases": rows,
         "verdicts": judged,

@@ -45,7 +45,7 @@ from ..rules import Position
 from ..vision.chip import read_chip
 from ..vision.colours import CLEAR, Profile
 from ..vision.locate import from_corners
-from ..vision.read import Reader, VisionError, read_frame
+from ..vision.read import DEFAULT_CELLS, Reader, VisionError, read_frame
 from ..vision.render import Scene, hard_scene, random_position, render
 from . import percentile, write_report
 
@@ -53,8 +53,9 @@ GOAL_MS = 40.0
 ROBOTS = ("red", "green", "blue", "yellow", "black", "silver")  # the opaque ones
 FOUR = ROBOTS[:4]
 # What the command line chose for this run: the learned cell classifier to read the robots
-# with (``--cells``; None: the colour scores alone), and the hard scenes (``--hard``).
-_RUN: dict[str, Any] = {"cells": None, "hard": False}
+# with (the shipped one by default; None, ``--no-cells``: the colour scores alone), and the
+# hard scenes (``--hard``).
+_RUN: dict[str, Any] = {"cells": DEFAULT_CELLS, "hard": False}
 
 
 def _same_board(read: tuple[str, ...] | None, truth: tuple[str, ...]) -> tuple[bool, bool]:
@@ -371,8 +372,10 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("--cells", action="store_true",
                         help="read the robots with the learned cell classifier too "
-                             "(companion/vision/models/cells.onnx)")
-    parser.add_argument("--model", default="", help="with --cells: another ONNX file")
+                             "(companion/vision/models/cells.onnx; the default)")
+    parser.add_argument("--no-cells", action="store_true",
+                        help="the colour scores alone, without the cell classifier")
+    parser.add_argument("--model", default="", help="another ONNX file for the classifier")
     parser.add_argument("--hard", action="store_true",
                         help="every frame under one of the hard conditions: haze, a strong "
                              "colour cast, a strong glare, dim bluish light")
@@ -387,11 +390,23 @@ def run(argv: list[str]) -> int:
                         help="with --real: the tables tuned on, comma-separated (their "
                              "figures are then given apart)")
     args = parser.parse_args(argv)
-    cells = None
-    if args.cells:
-        from ..vision.cells import MODEL, CellNet
+    if args.no_cells and (args.cells or args.model):
+        parser.error("--no-cells: not with --cells or --model")
+    from ..vision.read import use_cells
 
-        cells = CellNet.load(args.model or MODEL)
+    was = use_cells(not args.no_cells)  # every reader of the run, those built below too
+    try:
+        return _run(parser, args)
+    finally:
+        use_cells(was)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    cells = None
+    if not args.no_cells:
+        from ..vision.cells import CellNet, shipped
+
+        cells = CellNet.load(args.model) if args.model else shipped()
     _RUN.update(cells=cells, hard=args.hard)
     if args.real is not None:
         from .vision_real import run_real
@@ -491,7 +506,7 @@ def run(argv: list[str]) -> int:
         "seed": args.seed,
         "hands": args.hands,
         "hard": args.hard,
-        "cells": args.model or ("shipped" if args.cells else None),
+        "cells": args.model or (None if args.no_cells else "shipped"),
         "results": results,
         "pale_tables": pale,
     }

@@ -39,7 +39,7 @@ import numpy as np
 from ..board import cell_name, parse_cell
 from ..vision.colours import Profile
 from ..vision.locate import GRID, BoardNotFound, VisionError, locate_lattice
-from ..vision.read import read_frame
+from ..vision.read import DEFAULT_CELLS, default_cells, read_frame
 
 FOUR = ("red", "green", "blue", "yellow")
 KINDS = ("whole", "partial")
@@ -155,7 +155,7 @@ def judge(truth: Truth, robots: dict[str, str]) -> tuple[int, dict[str, str]]:
     return best_k, {c: turn_cell(cell, best_k) for c, cell in robots.items()}
 
 
-def read_photo(folder: Path, truth: Truth, cells: Any = None) -> PhotoResult:
+def read_photo(folder: Path, truth: Truth, cells: Any = DEFAULT_CELLS) -> PhotoResult:
     res = PhotoResult(truth.file, truth.table, truth.kind, total=len(truth.robots))
     image = cv2.imread(str(folder / truth.file), cv2.IMREAD_COLOR)
     if image is None:
@@ -280,11 +280,13 @@ def _summary_lines(label: str, s: dict[str, Any]) -> list[str]:
 
 
 def run_real(folder: str, tuned: list[str], out: str, limit: int | None = None,
-             cells: Any = None) -> int:
+             cells: Any = DEFAULT_CELLS) -> int:
     """Read every labelled photo in ``folder``, print a line each and the totals; ``cells``:
     the learned cell classifier to read the robots with (see :class:`~..vision.read.Reader`)."""
     from . import write_report
 
+    if cells is DEFAULT_CELLS:
+        cells = default_cells()
     root = Path(folder)
     try:
         truths = load_truth(root)

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from ..board import cell_name
-from ..vision.read import Reader, VisionError, read_frame
+from ..vision.read import DEFAULT_CELLS, Reader, VisionError, default_cells, read_frame
 from . import percentile, write_report
 
 COLOURS = ("red", "green", "blue", "yellow", "black", "silver")
@@ -59,11 +59,13 @@ def _read(image: np.ndarray, tiles: list[str], robots: dict[str, Any],
 
 
 def evaluate(seeds: list[int], size: tuple[int, int], hands: float = 0.2,
-             progress: bool = False, cells: Any = None) -> dict[str, Any]:
+             progress: bool = False, cells: Any = DEFAULT_CELLS) -> dict[str, Any]:
     """The reader on frames ``seeds`` of the 3D source at ``size``; ``cells``: the learned
     cell classifier to read the robots with (see :class:`~..vision.read.Reader`)."""
     from ..vision.render3d import random_frame
 
+    if cells is DEFAULT_CELLS:
+        cells = default_cells()
     per_robot = {r: {"right": 0, "wrong": 0, "unseen": 0, "total": 0} for r in COLOURS}
     given = {"right": 0, "wrong": 0, "unseen": 0, "total": 0, "frames_right": 0}
     n = {"frames": 0, "clear": 0, "right": 0, "frames_wrong": 0, "frames_unseen": 0,
@@ -220,7 +222,7 @@ def table(r: dict[str, Any]) -> list[str]:
 
 
 def run_render3d(frames: int, seed: int, size: tuple[int, int], hands: float, out: str,
-                 quiet: bool, threads: int, cells: Any = None) -> int:
+                 quiet: bool, threads: int, cells: Any = DEFAULT_CELLS) -> int:
     from ..vision.render3d import Render3DError, gl_available
 
     why = gl_available()
@@ -229,6 +231,8 @@ def run_render3d(frames: int, seed: int, size: tuple[int, int], hands: float, ou
         return 2
     if threads > 0:
         cv2.setNumThreads(threads)
+    if cells is DEFAULT_CELLS:
+        cells = default_cells()
     try:
         r = evaluate(list(range(seed, seed + frames)), size, hands, not quiet, cells)
     except Render3DError as e:

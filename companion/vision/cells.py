@@ -19,13 +19,15 @@ extra) and ships as ONNX in ``companion/vision/models``; here it runs on OpenCV'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from ..inputs import InputError
 from .locate import GRID, Location
 
 # "transparent" is learned so that the clear robot is taken for none of the others; it is
@@ -103,30 +105,53 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
+class CellModelError(InputError):
+    """The classifier's model file is missing or cannot be read; the message names it."""
+
+
 @dataclass
 class CellNet:
     """The shipped classifier, on ``cv2.dnn``. :meth:`probabilities` takes crops from
-    :func:`cut` and gives ``(N, len(CLASSES))``."""
+    :func:`cut` and gives ``(N, len(CLASSES))``. One net may serve several threads (the
+    camera's, a benchmark's workers): ``cv2.dnn`` nets keep their input and output between
+    ``setInput`` and ``forward``, so those run under a lock."""
 
     net: cv2.dnn.Net
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def load(cls, path: Path | str = MODEL) -> CellNet:
-        net = cv2.dnn.readNetFromONNX(str(path))
+        """The model at ``path``; :class:`CellModelError` naming the file when it is missing
+        or not a model OpenCV can run."""
+        path = Path(path)
+        if not path.is_file():
+            raise CellModelError(f"the cell classifier's model {path} is missing")
+        try:
+            net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as e:
+            why = str(e).strip().splitlines()[-1] if str(e).strip() else "not an ONNX model"
+            raise CellModelError(f"the cell classifier's model {path} cannot be read "
+                                 f"({why})") from None
+        if net.empty():
+            raise CellModelError(f"the cell classifier's model {path} cannot be read "
+                                 f"(an empty network)")
         net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         return cls(net)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         if not len(crops):
             return np.zeros((0, len(CLASSES)), np.float32)
-        self.net.setInput(np.ascontiguousarray(crops, dtype=np.float32))
-        return softmax(np.asarray(self.net.forward(), dtype=np.float64).reshape(
-            len(crops), len(CLASSES)))
+        blob = np.ascontiguousarray(crops, dtype=np.float32)
+        with self._lock:
+            self.net.setInput(blob)
+            out = np.array(self.net.forward(), dtype=np.float64)  # a copy, out of the lock
+        return softmax(out.reshape(len(crops), len(CLASSES)))
 
 
 @lru_cache(maxsize=1)
 def shipped() -> CellNet:
-    """The model that ships in the package, loaded once."""
+    """The model that ships in the package, loaded once per process (and shared: see
+    :class:`CellNet`); :class:`CellModelError` when it is missing or unreadable."""
     return CellNet.load(MODEL)
 
 
@@ -261,5 +286,6 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     return out, said, len(cells)
 
 
-__all__ = ["CLASSES", "CROP_H", "CROP_W", "CellNet", "CellVerdict", "all_cells", "candidates",
-           "crop_frames", "cut", "decide", "shipped", "softmax", "verdicts"]
+__all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict",
+           "all_cells", "candidates", "crop_frames", "cut", "decide", "shipped", "softmax",
+           "verdicts"]

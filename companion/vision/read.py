@@ -31,7 +31,7 @@ import numpy as np
 
 from ..board import Board, cell_name
 from ..i18n import Message
-from .cells import CellNet, decide
+from .cells import CellNet, decide, shipped
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, track
@@ -122,6 +122,38 @@ def grid_cell_name(col: int, row: int) -> str:
     return cell_name((GRID - 1 - row) * GRID + col)
 
 
+# Whether readers built without an explicit ``cells`` read the robots with the shipped cell
+# classifier (see :func:`use_cells`).
+_DEFAULT = {"cells": True}
+
+
+def use_cells(on: bool) -> bool:
+    """Turn the learned cell classifier on (the default) or off for every reader built from
+    now on in this process without an explicit ``cells`` (``--no-cells`` on the command line):
+    off, the colour scores alone decide, as before the classifier shipped. Gives the setting
+    it replaced, to put back."""
+    was = _DEFAULT["cells"]
+    _DEFAULT["cells"] = bool(on)
+    return was
+
+
+def default_cells() -> CellNet | None:
+    """The classifier a reader gets when none is named: the shipped model, loaded once per
+    process, or None where :func:`use_cells` turned it off. A missing or unreadable model
+    raises :class:`~.cells.CellModelError` naming the file; reading never quietly goes on
+    without it."""
+    return shipped() if _DEFAULT["cells"] else None
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT_CELLS"
+
+
+# ``cells=DEFAULT_CELLS``: whatever :func:`default_cells` gives when the reader is built
+DEFAULT_CELLS: Any = _Default()
+
+
 @dataclass
 class Reader:
     """Reads frames of one game. Give ``tiles`` when they are known (or confirmed by the user):
@@ -133,13 +165,17 @@ class Reader:
     tiles: list[str] | None = None
     profile: Profile = field(default_factory=Profile)
     read_chip: bool = True
-    # the learned cell classifier (:func:`.cells.shipped`) that has the last word on the
-    # robots, or None: the colour scores alone decide
-    cells: CellNet | None = None
+    # the learned cell classifier that has the last word on the robots (by default the
+    # shipped one: :func:`default_cells`), or None: the colour scores alone decide
+    cells: CellNet | None = DEFAULT_CELLS
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)  # robots this game has shown
+
+    def __post_init__(self) -> None:
+        if self.cells is DEFAULT_CELLS:
+            self.cells = default_cells()
 
     def read(self, image: np.ndarray, *, corners: Any = None) -> Observation:
         if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
@@ -236,15 +272,19 @@ class Reader:
 
 
 def reader_for(tiles: Sequence[str] | None, *, robots: Sequence[str] = (),
-               profile: Profile | None = None, read_chip: bool = False) -> Reader:
+               profile: Profile | None = None, read_chip: bool = False,
+               cells: Any = True) -> Reader:
     """The reader of one game's board: its ``tiles`` (``None``: identified from the picture),
     the table's colour ``profile`` narrowed to the ``robots`` the game has. The camera feed
     and ``companion verify`` both build their reader here, so a recording replays through
-    the pipeline the table reads with."""
+    the pipeline the table reads with. ``cells``: ``True``, the process's default cell
+    classifier (see :func:`default_cells`); ``False``, the colour scores alone; or a
+    classifier of its own."""
     chosen = profile or Profile()
     if robots:
         chosen = chosen.for_robots(list(robots))
-    return Reader(tiles=list(tiles) if tiles else None, profile=chosen, read_chip=read_chip)
+    return Reader(tiles=list(tiles) if tiles else None, profile=chosen, read_chip=read_chip,
+                  **({} if cells is True else {"cells": cells or None}))
 
 
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
@@ -279,12 +319,14 @@ def _cells(hits: dict[str, RobotHit]) -> dict[str, tuple[int, int]]:
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
                profile: Profile | None = None, chip: bool = True,
-               cells: CellNet | None = None) -> Observation:
+               cells: CellNet | None = DEFAULT_CELLS) -> Observation:
     """Read one frame from scratch (see the module docstring); ``cells``: the learned cell
-    classifier that has the last word on the robots (see :class:`Reader`)."""
+    classifier that has the last word on the robots (default: :func:`default_cells`; None:
+    the colour scores alone, see :class:`Reader`)."""
     reader = Reader(tiles=list(tiles) if tiles else None, profile=profile or Profile(),
                     read_chip=chip, cells=cells)
     return reader.read(image, corners=corners)
 
 
-__all__ = ["Observation", "Reader", "VisionError", "read_frame", "rotate_cell", "white_of"]
+__all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "default_cells", "read_frame",
+           "rotate_cell", "use_cells", "white_of"]
