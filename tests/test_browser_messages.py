@@ -134,7 +134,7 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
         assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
         wait_state(table, lambda s: s["phase"] == "demonstrating")
         page = browser.new_context(viewport={"width": 1280, "height": 800},
-                                   locale="en-GB").new_page()
+                                   locale="en-GB", bypass_csp=True).new_page()
         page.goto(url + "/")
         page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
 
@@ -220,7 +220,7 @@ def test_why_a_demonstration_failed_shows_in_french_with_its_colours(browser, tm
         assert v["result"] == "incomplete" and v["reason"].key == "fail.route"
 
         page = browser.new_context(viewport={"width": 1280, "height": 800},
-                                   locale="en-GB").new_page()
+                                   locale="en-GB", bypass_csp=True).new_page()
         page.goto(url + "/")
         page.wait_for_function("document.getElementById('verdict-why').textContent !== ''",
                                timeout=WAIT)
