@@ -13,10 +13,12 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   it can be trusted (below);
 * a change no legal move explains that involves a robot **not moving** (one that changed
   while no hand reached over the board, or the odd one out of a look whose other changes
-  are legal, or one already in doubt) is first taken for a misreading: that
-  robot is believed where it stood, the page is asked ("blue seen on k10 — is that
-  right?") and the next looks are watched. A reading back where the robot stood, or a legal
-  move from there, clears the doubt; one that stays unexplained never makes the
+  are legal, or one already in doubt; when several robots changed at once and no legal moves
+  explain them, every one but the robot whose own change is legal, so that all robots seen
+  jumping together, as under a wrong north, are never judged) is first taken for a
+  misreading: that robot is believed where it stood, the page is asked ("blue seen on k10
+  — is that right?") and the next looks are watched. A reading back where the robot
+  stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
   demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
   players judge;
 * the active robot on the target with every rule met is ``success``; the route is judged by
@@ -727,7 +729,8 @@ class Demonstration:
         moves: those doubted before; every robot that changed while no hand reached over the
         board (in a stream that shows hands); and, of several changes, the robot without
         which the rest is legal in the fewest moves (a robot standing still, misread while
-        another one moved)."""
+        another one moved); when no such robot exists, every changed robot but the one
+        whose own change alone is legal (all of them when none or several are)."""
         changed = [i for i, (a, b) in enumerate(zip(self.state, obs, strict=True)) if a != b]
         out = {self.names[i] for i in changed if self.names[i] in again}
         if self._hands and not hand:
@@ -743,9 +746,22 @@ class Demonstration:
             chosen = self._search(rest)[0]
             if chosen is not None:
                 odd[self.names[i]] = sum(s.cost for s in chosen.steps)
+        if odd:
+            self._last_rejection = kept
+            # … and of several, the one whose absence leaves the fewest moves to explain
+            return out | {n for n, c in odd.items() if c == min(odd.values())}
+        # No one misread robot explains it: several robots changed at once and no legal
+        # moves explain them together (every robot seen jumping at once, as when the board is
+        # read under a wrong north). A hand moves one robot at a time; if exactly one
+        # robot's own change is legal, it is the one that moved and the others stood still;
+        # otherwise no robot can be told the moving one, and every change is doubted.
+        alone = [i for i in changed
+                 if self._search(tuple(obs[j] if j == i else a
+                                       for j, a in enumerate(self.state)))[0] is not None]
         self._last_rejection = kept
-        # … and of several, the one whose absence leaves the fewest moves to explain
-        return out | {n for n, c in odd.items() if c == min(odd.values())}
+        if len(alone) == 1:
+            return out | {self.names[i] for i in changed if i != alone[0]}
+        return out | {self.names[i] for i in changed}
 
     def _question(self, cells: Mapping[str, Cell]) -> str:
         seen = i18n.listed([Message("verify.seen", robot=i18n.color(n), cell=self._name(c))

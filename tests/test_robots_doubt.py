@@ -6,6 +6,7 @@ of a robot, and on the real photos in ``../shared/photos/real`` (skipped when ab
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import cv2
@@ -14,11 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from companion.benchmarks import verify as bench
 from companion.board import cell_name, parse_cell
 from companion.rules import Position
 from companion.vision.colours import Profile
-from companion.vision.read import NORTH_SURE, Reader, VisionError
+from companion.vision.read import NORTH_SURE, NORTH_SURE_TILES, Reader, VisionError
 from companion.vision.render import HARD, hard_scene, random_position, render
+from companion.vision.render3d import Scene3D, gl_available, render3d
 from companion.vision.robots import (
     DOUBT_ALIKE,
     DOUBT_LEAD,
@@ -198,3 +201,22 @@ def test_on_real_photos_no_robot_is_ever_on_a_wrong_cell():
         wrong = {r: c for r, c in placed.items() if _turned(t["robots"][r], best) != c}
         assert not wrong, (t["file"], wrong)
     assert read >= 1
+
+
+@pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
+def test_with_the_tiles_given_a_turn_read_without_a_clear_margin_places_no_robot():
+    # A small 3D frame (bench verify --frames3d, seed 7, 480×360) whose board, tiles given,
+    # was read a half turn wrong with confidence 0.81: every robot was named on the cell
+    # opposite its own, all four "moved" at once and a demonstration was judged illegal.
+    rnd = random.Random(7)
+    rec = next(r for r in (bench.recorded_demo(rnd, k) for k in bench.KINDS)
+               if r.kind == "over_bid")
+    pos = rec.position.with_robots(rec.states[0])
+    scene = Scene3D.random(7000, hands=0.0, timer=0.0, crop=0.0)
+    shot = render3d(pos, seed=7000, size=(480, 360), scene=scene)
+    obs = Reader(tiles=list(pos.board.tiles), read_chip=False).read(shot.image)
+    truth = {r: cell_name(c) for r, c in pos.robots.items()}
+    assert obs.tiles_confidence < NORTH_SURE_TILES, "precondition: the turn's margin is narrow"
+    assert all(truth[r] == c for r, c in obs.robots.items())  # no robot on a wrong cell
+    assert obs.robots == {} and set(obs.doubtful) == set(truth)
+    assert all("which way the board lies is not sure" in why for why in obs.doubtful.values())

@@ -53,6 +53,11 @@ from .track import OCC_PX, occlusion
 # guess: the robots are seen, but none is placed (a right reading is above 0.85 on renders
 # under haze and glare and on the real photos; the wrong ones fell below 0.25).
 NORTH_SURE = 0.5
+# With the tiles given only the quarter turn is read, and its confidence is the margin of the
+# best turn over the next one. A turn read wrong names every robot's cell wrong at once (all
+# of them seen jumping together), so it needs a wider margin: a board read a half turn wrong
+# on a small 3D render had 0.81; right readings are above 0.85 on renders and real photos.
+NORTH_SURE_TILES = 0.85
 
 
 @dataclass
@@ -218,7 +223,8 @@ class Reader:
             colours = [c for c in self.profile.robots if c != CLEAR]
             hits, _, _ = decide(self.cells, frame, loc, first, hits, colours)
         robots, scores, doubtful = {}, {}, {}
-        unsure_north = reading is not None and reading.confidence < NORTH_SURE
+        sure = NORTH_SURE_TILES if self.tiles is not None else NORTH_SURE
+        unsure_north = reading is not None and reading.confidence < sure
         for colour, h in hits.items():
             c, r = rotate_cell(h.col, h.row, k)
             doubt = h.doubt or (f"which way the board lies is not sure "

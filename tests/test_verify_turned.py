@@ -1,0 +1,117 @@
+"""A board read under a wrong north makes every robot jump at once: a misreading, never an
+``illegal``. Looks where several robots changed together and no legal move explains them are
+asked about on the page; the verdict is ``unsure`` when the reading stays."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_verify import RED_SQUARE_ROUTE, feed, looks, of_type, red_square, verdicts
+
+from companion.benchmarks import verify as bench
+from companion.board import Board
+from companion.verify import Demonstration, replay
+
+
+def turned(board: Board, robots: dict, quarters: int) -> dict:
+    """Where the robots are seen when the board is read turned by ``quarters`` quarter turns
+    (clockwise): what a reader that took the wrong side for north reports."""
+    n = board.width
+    out = {}
+    for r, c in robots.items():
+        cell = board.cell(c) if isinstance(c, str) else c
+        y, x = divmod(cell, n)
+        for _ in range(quarters % 4):
+            x, y = y, n - 1 - x
+        out[r] = board.name(y * n + x) if isinstance(c, str) else y * n + x
+    return out
+
+
+def with_hands(observations: list) -> list:
+    out = []
+    for o in observations:
+        out += [None, o]
+    return out
+
+
+def test_a_quarter_turn_is_a_turn_and_four_are_none():
+    p = red_square()
+    robots = dict(looks(p, "red right")[0])
+    once = turned(p.board, robots, 1)
+    assert all(once[r] != robots[r] for r in robots)
+    assert turned(p.board, once, 3) == robots
+
+
+def test_every_robot_jumping_by_a_quarter_turn_after_a_move_is_asked_about_not_illegal():
+    # The recorded case: the first move read right, then the reader took the wrong side for
+    # north and kept to it over the frames, so all four robots looked moved at once; an
+    # over-bid demonstration was judged "illegal".
+    p = red_square()
+    seen = looks(p, RED_SQUARE_ROUTE)
+    board = p.board
+    for quarters in (1, 2, 3):
+        wrong = [turned(board, s, quarters) for s in seen[1:]]
+        obs = with_hands([seen[0], *wrong])
+        result = replay(p, 3, [(float(k), o) for k, o in enumerate(obs)])  # over bid
+        assert result.verdict == "unsure", (quarters, result.verdict)
+        demo = Demonstration(p, bid=3)
+        events = feed(demo, obs)
+        assert "illegal" not in [e["type"] for e in events]
+        (doubt,) = of_type(events, "doubt")[:1]
+        assert set(doubt["robots"]) == set(p.robots)
+
+
+def test_a_turned_look_that_goes_back_to_the_truth_lets_the_count_go_on():
+    p = red_square()
+    seen = looks(p, RED_SQUARE_ROUTE)
+    demo = Demonstration(p, bid=4)
+    events = feed(demo, with_hands([seen[0], turned(p.board, seen[0], 2), *seen[1:]]))
+    assert of_type(events, "doubt") and of_type(events, "doubt_cleared")
+    assert [e["move"] for e in of_type(events, "move")] == RED_SQUARE_ROUTE.split(", ")
+    assert verdicts(events) == ["success"]
+
+
+def test_two_robots_standing_still_misread_while_one_moves_are_asked_about():
+    p = red_square()
+    seen = looks(p, RED_SQUARE_ROUTE)
+    others = [r for r in p.robots if r != "red"]
+    free = [c for c in ("k10", "e13", "g4", "n14") if c not in seen[0].values()]
+    bad = {**seen[0], others[0]: free[0], others[1]: free[1]}
+    events = feed(Demonstration(p, bid=4), with_hands([bad, *seen[1:]]))
+    assert "illegal" not in [e["type"] for e in events]
+    assert verdicts(events) == ["success"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), quarters=st.integers(1, 3), kind=st.sampled_from(
+    ["honest", "over_bid"]), where=st.floats(0, 1), spell=st.integers(1, 3),
+    displace=st.booleans())
+def test_a_turned_or_several_robot_misreading_never_makes_a_demonstration_illegal(
+        seed, quarters, kind, where, spell, displace):
+    rnd = random.Random(seed)
+    rec = bench.recorded_demo(rnd, kind)
+    board = rec.position.board
+    states = [dict(rec.position.robots), *rec.states]
+    k = min(len(states) - 1, int(where * len(states)))
+    if displace:
+        # two or more robots that do not move around look k read on wrong cells
+        moving = {rec.movers[k - 1] if k else None, rec.movers[k] if k < len(rec.movers)
+                  else None}
+        still = [r for r in states[k] if r not in moving]
+        taken = set(states[k].values())
+        free = [c for c in board if c not in board.blocked and c not in taken]
+        bad = dict(states[k])
+        for r in rnd.sample(still, rnd.randint(2, len(still))):
+            bad[r] = free.pop(rnd.randrange(len(free)))
+    else:
+        bad = turned(board, states[k], quarters)
+    looks_ = [*states[:k + 1], *[bad] * spell, *states[k + 1:]]
+    obs = with_hands(looks_)
+    result = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)])
+    assert result.verdict != "illegal"
+    # the same with the wrong reading kept to the end
+    obs = with_hands([*states[:k + 1], *[bad] * spell])
+    result = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)])
+    assert result.verdict != "illegal"
