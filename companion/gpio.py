@@ -37,6 +37,10 @@ Raspberry Pi and, with gpiozero's ``MockFactory(pin_class=MockPWMPin)``, in the 
 simulated table (:meth:`Hardware.press`, :meth:`Hardware.release`, :meth:`Hardware.turn` drive
 the mock pins the way fingers would). A device that is missing or fails is reported once through
 ``report`` and the rest keeps working.
+
+:class:`Hardware` owns the pins and the one worker thread; its :class:`Buttons` turn edges into
+commands, its :class:`Lights` turn the view into the hourglass, the players' LEDs, the digit
+and the buzzer's cues.
 """
 
 from __future__ import annotations
@@ -398,6 +402,479 @@ class _Run:
     up_at: float | None = None
 
 
+class _Parts:
+    """What the buttons and the lights share with the :class:`Hardware` that owns them: the pin
+    map, the working devices, the one report per problem, the worker's timers, the commands."""
+
+    def __init__(self, pins: PinMap, submit: Callable[[dict], Any],
+                 report: Callable[[str], Any]) -> None:
+        self.pins = pins
+        self.devices: dict[str, Any] = {}
+        self.problems: list[str] = []
+        self.reported: set[str] = set()
+        self._submit = submit
+        self._report_sink = report
+        self._timers: list[tuple[float, int, str, Any, int]] = []
+        self._seq = itertools.count()
+        self.factory: Any = None
+
+    def report(self, key: str, message: str) -> bool:
+        """Pass a problem on once per ``key``; True the first time."""
+        if key in self.reported:
+            return False
+        self.reported.add(key)
+        self.problems.append(message)
+        try:
+            self._report_sink(message)
+        except Exception:  # a broken reporter must not break the table
+            log.exception("report sink failed")
+        return True
+
+    def device(self, name: str, make: Callable[[], Any]) -> Any:
+        """Build one device; one that cannot be built is reported and left out."""
+        try:
+            device = make()
+        except Exception as e:
+            self.report(name, f"{name}: could not be set up ({type(e).__name__}: {e}); "
+                              "running without it")
+            return None
+        self.devices[name] = device
+        return device
+
+    def safe(self, name: str, action: Callable[[], Any]) -> Any:
+        """Run a device action; a failure retires the device and is reported once."""
+        if name not in self.devices:
+            return None
+        try:
+            return action()
+        except Exception as e:
+            self.report(name, f"{name}: failed ({type(e).__name__}: {e}); running without it")
+            device = self.devices.pop(name, None)
+            try:
+                if device is not None:
+                    device.close()
+            except Exception:
+                pass
+            return None
+
+    def at(self, due: float, kind: str, arg: Any = None, token: int = 0) -> None:
+        """Wake the worker at ``due`` (real time) for a timer of ``kind``."""
+        heapq.heappush(self._timers, (due, next(self._seq), kind, arg, token))
+
+    def due(self, now: float) -> Iterator[tuple[str, Any, int]]:
+        """The timers due by ``now``, in order: (kind, arg, token)."""
+        while self._timers and self._timers[0][0] <= now:
+            _, _, kind, arg, token = heapq.heappop(self._timers)
+            yield kind, arg, token
+
+    def next_timer(self) -> float | None:
+        return self._timers[0][0] if self._timers else None
+
+    def settling(self) -> bool:
+        """Is a debounce check or a tap window still open?"""
+        return any(t[2] in ("settle", "tap") for t in self._timers)
+
+    def emit(self, command: dict) -> None:
+        try:
+            self._submit(command)
+        except Exception as e:
+            self.report("submit", f"submitting {command} failed: {e!r}")
+
+
+class Buttons:
+    """The inputs: the start button, a button per seat, the dial and its push. Edges come in
+    time order from the worker thread; debounce, hold and the tap window are timed here and
+    each press becomes a command (see the module's docstring)."""
+
+    def __init__(self, parts: _Parts, redraw: Callable[[], None]) -> None:
+        self._parts = parts
+        self._redraw = redraw  # the dial changed: the display shows it
+        self._buttons: dict[tuple, _Button] = {}
+        self._taps: dict[int, int] = {}
+        self._tap_token: dict[int, int] = {}
+        self.dial = 0
+
+    def build(self, edge: Callable[[tuple, Any], None]) -> None:
+        import gpiozero as gz
+
+        p, parts = self._parts.pins, self._parts
+        self._button(("start",), p.start, edge)
+        for seat, pin in enumerate(p.bids):
+            self._button(("bid", seat), pin, edge)
+        if p.dial:
+            dial = p.dial
+            enc = parts.device("dial", lambda: gz.RotaryEncoder(
+                dial.a, dial.b, max_steps=0, pin_factory=parts.factory))
+            if enc is not None:
+                enc.when_rotated_clockwise = lambda: edge(("turn",), 1)
+                enc.when_rotated_counter_clockwise = lambda: edge(("turn",), -1)
+            if dial.push is not None:
+                self._button(("push",), dial.push, edge)
+
+    def _button(self, key: tuple, pin: int, edge: Callable[[tuple, Any], None]) -> None:
+        import gpiozero as gz
+
+        name = _key_name(key)
+        # DigitalInputDevice rather than Button: Button keeps a polling hold thread per
+        # button, and hold, tap and debounce are all timed here on the one worker thread.
+        device = self._parts.device(name, lambda: gz.DigitalInputDevice(
+            pin, pull_up=True, bounce_time=None, pin_factory=self._parts.factory))
+        if device is None:
+            return
+        self._buttons[key] = _Button(key, device, mode=key[0])
+        device.when_activated = lambda: edge(key, True)
+        device.when_deactivated = lambda: edge(key, False)
+
+    def pin(self, name: str, index: int | None) -> Any:
+        """The pin of a named input (see :meth:`Hardware.pin`), or None for another name."""
+        if name == "start":
+            return self._buttons[("start",)].device.pin
+        if name == "bid":
+            return self._buttons[("bid", index)].device.pin
+        if name == "dial_push":
+            return self._buttons[("push",)].device.pin
+        if name in ("dial_a", "dial_b"):
+            return getattr(self._parts.devices["dial"], name[-1]).pin
+        return None
+
+    def handle(self, t: float, key: tuple, level: Any, view: Mapping | None) -> None:
+        if key == ("turn",):
+            self._set_dial(self.dial + level)
+            return
+        b = self._buttons.get(key)
+        if b is None:
+            return
+        b.last_edge = t
+        if level == b.down:
+            return
+        debounce = self._parts.pins.debounce
+        if t - b.accepted_at < debounce:
+            # Contact bounce: ignore, but look again once the lockout ends in case the
+            # button really did change (a very short tap) and the last edge is the truth.
+            if not b.settle_pending:
+                b.settle_pending = True
+                self._parts.at(b.accepted_at + debounce, "settle", key)
+            return
+        self._accept(b, level, t, view)
+
+    def _accept(self, b: _Button, down: bool, t: float, view: Mapping | None) -> None:
+        b.down, b.accepted_at = down, t
+        if down:
+            self._pressed(b, t, view)
+        else:
+            self._released(b, view)
+
+    def _pressed(self, b: _Button, t: float, view: Mapping | None) -> None:
+        b.token += 1
+        b.held = False
+        kind = b.key[0]
+        parts = self._parts
+        if kind == "push":
+            b.mode = "push"
+            self._set_dial(0, announce=True)
+            return
+        if kind == "start":
+            b.mode = "start"
+            parts.at(t + parts.pins.hold_seconds, "hold", b.key, b.token)
+            return
+        seat = b.key[1]
+        v = view or {}
+        if v.get("phase") == "demonstrating" and v.get("demonstrating") == seat:
+            b.mode = "demo"
+            parts.at(t + parts.pins.hold_seconds, "hold", b.key, b.token)
+            return
+        b.mode = "bid"
+        if "dial" in parts.devices and self.dial > 0:
+            parts.emit(_bid(v, seat, self.dial))
+            return
+        self._taps[seat] = self._taps.get(seat, 0) + 1
+        token = self._tap_token[seat] = self._tap_token.get(seat, 0) + 1
+        parts.at(t + parts.pins.tap_window, "tap", seat, token)
+
+    def _released(self, b: _Button, view: Mapping | None) -> None:
+        if b.held or b.mode not in ("start", "demo"):
+            return
+        b.token += 1  # cancels the pending hold
+        if b.mode == "demo":
+            self._parts.emit({"type": "done", "seat": b.key[1]})
+            return
+        v = view or {}
+        if v.get("game") == "micro-robots":
+            self._parts.emit({"type": "reroll" if v.get("phase") == "round" else "roll"})
+            return
+        # A chip is showing and nobody has bid yet: the button starts the hourglass by hand.
+        # Otherwise it reveals the next chip (in solo play the timer starts with the chip).
+        waiting = v.get("phase") == "bidding" and not (v.get("timer") or {}).get("running")
+        self._parts.emit({"type": "start_timer" if waiting else "reveal"})
+
+    def timer(self, kind: str, arg: Any, token: int, view: Mapping | None) -> None:
+        """A timer of the buttons is due: a debounce check, a hold or a tap window's end."""
+        if kind == "settle":
+            self._settle(arg, view)
+        elif kind == "hold":
+            self._hold(arg, token)
+        elif kind == "tap":
+            if self._tap_token.get(arg) != token:
+                return
+            count = self._taps.pop(arg, 0)
+            if count:
+                self._parts.emit(_bid(view or {}, arg, count))
+
+    def _settle(self, key: tuple, view: Mapping | None) -> None:
+        b = self._buttons.get(key)
+        if b is None:
+            return
+        b.settle_pending = False
+        actual = self._parts.safe(_key_name(key), lambda: bool(b.device.is_active))
+        if actual is not None and actual != b.down:
+            # the level has held since the last edge: date the change from there
+            self._accept(b, actual, b.last_edge, view)
+
+    def _hold(self, key: tuple, token: int) -> None:
+        b = self._buttons.get(key)
+        if b is None or token != b.token or not b.down:
+            return
+        if self._parts.safe(_key_name(key), lambda: bool(b.device.is_active)) is False:
+            return  # released, and the release edge is still on its way here
+        b.held = True
+        if b.mode == "start":
+            self._parts.emit({"type": "undo"})
+        elif b.mode == "demo":
+            self._parts.emit({"type": "give_up", "seat": key[1]})
+
+    def _set_dial(self, value: int, announce: bool = False) -> None:
+        top = self._parts.pins.dial.max if self._parts.pins.dial else 0
+        value = min(top, max(0, value))
+        if value == self.dial and not announce:
+            return
+        self.dial = value
+        self._parts.emit({"type": "dial", "value": value})
+        self._redraw()
+
+
+class Lights:
+    """The outputs: the LED hourglass, the players' LEDs, the digit display and the buzzer,
+    rendered from the game's view; each sound cue plays once per timer run."""
+
+    def __init__(self, parts: _Parts, clock: Callable[[], float]) -> None:
+        self._parts = parts
+        self._clock = clock
+        self._cache: dict[str, Any] = {}
+        self._run: _Run | None = None
+        self._verdict: Any = None
+        self._shown_number: int | None = None
+        self._number_since = 0.0
+        self._tune_token = 0
+
+    def build_hourglass(self) -> None:
+        import gpiozero as gz
+
+        p, pf = self._parts.pins, self._parts.factory
+        self._parts.device("hourglass", lambda: gz.LEDBarGraph(
+            *p.hourglass, pwm=p.hourglass_pwm, active_high=p.hourglass_active_high,
+            pin_factory=pf))
+
+    def build(self) -> None:
+        """The other outputs, built after the buttons (the pins are claimed in that order)."""
+        import gpiozero as gz
+        from gpiozero.tones import Tone
+
+        p, pf, parts = self._parts.pins, self._parts.factory, self._parts
+        if p.buzzer:
+            bz = p.buzzer
+            if bz.kind == "tonal":
+                parts.device("buzzer", lambda: gz.TonalBuzzer(
+                    bz.pin, mid_tone=Tone("A4"), octaves=2, pin_factory=pf))
+            else:
+                parts.device("buzzer", lambda: gz.Buzzer(bz.pin, pin_factory=pf))
+        if p.display:
+            ds = p.display
+            parts.device("display", lambda: gz.LEDCharDisplay(
+                *ds.pins, dp=ds.dp, font=BCD_FONT if ds.kind == "bcd" else None,
+                active_high=ds.active_high, pin_factory=pf))
+        if p.player_leds:
+            pl = p.player_leds
+            parts.device("player_leds", lambda: gz.LEDBoard(
+                *pl.pins, active_high=pl.active_high, pin_factory=pf))
+
+    def pin(self, name: str, index: int | None) -> Any:
+        """The pin of a named output (see :meth:`Hardware.pin`), or None for another name."""
+        devices = self._parts.devices
+        if name == "hourglass":
+            return devices["hourglass"][index].pin
+        if name == "buzzer":
+            buzzer = devices["buzzer"]
+            return getattr(buzzer, "pwm_device", buzzer).pin
+        if name == "display":
+            return devices["display"][index].pin
+        if name == "player_led":
+            return devices["player_leds"][index].pin
+        return None
+
+    def render(self, view: Mapping | None, now: float, dial: int | None) -> float | None:
+        """Show ``view`` at real time ``now``; when to draw the next frame (None: no need).
+        ``dial`` is the number the dial is on, None without a dial."""
+        gnow = self._clock()
+        v = view or {}
+        phase = v.get("phase")
+        timer = v.get("timer") or None
+        remaining = timer_remaining(timer, gnow)
+        running = bool(timer and timer.get("running"))
+        animating = self._track_run(timer, remaining, running, gnow)
+        since_up = None
+        if self._run and self._run.up_at is not None:
+            since_up = gnow - self._run.up_at
+            animating = animating or since_up < FLASH_SECONDS
+        self._write_bar(self._levels(v, timer, remaining, running, since_up))
+        self._render_leds(v, phase)
+        digit_wake = self._render_display(v, phase, now, dial)
+        verdict = v.get("verdict")
+        if verdict != self._verdict:
+            self._verdict = verdict
+            if verdict in ("success", "failure"):
+                self.cue(verdict)
+        wakes = [w for w in (now + 1.0 / self._parts.pins.fps if animating else None,
+                             digit_wake) if w is not None]
+        return min(wakes) if wakes else None
+
+    def _levels(self, v: Mapping, timer: Mapping | None, remaining: float | None,
+                running: bool, since_up: float | None) -> tuple[float, ...]:
+        """The brightness of each LED of the hourglass, bottom first."""
+        pins = self._parts.pins
+        n = len(pins.hourglass)
+        phase = v.get("phase")
+        if since_up is not None and since_up < FLASH_SECONDS:
+            return hourglass_levels(n, 0.0, 1.0, since_up=since_up)
+        if running or phase == "timer":
+            duration = timer.get("duration") if timer else None
+            second = bool(timer and timer.get("run") == 2
+                          and (v.get("easy") or timer.get("runs") == 2))
+            return hourglass_levels(n, remaining, duration, pwm=pins.hourglass_pwm, dim=second)
+        if phase == "bidding":
+            return (1.0,) * n
+        return (0.0,) * n
+
+    def _track_run(self, timer: Mapping | None, remaining: float | None, running: bool,
+                   gnow: float) -> bool:
+        """Cue start / 10 s left / time up once per timer run; True while the bar animates."""
+        if running and timer is not None:
+            key = (timer.get("started_at"), timer.get("duration"))
+            if self._run is None or self._run.key != key:
+                started, duration = key
+                end = None if started is None or duration is None else started + duration
+                self._run = _Run(key, end, ten_armed=(remaining or 0) > BLINK_SECONDS)
+                self.cue("start")
+            run = self._run
+            if remaining is not None and run.up_at is None:
+                if run.ten_armed and not run.ten_done and 0 < remaining <= BLINK_SECONDS:
+                    run.ten_done = True
+                    self.cue("ten")
+                if remaining <= 0:
+                    self._time_up(run, gnow)
+            return True
+        run = self._run
+        if run is not None and run.up_at is None and remaining is not None and remaining <= 0:
+            self._time_up(run, gnow)  # the table stopped the timer at time up
+        return False
+
+    def _time_up(self, run: _Run, gnow: float) -> None:
+        run.up_at = run.end if run.end is not None else gnow
+        self.cue("time_up")
+
+    def _write_bar(self, levels: Sequence[float]) -> None:
+        devices = self._parts.devices
+        if "hourglass" not in devices:
+            return
+        last = self._cache.get("bar")
+        if last == tuple(levels):
+            return
+
+        def write() -> None:
+            bar = devices["hourglass"]
+            for i, level in enumerate(levels):
+                if last is None or last[i] != level:
+                    bar[i].value = level
+
+        self._parts.safe("hourglass", write)
+        self._cache["bar"] = tuple(levels)
+
+    def _render_leds(self, v: Mapping, phase: Any) -> None:
+        devices, pins = self._parts.devices, self._parts.pins
+        if "player_leds" not in devices:
+            return
+        seat = None
+        if phase == "demonstrating":
+            seat = v.get("demonstrating")
+        elif phase in ("bidding", "timer"):
+            seat = v.get("leader")
+        n = len(pins.player_leds.pins) if pins.player_leds else 0
+        states = tuple(1 if i == seat else 0 for i in range(n))
+        if self._cache.get("leds") != states:
+            self._parts.safe("player_leds",
+                             lambda: setattr(devices["player_leds"], "value", states))
+            self._cache["leds"] = states
+
+    def _render_display(self, v: Mapping, phase: Any, now: float,
+                        dial: int | None) -> float | None:
+        devices = self._parts.devices
+        if "display" not in devices:
+            return None
+        number: int | None
+        if dial is not None:
+            number = dial
+        elif phase in ("bidding", "timer", "demonstrating") and v.get("bid_to_meet") is not None:
+            number = int(v["bid_to_meet"])
+        else:
+            number = None
+            leader = v.get("leader")
+            if phase in ("bidding", "timer") and leader is not None:
+                for player in v.get("players") or ():
+                    if player.get("seat") == leader and player.get("bid") is not None:
+                        number = int(player["bid"])
+        if number != self._shown_number:
+            self._shown_number, self._number_since = number, now
+        elapsed = now - self._number_since
+        char = digit_at(number, elapsed)
+        if self._cache.get("digit") != char:
+            self._parts.safe("display", lambda: setattr(devices["display"], "value", char))
+            self._cache["digit"] = char
+        if number is None or number < 10:
+            return None
+        return self._number_since + (int(elapsed / DIGIT_SECONDS) + 1) * DIGIT_SECONDS
+
+    # -- sound
+
+    def cue(self, name: str) -> None:
+        bz = self._parts.pins.buzzer
+        if bz is None or "buzzer" not in self._parts.devices or name not in CUES[bz.sound]:
+            return
+        self._tune_token += 1
+        self.tune_step(self._tune_token, (name, 0))
+
+    def tune_step(self, token: int, arg: tuple[str, int]) -> None:
+        if token != self._tune_token:
+            return  # a newer cue took over
+        name, step = arg
+        tune = TUNES[name]
+        device = self._parts.devices.get("buzzer")
+        if device is None:
+            return
+        if step >= len(tune):
+            self._parts.safe("buzzer", device.stop if hasattr(device, "stop") else device.off)
+            return
+        note, seconds = tune[step]
+        tonal = bool(self._parts.pins.buzzer and self._parts.pins.buzzer.kind == "tonal")
+
+        def play() -> None:
+            if tonal:
+                device.stop() if note is None else device.play(note)
+            else:
+                device.off() if note is None else device.on()
+
+        self._parts.safe("buzzer", play)
+        self._parts.at(time.monotonic() + seconds, "tune", (name, step + 1), token)
+
+
 class Hardware:
     """The table's buttons, dial, LEDs and buzzer, built from a :class:`PinMap`.
 
@@ -409,18 +886,17 @@ class Hardware:
 
     Input timing (debounce, hold, tap window) runs on real time; only the view's timer uses
     ``clock``. One background thread owns all button state; it sleeps unless an edge, a timer or
-    a running hourglass (``fps`` frames a second) needs it.
+    a running hourglass (``fps`` frames a second) needs it. The inputs are its
+    :class:`Buttons`, the outputs its :class:`Lights`.
     """
 
     def __init__(self, pins: PinMap | str | Path | None, submit: Callable[[dict], Any], *,
                  clock: Callable[[], float] = time.monotonic,
                  report: Callable[[str], Any] | None = None, pin_factory: Any = None) -> None:
         self.pins = pins if isinstance(pins, PinMap) else PinMap.load(pins)
-        self._submit = submit
-        self._clock = clock
-        self._report_sink = report or log.warning
-        self.problems: list[str] = []
-        self._reported: set[str] = set()
+        self._parts = _Parts(self.pins, submit, report or log.warning)
+        self.problems = self._parts.problems
+        self.devices = self._parts.devices
         self._cond = threading.Condition()
         self._inbox: list[tuple[float, tuple, Any]] = []
         self._waiters: list[threading.Event] = []
@@ -428,27 +904,16 @@ class Hardware:
         self._dirty = True
         self._closing = False
         self._closed = False
-        self._timers: list[tuple[float, int, str, Any, int]] = []
-        self._seq = itertools.count()
         self._frame_due: float | None = None
-        self._dial = 0
-        self._taps: dict[int, int] = {}
-        self._tap_token: dict[int, int] = {}
-        self._buttons: dict[tuple, _Button] = {}
-        self._cache: dict[str, Any] = {}
-        self._run: _Run | None = None
-        self._verdict: Any = None
-        self._shown_number: int | None = None
-        self._number_since = 0.0
-        self._tune_token = 0
-        self.devices: dict[str, Any] = {}
-        self._factory = self._resolve_factory(pin_factory)
-        if self._factory is not None:
-            self._build()
+        self.buttons = Buttons(self._parts, self._redraw)
+        self.lights = Lights(self._parts, clock)
+        self._parts.factory = self._resolve_factory(pin_factory)
+        if self._parts.factory is not None:
+            self.lights.build_hourglass()
+            self.buttons.build(self._edge)
+            self.lights.build()
         self._thread = threading.Thread(target=self._work, name="gpio", daemon=True)
         self._thread.start()
-
-    # -- construction
 
     def _resolve_factory(self, pin_factory: Any) -> Any:
         if pin_factory is not None:
@@ -460,77 +925,17 @@ class Hardware:
         try:  # the header's chip found by its label (gpiozero guesses it from the model)
             factory = pin_factory()
         except PinFactoryError as e:
-            self._report("factory", f"no GPIO: {e}; running without buttons and LEDs")
+            self._parts.report("factory", f"no GPIO: {e}; running without buttons and LEDs")
             return None
         if factory is not None:
             return factory
         try:
             Device.ensure_pin_factory()
         except Exception as e:  # no GPIO library or not a Pi: run without hardware
-            self._report("factory", f"no GPIO here ({e}); running without buttons and LEDs")
+            self._parts.report("factory",
+                               f"no GPIO here ({e}); running without buttons and LEDs")
             return None
         return Device.pin_factory
-
-    def _build(self) -> None:
-        import gpiozero as gz
-        from gpiozero.tones import Tone
-
-        p, pf = self.pins, self._factory
-        self._device("hourglass", lambda: gz.LEDBarGraph(
-            *p.hourglass, pwm=p.hourglass_pwm, active_high=p.hourglass_active_high,
-            pin_factory=pf))
-        self._button(("start",), p.start)
-        for seat, pin in enumerate(p.bids):
-            self._button(("bid", seat), pin)
-        if p.dial:
-            dial = p.dial
-            enc = self._device("dial", lambda: gz.RotaryEncoder(
-                dial.a, dial.b, max_steps=0, pin_factory=pf))
-            if enc is not None:
-                enc.when_rotated_clockwise = lambda: self._edge(("turn",), 1)
-                enc.when_rotated_counter_clockwise = lambda: self._edge(("turn",), -1)
-            if dial.push is not None:
-                self._button(("push",), dial.push)
-        if p.buzzer:
-            bz = p.buzzer
-            if bz.kind == "tonal":
-                self._device("buzzer", lambda: gz.TonalBuzzer(
-                    bz.pin, mid_tone=Tone("A4"), octaves=2, pin_factory=pf))
-            else:
-                self._device("buzzer", lambda: gz.Buzzer(bz.pin, pin_factory=pf))
-        if p.display:
-            ds = p.display
-            self._device("display", lambda: gz.LEDCharDisplay(
-                *ds.pins, dp=ds.dp, font=BCD_FONT if ds.kind == "bcd" else None,
-                active_high=ds.active_high, pin_factory=pf))
-        if p.player_leds:
-            pl = p.player_leds
-            self._device("player_leds", lambda: gz.LEDBoard(
-                *pl.pins, active_high=pl.active_high, pin_factory=pf))
-
-    def _device(self, name: str, make: Callable[[], Any]) -> Any:
-        try:
-            device = make()
-        except Exception as e:
-            self._report(name, f"{name}: could not be set up ({type(e).__name__}: {e}); "
-                               "running without it")
-            return None
-        self.devices[name] = device
-        return device
-
-    def _button(self, key: tuple, pin: int) -> None:
-        import gpiozero as gz
-
-        name = _key_name(key)
-        # DigitalInputDevice rather than Button: Button keeps a polling hold thread per
-        # button, and hold, tap and debounce are all timed here on the one worker thread.
-        device = self._device(name, lambda: gz.DigitalInputDevice(
-            pin, pull_up=True, bounce_time=None, pin_factory=self._factory))
-        if device is None:
-            return
-        self._buttons[key] = _Button(key, device, mode=key[0])
-        device.when_activated = lambda: self._edge(key, True)
-        device.when_deactivated = lambda: self._edge(key, False)
 
     # -- public interface
 
@@ -544,7 +949,7 @@ class Hardware:
     @property
     def dial(self) -> int:
         """The number the dial is on (0 without a dial)."""
-        return self._dial
+        return self.buttons.dial
 
     def pin(self, name: str, index: int | None = None) -> Any:
         """The gpiozero pin of a named input or output, e.g. ``pin("bid", 2)``, ``pin("start")``.
@@ -554,27 +959,15 @@ class Hardware:
         ``player_led`` (index = seat). On a MockFactory, ``drive_low()`` presses a button.
         """
         try:
-            if name == "start":
-                return self._buttons[("start",)].device.pin
-            if name == "bid":
-                return self._buttons[("bid", index)].device.pin
-            if name == "dial_push":
-                return self._buttons[("push",)].device.pin
-            if name in ("dial_a", "dial_b"):
-                return getattr(self.devices["dial"], name[-1]).pin
-            if name == "hourglass":
-                return self.devices["hourglass"][index].pin
-            if name == "buzzer":
-                buzzer = self.devices["buzzer"]
-                return getattr(buzzer, "pwm_device", buzzer).pin
-            if name == "display":
-                return self.devices["display"][index].pin
-            if name == "player_led":
-                return self.devices["player_leds"][index].pin
+            found = self.buttons.pin(name, index)
+            if found is None:
+                found = self.lights.pin(name, index)
         except (KeyError, IndexError, TypeError):
             raise KeyError(f"no working {name}{'' if index is None else f'[{index}]'} "
                            "on this table") from None
-        raise KeyError(f"unknown pin name {name!r}")
+        if found is None:
+            raise KeyError(f"unknown pin name {name!r}")
+        return found
 
     def press(self, name: str, index: int | None = None) -> None:
         """Press a button on a mock factory (the simulated table's virtual buttons)."""
@@ -597,22 +990,20 @@ class Hardware:
     def sync(self, timeout: float = 5.0) -> bool:
         """Wait until every edge so far is handled, every pending debounce check and tap window
         has closed and the latest view is rendered; False on timeout. For tests and the bench."""
-        event = threading.Event()
-        with self._cond:
-            if self._closed:
-                return True
-            self._waiters.append(event)
-            self._cond.notify()
-        return event.wait(timeout)
+        return self._wait(timeout, redraw=False)
 
     def refresh(self, timeout: float = 5.0) -> bool:
         """Render the current view at ``clock()`` now and wait for it (tests move a fake clock
         and look at the LEDs); also settles pending input like :meth:`sync`."""
+        return self._wait(timeout, redraw=True)
+
+    def _wait(self, timeout: float, redraw: bool) -> bool:
         event = threading.Event()
         with self._cond:
             if self._closed:
                 return True
-            self._dirty = True
+            if redraw:
+                self._dirty = True
             self._waiters.append(event)
             self._cond.notify()
         return event.wait(timeout)
@@ -629,7 +1020,7 @@ class Hardware:
             if n in self.devices:
                 out[n] = "ok"
             else:
-                out[n] = "failed" if n in self._reported else "missing"
+                out[n] = "failed" if n in self._parts.reported else "missing"
         return out
 
     def close(self) -> None:
@@ -650,7 +1041,7 @@ class Hardware:
             try:
                 device.close()
             except Exception as e:  # closing must not stop closing the rest
-                self._report(f"close:{name}", f"{name}: failed to close ({e})")
+                self._parts.report(f"close:{name}", f"{name}: failed to close ({e})")
         self.devices.clear()
 
     def __enter__(self) -> Hardware:
@@ -658,36 +1049,6 @@ class Hardware:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- problems
-
-    def _report(self, key: str, message: str) -> bool:
-        """Pass a problem on once per ``key``; True the first time."""
-        if key in self._reported:
-            return False
-        self._reported.add(key)
-        self.problems.append(message)
-        try:
-            self._report_sink(message)
-        except Exception:  # a broken reporter must not break the table
-            log.exception("report sink failed")
-        return True
-
-    def _safe(self, name: str, action: Callable[[], Any]) -> Any:
-        """Run a device action; a failure retires the device and is reported once."""
-        if name not in self.devices:
-            return None
-        try:
-            return action()
-        except Exception as e:
-            self._report(name, f"{name}: failed ({type(e).__name__}: {e}); running without it")
-            device = self.devices.pop(name, None)
-            try:
-                if device is not None:
-                    device.close()
-            except Exception:
-                pass
-            return None
 
     # -- the worker thread
 
@@ -698,33 +1059,23 @@ class Hardware:
             self._inbox.append((time.monotonic(), key, level))
             self._cond.notify()
 
-    def _at(self, due: float, kind: str, arg: Any = None, token: int = 0) -> None:
-        heapq.heappush(self._timers, (due, next(self._seq), kind, arg, token))
+    def _redraw(self) -> None:
+        with self._cond:
+            self._dirty = True
 
     def _quiet(self) -> bool:
-        return not self._inbox and not any(t[2] in ("settle", "tap") for t in self._timers)
+        return not self._inbox and not self._parts.settling()
 
     def _work(self) -> None:
         while True:
             with self._cond:
-                while True:
-                    if self._closing:
-                        return
-                    if self._inbox or self._dirty:
-                        break
-                    if self._waiters and self._quiet():
-                        break
-                    now = time.monotonic()
-                    wake = [t for t in (self._timers[0][0] if self._timers else None,
-                                        self._frame_due) if t is not None]
-                    if wake and min(wake) <= now:
-                        break
-                    self._cond.wait(min(wake) - now if wake else None)
+                if not self._sleep():
+                    return
                 batch, self._inbox = self._inbox, []
                 dirty, self._dirty = self._dirty, False
                 view = self._view
             for t, key, level in batch:
-                self._guard(self._handle, t, key, level, view)
+                self._guard(self.buttons.handle, t, key, level, view)
             self._guard(self._run_timers, view)
             now = time.monotonic()
             if dirty or (self._frame_due is not None and now >= self._frame_due):
@@ -737,293 +1088,44 @@ class Hardware:
             for event in waiters:
                 event.set()
 
+    def _sleep(self) -> bool:
+        """Wait (holding the lock) until there is work; False when closing."""
+        while True:
+            if self._closing:
+                return False
+            if self._inbox or self._dirty:
+                return True
+            if self._waiters and self._quiet():
+                return True
+            now = time.monotonic()
+            wake = [t for t in (self._parts.next_timer(), self._frame_due) if t is not None]
+            if wake and min(wake) <= now:
+                return True
+            self._cond.wait(min(wake) - now if wake else None)
+
     def _guard(self, step: Callable[..., Any], *args: Any) -> None:
         """Run one step of the worker; an error is reported, and the next step still runs."""
         try:
             step(*args)
         except Exception as e:  # never let one bad view or edge stop the buttons
-            if self._report(f"worker:{type(e).__name__}", f"hardware thread error: {e!r}"):
+            if self._parts.report(f"worker:{type(e).__name__}", f"hardware thread error: {e!r}"):
                 log.exception("hardware thread error")
 
-    def _emit(self, command: dict) -> None:
-        try:
-            self._submit(command)
-        except Exception as e:
-            self._report("submit", f"submitting {command} failed: {e!r}")
-
-    # -- inputs
-
-    def _handle(self, t: float, key: tuple, level: Any, view: Mapping | None) -> None:
-        if key == ("turn",):
-            self._set_dial(self._dial + level)
-            return
-        b = self._buttons.get(key)
-        if b is None:
-            return
-        b.last_edge = t
-        if level == b.down:
-            return
-        if t - b.accepted_at < self.pins.debounce:
-            # Contact bounce: ignore, but look again once the lockout ends in case the
-            # button really did change (a very short tap) and the last edge is the truth.
-            if not b.settle_pending:
-                b.settle_pending = True
-                self._at(b.accepted_at + self.pins.debounce, "settle", key)
-            return
-        self._accept(b, level, t, view)
-
-    def _accept(self, b: _Button, down: bool, t: float, view: Mapping | None) -> None:
-        b.down, b.accepted_at = down, t
-        if down:
-            self._pressed(b, t, view)
-        else:
-            self._released(b, view)
-
-    def _pressed(self, b: _Button, t: float, view: Mapping | None) -> None:
-        b.token += 1
-        b.held = False
-        kind = b.key[0]
-        if kind == "push":
-            b.mode = "push"
-            self._set_dial(0, announce=True)
-            return
-        if kind == "start":
-            b.mode = "start"
-            self._at(t + self.pins.hold_seconds, "hold", b.key, b.token)
-            return
-        seat = b.key[1]
-        v = view or {}
-        if v.get("phase") == "demonstrating" and v.get("demonstrating") == seat:
-            b.mode = "demo"
-            self._at(t + self.pins.hold_seconds, "hold", b.key, b.token)
-            return
-        b.mode = "bid"
-        if "dial" in self.devices and self._dial > 0:
-            self._emit(_bid(v, seat, self._dial))
-            return
-        self._taps[seat] = self._taps.get(seat, 0) + 1
-        token = self._tap_token[seat] = self._tap_token.get(seat, 0) + 1
-        self._at(t + self.pins.tap_window, "tap", seat, token)
-
-    def _released(self, b: _Button, view: Mapping | None) -> None:
-        if b.held or b.mode not in ("start", "demo"):
-            return
-        b.token += 1  # cancels the pending hold
-        if b.mode == "demo":
-            self._emit({"type": "done", "seat": b.key[1]})
-            return
-        v = view or {}
-        if v.get("game") == "micro-robots":
-            self._emit({"type": "reroll" if v.get("phase") == "round" else "roll"})
-            return
-        # A chip is showing and nobody has bid yet: the button starts the hourglass by hand.
-        # Otherwise it reveals the next chip (in solo play the timer starts with the chip).
-        waiting = v.get("phase") == "bidding" and not (v.get("timer") or {}).get("running")
-        self._emit({"type": "start_timer" if waiting else "reveal"})
-
     def _run_timers(self, view: Mapping | None) -> None:
-        now = time.monotonic()
-        while self._timers and self._timers[0][0] <= now:
-            due, _, kind, arg, token = heapq.heappop(self._timers)
-            if kind == "settle":
-                b = self._buttons.get(arg)
-                if b is None:
-                    continue
-                b.settle_pending = False
-                name = _key_name(arg)
-                actual = self._safe(name, lambda b=b: bool(b.device.is_active))
-                if actual is not None and actual != b.down:
-                    # the level has held since the last edge: date the change from there
-                    self._accept(b, actual, b.last_edge, view)
-            elif kind == "hold":
-                b = self._buttons.get(arg)
-                if b is None or token != b.token or not b.down:
-                    continue
-                name = _key_name(arg)
-                if self._safe(name, lambda b=b: bool(b.device.is_active)) is False:
-                    continue  # released, and the release edge is still on its way here
-                b.held = True
-                if b.mode == "start":
-                    self._emit({"type": "undo"})
-                elif b.mode == "demo":
-                    self._emit({"type": "give_up", "seat": arg[1]})
-            elif kind == "tap":
-                if self._tap_token.get(arg) != token:
-                    continue
-                count = self._taps.pop(arg, 0)
-                if count:
-                    self._emit(_bid(view or {}, arg, count))
-            elif kind == "tune":
-                self._tune_step(token, arg)
-
-    def _set_dial(self, value: int, announce: bool = False) -> None:
-        top = self.pins.dial.max if self.pins.dial else 0
-        value = min(top, max(0, value))
-        if value == self._dial and not announce:
-            return
-        self._dial = value
-        self._emit({"type": "dial", "value": value})
-        with self._cond:
-            self._dirty = True
-
-    # -- outputs
+        for kind, arg, token in self._parts.due(time.monotonic()):
+            if kind == "tune":
+                self.lights.tune_step(token, arg)
+            else:
+                self.buttons.timer(kind, arg, token, view)
 
     def _render(self, view: Mapping | None, now: float) -> None:
-        gnow = self._clock()
-        v = view or {}
-        phase = v.get("phase")
-        timer = v.get("timer") or None
-        remaining = timer_remaining(timer, gnow)
-        running = bool(timer and timer.get("running"))
-        animating = self._track_run(v, timer, remaining, running, gnow)
-        since_up = None
-        if self._run and self._run.up_at is not None:
-            since_up = gnow - self._run.up_at
-            animating = animating or since_up < FLASH_SECONDS
-        n = len(self.pins.hourglass)
-        if since_up is not None and since_up < FLASH_SECONDS:
-            levels = hourglass_levels(n, 0.0, 1.0, since_up=since_up)
-        elif running or phase == "timer":
-            duration = timer.get("duration") if timer else None
-            second = bool(timer and timer.get("run") == 2
-                          and (v.get("easy") or timer.get("runs") == 2))
-            levels = hourglass_levels(n, remaining, duration, pwm=self.pins.hourglass_pwm,
-                                      dim=second)
-        elif phase == "bidding":
-            levels = (1.0,) * n
-        else:
-            levels = (0.0,) * n
-        self._write_bar(levels)
-        self._render_leds(v, phase)
-        digit_wake = self._render_display(v, phase, now)
-        verdict = v.get("verdict")
-        if verdict != self._verdict:
-            self._verdict = verdict
-            if verdict in ("success", "failure"):
-                self._cue(verdict)
-        wakes = [w for w in (now + 1.0 / self.pins.fps if animating else None, digit_wake)
-                 if w is not None]
-        self._frame_due = min(wakes) if wakes else None
-
-    def _track_run(self, v: Mapping, timer: Mapping | None, remaining: float | None,
-                   running: bool, gnow: float) -> bool:
-        """Cue start / 10 s left / time up once per timer run; True while the bar animates."""
-        if running and timer is not None:
-            key = (timer.get("started_at"), timer.get("duration"))
-            if self._run is None or self._run.key != key:
-                started, duration = key
-                end = None if started is None or duration is None else started + duration
-                self._run = _Run(key, end, ten_armed=(remaining or 0) > BLINK_SECONDS)
-                self._cue("start")
-            run = self._run
-            if remaining is not None and run.up_at is None:
-                if run.ten_armed and not run.ten_done and 0 < remaining <= BLINK_SECONDS:
-                    run.ten_done = True
-                    self._cue("ten")
-                if remaining <= 0:
-                    self._time_up(run, gnow)
-            return True
-        run = self._run
-        if run is not None and run.up_at is None and remaining is not None and remaining <= 0:
-            self._time_up(run, gnow)  # the table stopped the timer at time up
-        return False
-
-    def _time_up(self, run: _Run, gnow: float) -> None:
-        run.up_at = run.end if run.end is not None else gnow
-        self._cue("time_up")
-
-    def _write_bar(self, levels: Sequence[float]) -> None:
-        if "hourglass" not in self.devices:
-            return
-        last = self._cache.get("bar")
-        if last == tuple(levels):
-            return
-
-        def write() -> None:
-            bar = self.devices["hourglass"]
-            for i, level in enumerate(levels):
-                if last is None or last[i] != level:
-                    bar[i].value = level
-
-        self._safe("hourglass", write)
-        self._cache["bar"] = tuple(levels)
-
-    def _render_leds(self, v: Mapping, phase: Any) -> None:
-        if "player_leds" not in self.devices:
-            return
-        seat = None
-        if phase == "demonstrating":
-            seat = v.get("demonstrating")
-        elif phase in ("bidding", "timer"):
-            seat = v.get("leader")
-        n = len(self.pins.player_leds.pins) if self.pins.player_leds else 0
-        states = tuple(1 if i == seat else 0 for i in range(n))
-        if self._cache.get("leds") != states:
-            self._safe("player_leds",
-                       lambda: setattr(self.devices["player_leds"], "value", states))
-            self._cache["leds"] = states
-
-    def _render_display(self, v: Mapping, phase: Any, now: float) -> float | None:
-        if "display" not in self.devices:
-            return None
-        number: int | None
-        if "dial" in self.devices:
-            number = self._dial
-        elif phase in ("bidding", "timer", "demonstrating") and v.get("bid_to_meet") is not None:
-            number = int(v["bid_to_meet"])
-        else:
-            number = None
-            leader = v.get("leader")
-            if phase in ("bidding", "timer") and leader is not None:
-                for player in v.get("players") or ():
-                    if player.get("seat") == leader and player.get("bid") is not None:
-                        number = int(player["bid"])
-        if number != self._shown_number:
-            self._shown_number, self._number_since = number, now
-        elapsed = now - self._number_since
-        char = digit_at(number, elapsed)
-        if self._cache.get("digit") != char:
-            self._safe("display", lambda: setattr(self.devices["display"], "value", char))
-            self._cache["digit"] = char
-        if number is None or number < 10:
-            return None
-        return self._number_since + (int(elapsed / DIGIT_SECONDS) + 1) * DIGIT_SECONDS
-
-    # -- sound
-
-    def _cue(self, name: str) -> None:
-        bz = self.pins.buzzer
-        if bz is None or "buzzer" not in self.devices or name not in CUES[bz.sound]:
-            return
-        self._tune_token += 1
-        self._tune_step(self._tune_token, (name, 0))
-
-    def _tune_step(self, token: int, arg: tuple[str, int]) -> None:
-        if token != self._tune_token:
-            return  # a newer cue took over
-        name, step = arg
-        tune = TUNES[name]
-        device = self.devices.get("buzzer")
-        if device is None:
-            return
-        if step >= len(tune):
-            self._safe("buzzer", device.stop if hasattr(device, "stop") else device.off)
-            return
-        note, seconds = tune[step]
-
-        def play() -> None:
-            if self.pins.buzzer and self.pins.buzzer.kind == "tonal":
-                device.stop() if note is None else device.play(note)
-            else:
-                device.off() if note is None else device.on()
-
-        self._safe("buzzer", play)
-        self._at(time.monotonic() + seconds, "tune", (name, step + 1), token)
+        dial = self.buttons.dial if "dial" in self.devices else None
+        self._frame_due = self.lights.render(view, now, dial)
 
 
 __all__ = [
-    "BCD_FONT", "DEFAULT_PINS", "PHASES", "SOUND_LEVELS", "BuzzerPins", "DialPins",
-    "DisplayPins", "Hardware", "LedPins", "PinMap", "PinMapError", "digit_at",
+    "BCD_FONT", "DEFAULT_PINS", "PHASES", "SOUND_LEVELS", "Buttons", "BuzzerPins", "DialPins",
+    "DisplayPins", "Hardware", "LedPins", "Lights", "PinMap", "PinMapError", "digit_at",
     "hourglass_levels", "timer_remaining",
 ]
 
