@@ -104,6 +104,7 @@ from typing import Any
 
 from . import i18n
 from .board import COLORS, SHAPES, VORTEX, Board, BoardError, Cell, cell_name, parse_cell
+from .engine import CommandEngine
 from .errors import CompanionError
 from .i18n import Message
 from .rules import (
@@ -134,7 +135,6 @@ OBSERVATIONS = frozenset({"robots", "optimum", "tick", "hint"})
 MAX_BID = 99
 MAX_REASON = 300  # characters of a verdict's reason given with the command
 MAX_PLAYERS = 12
-UNDO_DEPTH = 200
 
 
 class Failure(StrEnum):
@@ -247,17 +247,10 @@ class State:
         return len(self.players) == 1
 
 
-@dataclass
-class _UndoEntry:
-    before: State
-    command: Command
-    followers: list[Command] = field(default_factory=list)  # observations made after it
-
-
 # ---------------------------------------------------------------- the game
 
 
-class Game:
+class Game(CommandEngine[State]):
     """A whole game of Ricochet Robots as the table plays it.
 
     >>> g = Game()
@@ -272,80 +265,28 @@ class Game:
     from the ``game_set_up`` event; :mod:`companion.store` fills it in before applying).
     """
 
+    COMMANDS = COMMANDS
+    OBSERVATIONS = OBSERVATIONS
+    REFUSALS = (GameError, PositionError, BoardError, InvalidMoveError)
+    Error = GameError
+
     def __init__(self, rng: random.Random | None = None) -> None:
         self._rng = rng or random.Random()
-        self.s = State()
-        self._undo: list[_UndoEntry] = []
+        super().__init__(State())
 
     # -- public API
-    @property
-    def phase(self) -> str:
-        return self.s.phase
-
-    @property
-    def now(self) -> float:
-        return self.s.now
-
-    def apply(self, command: Mapping[str, Any]) -> list[Event]:
-        """Apply one command; return the events it caused (time events due first).
-
-        Raises :class:`GameError` with a reason for the players; the game is then unchanged."""
-        if not isinstance(command, Mapping):
-            raise GameError("a command is an object with a 'type'")
-        kind = command.get("type")
-        if kind not in COMMANDS:
-            raise GameError(f"unknown command {kind!r} (known: {', '.join(COMMANDS)})")
-        at = command.get("at")
-        if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
-            raise GameError(f"the {kind} command needs its time 'at' in seconds")
-        cmd = dict(command)
-        if kind == "resume":
-            return self._resume(float(at))
-        if kind == "tick":  # nothing to refuse, nothing to undo: just time
-            events = self.advance(float(at))
-            if self._undo:
-                self._undo[-1].followers.append(cmd)
-            return events
-        # Time passes first, whatever becomes of the command: it is no part of the command.
-        now_before = self.s.now
-        timed = self._advance(float(at)) if self.s.phase != "setup" else []
-        before = self._snapshot()
-        undo_len = len(self._undo)
-        try:
-            events = timed + getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
-        except (GameError, PositionError, BoardError, InvalidMoveError) as e:
-            self.s = before
-            if not timed:  # a refused command leaves no trace, not even of its time
-                self.s.now = now_before
-            del self._undo[undo_len:]
-            raise GameError(e.args[0] if e.args and isinstance(e.args[0], Message) else str(e),
-                            timed) from None
-        if kind in ("undo", "new_game", "setup"):
-            pass
-        elif kind in OBSERVATIONS:
-            if self._undo:
-                self._undo[-1].followers.append(cmd)
-        else:
-            self._undo.append(_UndoEntry(before, cmd))
-            del self._undo[:-UNDO_DEPTH]
-        return events
-
-    def _resume(self, at: float) -> list[Event]:
-        delta = at - self.s.now if math.isfinite(self.s.now) else 0.0
-        for state in (self.s, *(e.before for e in self._undo)):
-            _shift(state, delta)
-        for entry in self._undo:
-            for f in entry.followers:
-                f["at"] = f["at"] + delta
-        self.s.now = at
-        return [{"type": "resumed", "at": at, "shift": delta}]
-
     def advance(self, now: float) -> list[Event]:
         """Let time pass to ``now``: the soft no-bid timeout and the timer's end happen here."""
         if self.s.phase == "setup":
             self.s.now = max(self.s.now, now)
             return []
         return self._advance(float(now))
+
+    def _pass_time(self, at: float) -> list[Event]:
+        return self._advance(at) if self.s.phase != "setup" else []
+
+    def _shift(self, state: State, delta: float) -> None:
+        _shift(state, delta)
 
     def next_deadline(self) -> float | None:
         """When :meth:`advance` will next have something to do (for the table loop's sleep)."""
@@ -1072,9 +1013,7 @@ class Game:
         return [{"type": "hinted", "at": at, "round": r.number, "level": level}]
 
     def _do_undo(self, cmd: Command, at: float) -> list[Event]:
-        if not self._undo:
-            raise GameError(Message("refuse.nothing_to_undo"))
-        entry = self._undo.pop()
+        entry = self._pop_undo()
         self.s = entry.before
         for follower in entry.followers:
             try:

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import i18n
+from .engine import CommandEngine
 from .errors import CompanionError
 from .game import GameError
 from .i18n import Message
@@ -889,7 +890,6 @@ COMMANDS = ("setup", "roll", "place", "reroll", "call", "land", "done", "give_up
             "tick", "undo", "resume", "new_game")
 MAX_CALL = 99
 MAX_PLAYERS = 12
-UNDO_DEPTH = 200
 
 
 @dataclass
@@ -916,13 +916,7 @@ class _State:
     end_reason: str | None = None  # "vp" (someone has 5) | "chips" (all 25 given out)
 
 
-@dataclass
-class _UndoEntry:
-    before: _State
-    command: dict[str, Any]
-
-
-class MicroGame:
+class MicroGame(CommandEngine[_State]):
     """A whole game of Micro Robots as the table plays it: commands in, events out.
 
     >>> g = MicroGame()
@@ -980,71 +974,26 @@ class MicroGame:
     (roll) ``round`` … → ``game_over``.
     """
 
+    COMMANDS = COMMANDS
+    REFUSALS = (LayoutError, SpaceError, ValueError)
+    Error = MicroGameError
+
     def __init__(self, rng: random.Random | None = None) -> None:
         self._rng = rng or random.Random()
-        self.s = _State()
-        self._undo: list[_UndoEntry] = []
+        super().__init__(_State())
 
     # -- public API
-
-    @property
-    def phase(self) -> str:
-        return self.s.phase
-
-    @property
-    def now(self) -> float:
-        return self.s.now
-
-    def apply(self, command: Command) -> list[Event]:
-        """Apply one command; the events it caused (time events due first). Raises
-        :class:`MicroGameError` with a reason for the players; the game is then unchanged but
-        for what time did before the command (the error's ``events``)."""
-        if not isinstance(command, Mapping):
-            raise MicroGameError("a command is an object with a 'type'")
-        kind = command.get("type")
-        if kind not in COMMANDS:
-            raise MicroGameError(f"unknown command {kind!r} (known: {', '.join(COMMANDS)})")
-        at = command.get("at")
-        if isinstance(at, bool) or not isinstance(at, int | float) or not math.isfinite(at):
-            raise MicroGameError(f"the {kind} command needs its time 'at' in seconds")
-        cmd = dict(command)
-        if kind == "resume":
-            return self._resume(float(at))
-        # Time passes first, whatever becomes of the command: it is no part of the command.
-        now_before = self.s.now
-        timed = self._advance(float(at))
-        before = self._snapshot()
-        undo_len = len(self._undo)
-        try:
-            events = timed + getattr(self, f"_do_{kind}")(cmd, max(float(at), self.s.now))
-        except (LayoutError, SpaceError, ValueError) as e:
-            self.s = before
-            if not timed:  # a refused command leaves no trace, not even of its time
-                self.s.now = now_before
-            del self._undo[undo_len:]
-            raise MicroGameError(i18n.said(e), timed) from None
-        if kind == "setup" or kind == "new_game":
-            self._undo.clear()
-        elif kind not in ("undo", "tick", "resume"):
-            self._undo.append(_UndoEntry(before, cmd))
-            del self._undo[:-UNDO_DEPTH]
-        return events
 
     def advance(self, now: float) -> list[Event]:
         """Let time pass to ``now``: the stall hourglass re-rolls the target here."""
         return self._advance(float(now))
 
-    def _resume(self, at: float) -> list[Event]:
-        """The companion starts again after being off: every time the game keeps shifts so the
-        time spent off does not count (the hourglass keeps the sand it had)."""
-        delta = at - self.s.now if math.isfinite(self.s.now) else 0.0
-        for state in (self.s, *(e.before for e in self._undo)):
-            if math.isfinite(state.now):
-                state.now += delta
-            if state.target_since is not None:
-                state.target_since += delta
-        self.s.now = at
-        return [{"type": "resumed", "at": at, "shift": delta}]
+    def _shift(self, state: _State, delta: float) -> None:
+        """Every time the game keeps moves by ``delta`` (the hourglass keeps the sand it had)."""
+        if math.isfinite(state.now):
+            state.now += delta
+        if state.target_since is not None:
+            state.target_since += delta
 
     def next_deadline(self) -> float | None:
         """When :meth:`advance` will next have something to do (for the table loop's sleep)."""
@@ -1374,13 +1323,8 @@ class MicroGame:
         reason = None if success else Message("fail.judged", name=self._name(seat))
         return self._end_demonstration(at, success, reason, by)
 
-    def _do_tick(self, cmd: Command, at: float) -> list[Event]:
-        return []
-
     def _do_undo(self, cmd: Command, at: float) -> list[Event]:
-        if not self._undo:
-            raise MicroGameError(Message("refuse.nothing_to_undo"))
-        entry = self._undo.pop()
+        entry = self._pop_undo()
         now = self.s.now
         self.s = entry.before
         self.s.now = now
