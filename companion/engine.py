@@ -5,10 +5,11 @@ the game as it was; and the undo stack.
     >>> g = Game()
     >>> _ = g.apply({"type": "setup", "at": 0, "players": ["Ann", "Bo"], "seed": 1})
     >>> _ = g.apply({"type": "reveal", "at": 1})
-    >>> g.apply({"type": "bid", "at": 2, "seat": 5, "value": 3})
-    Traceback (most recent call last):
-    ...
-    companion.game.GameError: there is no seat 5 (seats: 0 Ann, 1 Bo)
+    >>> try:
+    ...     g.apply({"type": "bid", "at": 2, "seat": 5, "value": 3})
+    ... except Game.Error as refused:
+    ...     print(refused)
+    there is no seat 5 (seats: 0 Ann, 1 Bo)
 
 A game (:class:`companion.game.Game`, :class:`companion.micro.MicroGame`) is a
 :class:`CommandEngine` over its own state: it names its ``COMMANDS``, its ``OBSERVATIONS`` and

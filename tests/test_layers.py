@@ -15,9 +15,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 SERVING = ("companion.web", "companion.app", "companion.cli", "companion.benchmarks")
 PURE = ("companion.board", "companion.rules", "companion.solver", "companion.solver_tables",
         "companion.routes", "companion.hints", "companion.puzzles", "companion.engine",
-        "companion.game", "companion.micro", "companion.games", "companion.referee",
-        "companion.setup_form", "companion.table_view",
-        "companion.names", "companion.inputs", "companion.errors")
+        "companion.game_state", "companion.game", "companion.game_view",
+        "companion.corrections", "companion.micro", "companion.games", "companion.referee",
+        "companion.setup_form", "companion.table_view", "companion.names", "companion.inputs",
+        "companion.errors")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.app", "companion.sim", "companion.speech", "companion.store")
 
