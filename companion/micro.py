@@ -20,6 +20,40 @@ Vocabulary first:
 * :class:`MicroGame` — the game: commands in, events out, :meth:`MicroGame.view` for the page,
   in the manner of the classic :class:`companion.game.Game`.
 
+The game's commands (:class:`MicroGame`; dicts; every one has ``"type"`` and ``"at"``); a
+player is ``"seat"`` (0, 1, … clockwise) or ``"player"`` (her name):
+
+``setup``     ``players`` [names] clockwise; ``layout`` (a ``micro-layout/1`` object);
+              ``options`` (:class:`MicroOptions` as an object); ``seed``; ``first_roller``
+              (the seat of the youngest player, default 0).
+``roll``      the digital dice: the start (first round only), the target, and in the
+              expert variant the intermediate target, each re-rolled as the rules say.
+``place``     the same read from the real dice: ``start`` (first round only), ``target``,
+              ``via`` (expert). During a round it replaces the target (an agreed re-roll).
+``reroll``    the players agree to give up on this target: new dice, the chip moves along.
+``call``      player, ``number``: the first call demonstrates.
+``land``      ``space`` or ``spaces``: where the robot landed, move by move (the camera, or
+              taps on the page). The verdict comes at the called number of moves, or at once
+              on an illegal move. A landing where the robot already stands is refused.
+``done``      the demonstrator stops: judged now. ``give_up``: she fails.
+``verdict``   ``success`` (bool), ``by``: the table's own word on the demonstration.
+``tick``      nothing but the time (the journaled form of :meth:`MicroGame.advance`).
+``undo``      take back the last command (not ``tick``); a round's hourglass restarts.
+``resume``    the companion starts again after being off: ``at`` is the new clock's time;
+              the time spent off does not count.
+``new_game``  back to setup; with setup's fields, the next game is set up at once.
+
+Events (JSON-able; each has ``"type"`` and ``"at"``): ``game_set_up``, ``rolled``,
+``target_rerolled`` {reason: stall | agreed}, ``demonstration_started``, ``landed``,
+``demonstration_succeeded``, ``demonstration_failed``, ``chip_won``, ``chip_given``,
+``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``resumed``, ``new_game``.
+A refused command raises :class:`MicroGameError` and changes nothing but what time itself
+did first (its ``events``).
+
+Phases (``view()["phase"]``): ``setup`` (no game) → ``idle`` (set up, no dice rolled) →
+``round`` (a target out, the hourglass running) → ``demonstrating`` → ``round_over`` →
+(roll) ``round`` … → ``game_over``.
+
 The layout file (``micro-layout/1``, JSON) lists the board's rows from the top, as the page
 draws it; each space is its colour and number::
 
@@ -937,41 +971,8 @@ class MicroGame(CommandEngine[_State]):
     :meth:`next_deadline`), and the dice are a ``random.Random`` seeded by ``setup``, so the
     same commands at the same times always give the same game: a journal of commands rebuilds
     it. ``rng`` only draws a seed for a ``setup`` that brings none (the ``game_set_up`` event
-    says which, for the journal).
-
-    Commands (dicts; every one has ``"type"`` and ``"at"``); a player is ``"seat"`` (0, 1, …
-    clockwise) or ``"player"`` (her name):
-
-    ``setup``     ``players`` [names] clockwise; ``layout`` (a ``micro-layout/1`` object);
-                  ``options`` (:class:`MicroOptions` as an object); ``seed``; ``first_roller``
-                  (the seat of the youngest player, default 0).
-    ``roll``      the digital dice: the start (first round only), the target, and in the
-                  expert variant the intermediate target, each re-rolled as the rules say.
-    ``place``     the same read from the real dice: ``start`` (first round only), ``target``,
-                  ``via`` (expert). During a round it replaces the target (an agreed re-roll).
-    ``reroll``    the players agree to give up on this target: new dice, the chip moves along.
-    ``call``      player, ``number``: the first call demonstrates.
-    ``land``      ``space`` or ``spaces``: where the robot landed, move by move (the camera, or
-                  taps on the page). The verdict comes at the called number of moves, or at once
-                  on an illegal move. A landing where the robot already stands is refused.
-    ``done``      the demonstrator stops: judged now. ``give_up``: she fails.
-    ``verdict``   ``success`` (bool), ``by``: the table's own word on the demonstration.
-    ``tick``      nothing but the time (the journaled form of :meth:`advance`).
-    ``undo``      take back the last command (not ``tick``); a round's hourglass restarts.
-    ``resume``    the companion starts again after being off: ``at`` is the new clock's time;
-                  the time spent off does not count.
-    ``new_game``  back to setup; with setup's fields, the next game is set up at once.
-
-    Events (JSON-able; each has ``"type"`` and ``"at"``): ``game_set_up``, ``rolled``,
-    ``target_rerolled`` {reason: stall | agreed}, ``demonstration_started``, ``landed``,
-    ``demonstration_succeeded``, ``demonstration_failed``, ``chip_won``, ``chip_given``,
-    ``chip_returned``, ``round_over``, ``game_over``, ``undone``, ``resumed``, ``new_game``.
-    A refused command raises :class:`MicroGameError` and changes nothing but what time itself
-    did first (its ``events``).
-
-    Phases (``view()["phase"]``): ``setup`` (no game) → ``idle`` (set up, no dice rolled) →
-    ``round`` (a target out, the hourglass running) → ``demonstrating`` → ``round_over`` →
-    (roll) ``round`` … → ``game_over``.
+    says which, for the journal). Its commands, events and phases are listed in the module's
+    documentation above.
     """
 
     COMMANDS = COMMANDS
@@ -997,52 +998,13 @@ class MicroGame(CommandEngine[_State]):
 
     def next_deadline(self) -> float | None:
         """When :meth:`advance` will next have something to do (for the table loop's sleep)."""
-        s = self.s
-        if s.phase == "round" and s.options.stall_seconds and s.target_since is not None:
-            return s.target_since + s.options.stall_seconds
-        return None
+        return _stall_ends(self.s)
 
     def view(self, now: float | None = None) -> dict[str, Any]:
         """Everything the page shows, JSON-able. ``now`` only sets the hourglass's
         ``remaining``; it does not advance the game. The round's answer (shortest route,
         possible counts) is in ``rounds`` only once the round is over."""
-        s = self.s
-        t = s.now if now is None else max(now, s.now)
-        deadline = self.next_deadline()
-        robot = s.landings[-1] if s.landings else s.start
-        demo = None
-        if s.phase == "demonstrating" and s.caller is not None and s.called is not None:
-            demo = {"seat": s.caller, "name": s.players[s.caller], "number": s.called,
-                    "landings": [x.name for x in s.landings],
-                    "moves_left": s.called - len(s.landings),
-                    "via_landed": None if s.via is None else s.via in s.landings}
-        in_play = s.target is not None
-        return {
-            "game": "micro-robots",
-            "phase": s.phase,
-            "at": s.now if math.isfinite(s.now) else None,
-            "players": [{"seat": i, "name": p, "vp": s.vp[i]} for i, p in enumerate(s.players)],
-            "layout": s.layout.to_dict() if s.layout is not None else None,
-            "options": s.options.to_dict(),
-            "round": s.round,
-            "roller": s.roller if s.players else None,
-            "start": _name_or_none(s.start),
-            "target": _name_or_none(s.target),
-            "via": _name_or_none(s.via),
-            "robot": _name_or_none(robot),
-            "moves": [m.name for m in s.layout.moves(robot)] if s.layout and robot else [],
-            "chip_on_target": in_play,
-            "chips_in_supply": s.options.chips - sum(s.vp) - in_play,
-            "stall": {"seconds": s.options.stall_seconds, "since": s.target_since,
-                      "ends_at": deadline,
-                      "remaining": None if deadline is None else round(max(0.0, deadline - t),
-                                                                       3)},
-            "demonstration": demo,
-            "rounds": [dict(r) for r in s.rounds],
-            "winners": list(s.winners),
-            "end_reason": s.end_reason,
-            "can_undo": bool(self._undo),
-        }
+        return _view(self.s, bool(self._undo), now)
 
     def summary(self) -> dict[str, Any]:
         """What history keeps of this game: players, VP, winners, every finished round (with
@@ -1156,50 +1118,8 @@ class MicroGame(CommandEngine[_State]):
 
     def _do_setup(self, cmd: Command, at: float) -> list[Event]:
         self._need_phase("setup", "setup")
-        known = {"type", "at", "players", "layout", "options", "seed", "first_roller"}
-        unknown = sorted(set(cmd) - known)
-        if unknown:
-            raise MicroGameError(f"setup: unknown field {unknown[0]!r} (known: "
-                                 f"{', '.join(sorted(known - {'type', 'at'}))})")
-        names = cmd.get("players")
-        if isinstance(names, str) or not isinstance(names, Sequence) \
-                or not 2 <= len(names) <= MAX_PLAYERS:
-            raise MicroGameError(f"players: a list of 2 to {MAX_PLAYERS} names, in seat order "
-                                 "clockwise")
-        clean = []
-        for n in names:
-            if not isinstance(n, str) or not n.strip():
-                raise MicroGameError(f"players: a name is non-empty text, not {n!r}")
-            clean.append(n.strip())
-        dupes = sorted({n for n in clean if clean.count(n) > 1})
-        if dupes:
-            raise MicroGameError(f"players: {dupes[0]!r} is seated twice")
-        if cmd.get("layout") is None:
-            raise MicroGameError("layout: the board's layout is missing (a micro-layout/1 "
-                                 "object)")
-        try:
-            layout = Layout.from_dict(cmd["layout"])
-        except LayoutError as e:
-            raise MicroGameError(f"layout: {e}") from None
-        try:
-            options = MicroOptions.from_dict(cmd.get("options"))
-        except (TypeError, ValueError) as e:
-            raise MicroGameError(f"options: {e}") from None
-        seed = cmd.get("seed")
-        if seed is None:
-            seed = self._rng.randrange(2**32)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise MicroGameError(f"seed: a whole number, not {seed!r}")
-        first = cmd.get("first_roller", 0)
-        if isinstance(first, bool) or not isinstance(first, int) \
-                or not 0 <= first < len(clean):
-            raise MicroGameError(f"first_roller: a seat from 0 to {len(clean) - 1}")
-        self.s = _State(phase="idle", now=self.s.now, players=clean, vp=[0] * len(clean),
-                        layout=layout, options=options, rng=random.Random(seed), seed=seed,
-                        roller=first)
-        return [{"type": "game_set_up", "at": at, "players": list(clean),
-                 "layout": layout.to_dict(), "options": options.to_dict(), "seed": seed,
-                 "first_roller": first}]
+        self.s, event = _set_up(cmd, at, self.s.now, self._rng)
+        return [event]
 
     def _do_new_game(self, cmd: Command, at: float) -> list[Event]:
         now = self.s.now
@@ -1416,6 +1336,102 @@ def penalty_recipient(vp: Sequence[int], failed: int) -> int | None:
     others = [(failed + k) % n for k in range(1, n)]
     fewest = min(vp[i] for i in others)
     return next(i for i in others if vp[i] == fewest)
+
+
+def _stall_ends(s: _State) -> float | None:
+    """When the stall hourglass runs out (None: it is not running)."""
+    if s.phase == "round" and s.options.stall_seconds and s.target_since is not None:
+        return s.target_since + s.options.stall_seconds
+    return None
+
+
+def _set_up(cmd: Command, at: float, now: float, rng: random.Random) -> tuple[_State, Event]:
+    """The state a ``setup`` command lays out, and its ``game_set_up`` event."""
+    known = {"type", "at", "players", "layout", "options", "seed", "first_roller"}
+    unknown = sorted(set(cmd) - known)
+    if unknown:
+        raise MicroGameError(f"setup: unknown field {unknown[0]!r} (known: "
+                             f"{', '.join(sorted(known - {'type', 'at'}))})")
+    names = cmd.get("players")
+    if isinstance(names, str) or not isinstance(names, Sequence) \
+            or not 2 <= len(names) <= MAX_PLAYERS:
+        raise MicroGameError(f"players: a list of 2 to {MAX_PLAYERS} names, in seat order "
+                             "clockwise")
+    clean = []
+    for n in names:
+        if not isinstance(n, str) or not n.strip():
+            raise MicroGameError(f"players: a name is non-empty text, not {n!r}")
+        clean.append(n.strip())
+    dupes = sorted({n for n in clean if clean.count(n) > 1})
+    if dupes:
+        raise MicroGameError(f"players: {dupes[0]!r} is seated twice")
+    if cmd.get("layout") is None:
+        raise MicroGameError("layout: the board's layout is missing (a micro-layout/1 "
+                             "object)")
+    try:
+        layout = Layout.from_dict(cmd["layout"])
+    except LayoutError as e:
+        raise MicroGameError(f"layout: {e}") from None
+    try:
+        options = MicroOptions.from_dict(cmd.get("options"))
+    except (TypeError, ValueError) as e:
+        raise MicroGameError(f"options: {e}") from None
+    seed = cmd.get("seed")
+    if seed is None:
+        seed = rng.randrange(2**32)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise MicroGameError(f"seed: a whole number, not {seed!r}")
+    first = cmd.get("first_roller", 0)
+    if isinstance(first, bool) or not isinstance(first, int) \
+            or not 0 <= first < len(clean):
+        raise MicroGameError(f"first_roller: a seat from 0 to {len(clean) - 1}")
+    state = _State(phase="idle", now=now, players=clean, vp=[0] * len(clean),
+                   layout=layout, options=options, rng=random.Random(seed), seed=seed,
+                   roller=first)
+    event = {"type": "game_set_up", "at": at, "players": list(clean),
+             "layout": layout.to_dict(), "options": options.to_dict(), "seed": seed,
+             "first_roller": first}
+    return state, event
+
+
+def _view(s: _State, can_undo: bool, now: float | None = None) -> dict[str, Any]:
+    """What :meth:`MicroGame.view` shows."""
+    t = s.now if now is None else max(now, s.now)
+    deadline = _stall_ends(s)
+    robot = s.landings[-1] if s.landings else s.start
+    demo = None
+    if s.phase == "demonstrating" and s.caller is not None and s.called is not None:
+        demo = {"seat": s.caller, "name": s.players[s.caller], "number": s.called,
+                "landings": [x.name for x in s.landings],
+                "moves_left": s.called - len(s.landings),
+                "via_landed": None if s.via is None else s.via in s.landings}
+    in_play = s.target is not None
+    return {
+        "game": "micro-robots",
+        "phase": s.phase,
+        "at": s.now if math.isfinite(s.now) else None,
+        "players": [{"seat": i, "name": p, "vp": s.vp[i]} for i, p in enumerate(s.players)],
+        "layout": s.layout.to_dict() if s.layout is not None else None,
+        "options": s.options.to_dict(),
+        "round": s.round,
+        "roller": s.roller if s.players else None,
+        "start": _name_or_none(s.start),
+        "target": _name_or_none(s.target),
+        "via": _name_or_none(s.via),
+        "robot": _name_or_none(robot),
+        "moves": [m.name for m in s.layout.moves(robot)] if s.layout and robot else [],
+        "chip_on_target": in_play,
+        "chips_in_supply": s.options.chips - sum(s.vp) - in_play,
+        "stall": {"seconds": s.options.stall_seconds, "since": s.target_since,
+                  "ends_at": deadline,
+                  "remaining": None if deadline is None else round(max(0.0, deadline - t),
+                                                                   3)},
+        "demonstration": demo,
+        "rounds": [dict(r) for r in s.rounds],
+        "winners": list(s.winners),
+        "end_reason": s.end_reason,
+        "can_undo": can_undo,
+    }
 
 
 def _name_or_none(space: Space | None) -> str | None:
