@@ -63,6 +63,7 @@ from .ports import Voice as VoicePort
 from .referee import ROUND_PHASES, Outcome, Referee, source_words
 from .rules import Move, Position
 from .sim import MicroSimWorld, SimWorld, buttons
+from .solving import Solving
 from .store import LayoutShelf
 from .table_view import board_geometry
 from .vision.feed import Sight
@@ -86,28 +87,6 @@ class _Item:
 
 
 _STOP = _Item("stop", None, "table")
-
-
-ROUTES_SHOWN = 10
-ROUTES_SECONDS = 5.0
-
-
-def _all_routes(pos: Position, result: Any, deadline: float) -> dict[str, Any] | None:
-    """Every distinct optimal route of a solved round, for the round's end (a few seconds at
-    most: past that the counts are lower bounds); None when there was no route."""
-    if getattr(result, "status", None) != "solved" or not getattr(result, "moves", None):
-        return None
-    from .routes import optimal_routes
-
-    try:
-        found = optimal_routes(pos, limit=ROUTES_SHOWN, solution=result,
-                               deadline=min(deadline, time.monotonic() + ROUTES_SECONDS))
-    except Exception:  # noqa: BLE001 - the one route already found is shown anyway
-        return None
-    if found.status != "solved":
-        return None
-    return {"count": found.count, "complete": found.complete,
-            "routes": [[m.text() for m in r] for r in found.routes]}
 
 
 class Table:
@@ -144,8 +123,9 @@ class Table:
         self._open_store = open_store
         self.store: Journal | None = None
         self._game: Any = Game()
-        self.solve = solve
-        self.solve_seconds = solve_seconds
+        # the solver's search for the round in play, on its own thread
+        self.solving = Solving(solve, solve_seconds,
+                               deliver=lambda answer: self._put(_Item("solved", answer, "solver")))
         self.preset = preset
         self.simulated = simulated
         self.secret = keys.key_file(db)
@@ -166,7 +146,6 @@ class Table:
         self._state: dict[str, Any] = {}
         self._timer_end: float | None = None
         self._seq = 0
-        self._solving: tuple[int, threading.Event] | None = None
         self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
@@ -254,7 +233,7 @@ class Table:
         """Finish every queued command, then stop: nothing submitted before is lost."""
         if self.camera is not None:
             self.camera.stop()
-        self._cancel_solver()
+        self.solving.cancel()
         if self._thread is not None:
             self._queue.put(_STOP)
             self._thread.join(timeout)
@@ -481,8 +460,8 @@ class Table:
         for e in events:
             t = e.get("type")
             if t in ("round_over", "game_over", "new_game"):
-                if self._solving is not None and self._solving[0] != self._round():
-                    self._cancel_solver()
+                if self.solving.busy and self.solving.round != self._round():
+                    self.solving.cancel()
             self.referee.on_event(e)  # the chip, the message, the demonstration followed
             if t == "chip_revealed":
                 self._start_round_helpers()
@@ -530,44 +509,13 @@ class Table:
         """A round begins (or is picked up after a restart): the referee follows it, the
         solver looks for its answer."""
         pos = self.referee.start_round(resumed)
-        if pos is not None:
-            self._start_solver(pos)
-
-    # ------------------------------------------------------------ the solver
-
-    def _start_solver(self, pos: Position) -> None:
-        self._cancel_solver()
-        if self.solve is None:
-            return
         number = self._round()
-        assert number is not None
-        cancel = threading.Event()
-        self._solving = (number, cancel)
-        deadline = time.monotonic() + self.solve_seconds
-
-        solve = self.solve
-
-        def work() -> None:
-            try:
-                result = solve(pos, deadline=deadline, cancel=cancel)
-                err = None
-            except Exception as e:  # noqa: BLE001 - reported on the page, play goes on
-                result, err = None, str(e)
-            routes = _all_routes(pos, result, deadline) if err is None else None
-            if not cancel.is_set():
-                self._put(_Item("solved", (number, pos, result, err, routes), "solver"))
-
-        threading.Thread(target=work, name=f"solver-{number}", daemon=True).start()
-
-    def _cancel_solver(self) -> None:
-        if self._solving is not None:
-            self._solving[1].set()
-            self._solving = None
+        if pos is not None and number is not None:
+            self.solving.start(number, pos)
 
     def _on_solved(self, number: int, pos: Position, result: Any, err: str | None,
                    routes: dict[str, Any] | None = None) -> Outcome:
-        if self._solving is not None and self._solving[0] == number:
-            self._solving = None
+        self.solving.answered(number)
         return self.referee.on_solved(number, pos, result, err, routes)
 
     # ------------------------------------------------------------ the verdict
@@ -602,7 +550,7 @@ class Table:
             timer=self._timer_view(timer["running"], timer["remaining"], timer["duration"],
                                    timer["ends_at"]),
             verdict=self._verdict, board=self._geometry(self.game.s.board),
-            solving=self._solving is not None, edges=self._edges())
+            solving=self.solving.busy, edges=self._edges())
         return self._store_state(state)
 
     def _edges(self) -> dict[str, Any]:
@@ -848,7 +796,7 @@ class Table:
             if t in ("new_game", "game_set_up"):
                 self._tell_phones()
                 # whatever the classic game had running is over
-                self._cancel_solver()
+                self.solving.cancel()
                 self._micro_sync_sim()
             elif t in ("rolled", "target_rerolled"):
                 self._micro_sync_sim()
