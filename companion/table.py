@@ -56,7 +56,7 @@ from .game import COMMANDS, Game, GameError
 from .games import CLASSIC, MICRO, play
 from .games import running as clock_running
 from .i18n import Message
-from .micro import MicroGame, Space
+from .micro import MicroGame
 from .names import PlayerNameError, check_command_names
 from .ports import Eyes, Journal, Lights
 from .ports import Voice as VoicePort
@@ -526,16 +526,8 @@ class Table:
         (journaled) state: a restart or an undo shows what the journal says, never a stale
         one."""
         if self.micro:
-            return _micro_verdict(self.game)
-        v = getattr(self.game.s, "verdict", None)
-        if v is None:
-            return None
-        if v["success"]:
-            return {"result": "success", "seat": v["seat"], "name": v["name"],
-                    "reason": f"{v['moves']} moves, bid {v['bid']}", "by": v["by"],
-                    "moves": v["moves"], "bid": v["bid"]}
-        return {"result": v["result"], "seat": v["seat"],
-                "name": v["name"], "reason": v["reason"], "by": v["by"], "bid": v.get("bid")}
+            return table_view.micro_verdict(self.game.s)
+        return table_view.classic_verdict(getattr(self.game.s, "verdict", None))
 
     # ------------------------------------------------------------ publishing
 
@@ -747,18 +739,9 @@ class Table:
         if self._thread is not None and threading.current_thread() is not self._thread:
             return self.call(self.history)
         if self.store is None:
-            s = self.game.summary()
-            games = [{"id": 1, "game": s.get("game", CLASSIC), "started": None, "ended": None,
-                      "status": "playing", "rules": s["rules"], "players": s["players"],
-                      "chips": s["chips"],
-                      "winners": [s["players"][i] for i in s["winners"]],
-                      "rounds": len(s["rounds"]), "plays": _plays(s)}] if s["players"] else []
-            return {"games": games, "players": [], "practice": list(self._practice)}
-        games = [{**{k: v for k, v in g.items() if k != "summary"}, "plays": _plays(g["summary"])}
-                 for g in self.store.history()]
-        stats = [{"name": name, **st} for name, st in self.store.player_stats().items()]
-        stats.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
-        return {"games": games, "players": stats, "practice": self.store.practice()}
+            return table_view.unjournaled_history(self.game.summary(), self._practice)
+        return table_view.history(self.store.history(), self.store.player_stats(),
+                                  self.store.practice())
 
     def add_practice(self, entry: Mapping[str, Any]) -> None:
         """Keep a solved practice puzzle with the history (journaled on the loop's thread)."""
@@ -901,43 +884,6 @@ class Table:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _plays(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each finished round of a game as History charts it: the optimum and every bid."""
-    out = []
-    for r in summary.get("rounds", []):
-        bids = [{"name": b.get("name"), "value": b.get("value")} for b in r.get("bids") or []
-                if isinstance(b, Mapping) and isinstance(b.get("value"), int)]
-        out.append({"round": r.get("round"), "optimum": r.get("optimum"), "bids": bids,
-                    "winner": r.get("winner_name")})
-    return out
-
-
-
-def _micro_verdict(game: Any) -> dict[str, Any] | None:
-    """The verdict of the Micro Robots round just finished (from the game's record of it),
-    shown until the next roll."""
-    s = game.s
-    if s.phase not in ("round_over", "game_over") or not s.rounds:
-        return None
-    r = s.rounds[-1]
-    if r["success"]:
-        return {"result": "success", "seat": r["seat"], "name": r["name"],
-                "number": r["number"], "landings": list(r["landings"]),
-                "reason": f"exactly {r['number']} moves", "by": r["by"]}
-    if r["by"] == r["seat"]:
-        result = "gave_up"
-    else:
-        layout = s.layout
-        start, target, via = (Space.parse(r[k]) if r[k] else None
-                              for k in ("start", "target", "via"))
-        seen = micro.check_demonstration(layout, start, target, r["number"],  # type: ignore[arg-type]
-                                         [Space.parse(x) for x in r["landings"]], via, False)
-        result = "illegal" if seen.illegal_move is not None else "failure"
-    return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],
-            "landings": list(r["landings"]), "reason": r["reason"] or "", "by": r["by"],
-            "chip_to": r["chip_to_name"]}
 
 
 def _public(e: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,11 +8,13 @@ renamed one breaks every open page.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from .board import Board
 from .games import CLASSIC, MICRO
+from .micro import Space, check_demonstration
 from .referee import CHIP_PHASES, Referee
 
 
@@ -182,3 +184,78 @@ def micro_lights_view(v: dict[str, Any], verdict: dict[str, Any] | None) -> dict
             "leader": None, "players": v["players"],
             "demonstrating": demo["seat"] if demo else None,
             "bid_to_meet": demo["number"] if demo else None}
+
+
+# ---------------------------------------------------------------- the verdict
+
+
+def classic_verdict(v: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The last demonstration's verdict as the page shows it, from the classic game's own
+    (journaled) record of it (``Game.s.verdict``)."""
+    if v is None:
+        return None
+    if v["success"]:
+        return {"result": "success", "seat": v["seat"], "name": v["name"],
+                "reason": f"{v['moves']} moves, bid {v['bid']}", "by": v["by"],
+                "moves": v["moves"], "bid": v["bid"]}
+    return {"result": v["result"], "seat": v["seat"],
+            "name": v["name"], "reason": v["reason"], "by": v["by"], "bid": v.get("bid")}
+
+
+def micro_verdict(s: Any) -> dict[str, Any] | None:
+    """The verdict of the Micro Robots round just finished (from the game's record of it,
+    ``MicroGame.s``), shown until the next roll."""
+    if s.phase not in ("round_over", "game_over") or not s.rounds:
+        return None
+    r = s.rounds[-1]
+    if r["success"]:
+        return {"result": "success", "seat": r["seat"], "name": r["name"],
+                "number": r["number"], "landings": list(r["landings"]),
+                "reason": f"exactly {r['number']} moves", "by": r["by"]}
+    if r["by"] == r["seat"]:
+        result = "gave_up"
+    else:
+        start, target, via = (Space.parse(r[k]) if r[k] else None
+                              for k in ("start", "target", "via"))
+        seen = check_demonstration(s.layout, start, target, r["number"],  # type: ignore[arg-type]
+                                   [Space.parse(x) for x in r["landings"]], via, False)
+        result = "illegal" if seen.illegal_move is not None else "failure"
+    return {"result": result, "seat": r["seat"], "name": r["name"], "number": r["number"],
+            "landings": list(r["landings"]), "reason": r["reason"] or "", "by": r["by"],
+            "chip_to": r["chip_to_name"]}
+
+
+# ---------------------------------------------------------------- history
+
+
+def plays(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each finished round of a game as History charts it: the optimum and every bid."""
+    out = []
+    for r in summary.get("rounds", []):
+        bids = [{"name": b.get("name"), "value": b.get("value")} for b in r.get("bids") or []
+                if isinstance(b, Mapping) and isinstance(b.get("value"), int)]
+        out.append({"round": r.get("round"), "optimum": r.get("optimum"), "bids": bids,
+                    "winner": r.get("winner_name")})
+    return out
+
+
+def history(games: list[dict[str, Any]], stats: Mapping[str, Mapping[str, Any]],
+            practice: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every game on the table (the journal's ``history``), each player's record (its
+    ``player_stats``) best first, and the practice puzzles solved, as History shows them."""
+    listed = [{**{k: v for k, v in g.items() if k != "summary"}, "plays": plays(g["summary"])}
+              for g in games]
+    players = [{"name": name, **st} for name, st in stats.items()]
+    players.sort(key=lambda p: (-p["games_won"], -p["chips"], p["name"]))
+    return {"games": listed, "players": players, "practice": practice}
+
+
+def unjournaled_history(s: Mapping[str, Any], practice: list[dict[str, Any]]) -> dict[str, Any]:
+    """History of a table with no journal: the game in play (its ``summary``), if it has
+    players, and the practice puzzles solved."""
+    games = [{"id": 1, "game": s.get("game", CLASSIC), "started": None, "ended": None,
+              "status": "playing", "rules": s["rules"], "players": s["players"],
+              "chips": s["chips"],
+              "winners": [s["players"][i] for i in s["winners"]],
+              "rounds": len(s["rounds"]), "plays": plays(s)}] if s["players"] else []
+    return {"games": games, "players": [], "practice": list(practice)}
