@@ -53,7 +53,7 @@ from . import i18n, keys, micro, setup_form, speech, table_view
 from .board import Board
 from .events import Broker
 from .game import COMMANDS, Game, GameError
-from .games import CLASSIC, MICRO, play
+from .games import play
 from .games import running as clock_running
 from .i18n import Message
 from .micro import MicroGame
@@ -65,8 +65,8 @@ from .rules import Move, Position
 from .sim import MicroSimWorld, SimWorld, buttons
 from .solving import Solving
 from .store import LayoutShelf
+from .table_camera import TableCamera, sight_for
 from .table_view import board_geometry
-from .vision.feed import Sight
 
 log = logging.getLogger("companion.table")
 
@@ -134,7 +134,7 @@ class Table:
         self.pin = keys.pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)  # the event stream every page reads
         self.hardware: Lights | None = None
-        self.camera: Eyes | None = None
+        self.eyes = TableCamera()  # the camera, once attached
         self.sim: SimWorld | None = None
         self.micro_sim: MicroSimWorld | None = None
         # Micro Robots layouts saved by name; beside the journal unless given.
@@ -146,7 +146,6 @@ class Table:
         self._state: dict[str, Any] = {}
         self._timer_end: float | None = None
         self._seq = 0
-        self._sight: Sight | None = None
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
         # The language of the screen and the voice, chosen on Setup and kept beside the journal.
@@ -284,8 +283,7 @@ class Table:
         """Use ``camera`` (a :class:`~companion.vision.feed.CameraFeed`) from now on; it is
         told what to look for at once. Started by :meth:`start`, or by the caller when the
         table already runs."""
-        self.camera = camera
-        self._sight = None
+        self.eyes.attach(camera)
         if self._thread is not None:
             self.republish()  # which tells the new camera the game
 
@@ -551,7 +549,7 @@ class Table:
         return {"sim": self.simulated, "buttons": self._virtual_buttons(),
                 "dial": getattr(self.hardware, "dial", None) if self.hardware is not None
                 else None,
-                "camera": self.camera.status() if self.camera is not None else None,
+                "camera": self.eyes.status(),
                 "devices": self._devices_status()}
 
     def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -585,27 +583,10 @@ class Table:
         self._tell_camera()
 
     def _tell_camera(self) -> None:
-        """Tell a real camera what to look for when the game has changed it (the simulated
-        table's camera is the world's truth and needs no telling)."""
-        if self.camera is None or not getattr(self.camera, "reads_frames", False):
-            return
-        sight = self._sight_now()
-        if sight != self._sight:
-            self._sight = sight
-            self.camera.look_for(sight)
-
-    def _sight_now(self) -> Sight:
-        if self.micro:
-            return Sight(game=MICRO, layout=self.game.s.layout, epoch=self.epoch)
-        s = self.game.s
-        if s.board is None:  # no game yet: the camera may read the tiles for setup
-            return Sight(game=MICRO if self.preset == "micro-robots" else None)
-        looked = [*setup_form.game_robots(s.rules)]
-        if s.rules.fifth_robot == "none":
-            looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
-        return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
-                     robots=tuple(looked), chip=self.referee.waiting, wait=self.referee.waits,
-                     epoch=self.epoch)
+        """Tell a real camera what to look for when the game has changed it."""
+        if self.eyes.reads_frames:
+            self.eyes.tell(sight_for(self.game, micro=self.micro, preset=self.preset,
+                                     referee=self.referee, epoch=self.epoch))
 
     def _show_hardware(self) -> None:
         if self.hardware is None:
@@ -721,17 +702,14 @@ class Table:
         return setup_form.check_setup(
             players, preset, options, tiles,
             current=setup_form.current_tiles(getattr(self.game.s, "board", None),
-                                             self._camera_tiles()),
+                                             self.eyes.tiles()),
             seen=self.referee.seen, seed=self.game.s.seed)
 
     def setup_info(self) -> dict[str, Any]:
         """What the setup form offers (:func:`companion.setup_form.setup_info`)."""
         return setup_form.setup_info(self.game, preset_given=self.preset,
-                                     camera_tiles=self._camera_tiles(), layouts=self.layouts,
+                                     camera_tiles=self.eyes.tiles(), layouts=self.layouts,
                                      proposal=self.referee.proposal is not None)
-
-    def _camera_tiles(self) -> list[str] | None:
-        return self.camera.tiles() if self.camera is not None else None
 
     def history(self) -> dict[str, Any]:
         """Every game on this table and each player's record (from the store's journal, read
@@ -822,9 +800,7 @@ class Table:
         :meth:`propose_layout` does; returns the proposal. The reading runs on the caller's
         thread (it takes a moment), never on the loop's. :class:`ValueError` says why nothing
         could be read (no camera, no picture yet, no Micro Robots board in view)."""
-        if self.camera is None:
-            raise ValueError("there is no camera to read the board with")
-        reading = self.camera.read_layout()
+        reading = self.eyes.read_layout()
 
         def propose() -> dict[str, Any]:
             self.referee.on_proposal((reading.rows, reading.confidence), "camera")
@@ -845,32 +821,17 @@ class Table:
             raise ValueError("this is not the simulated table")
         return self.micro_sim.put(space)
 
-    # --------------------------------------------- camera, calibration, virtual buttons
+    # --------------------------------------------- the camera, the virtual buttons
 
-    def camera_jpeg(self, overlay: bool = True) -> bytes | None:
-        return self.camera.jpeg(overlay) if self.camera is not None else None
-
-    def detected(self) -> dict[str, Any]:
-        return self.camera.detected() if self.camera is not None else {"camera": None}
-
-    def calibrate_corners(self, corners: list[tuple[float, float]]) -> Any:
-        if self.camera is None:
-            raise ValueError("there is no camera to calibrate")
-        return self.camera.set_corners(corners)
+    @property
+    def camera(self) -> Eyes | None:
+        """The camera attached (:attr:`eyes` answers the page's questions to it)."""
+        return self.eyes.camera
 
     def calibrate_colors(self) -> Any:
         """Learn this table's colours from the camera's latest picture, the robots standing
-        where the game says they do (:meth:`companion.vision.feed.CameraFeed.calibrate_colors`)."""
-        if self.camera is None:
-            raise ValueError("there is no camera to calibrate")
-        if self.micro:
-            raise ValueError("colours are learned from the classic game's robots: set up a "
-                             "Ricochet Robots game first")
-        robots = self.view().get("robots") or {}
-        if not robots:
-            raise ValueError("set up a game first: colours are learned from the robots where "
-                             "the game says they stand")
-        return self.camera.calibrate_colors(dict(robots))
+        where the game says they do."""
+        return self.eyes.calibrate_colors(self.view().get("robots") or {}, micro=self.micro)
 
     def press(self, name: str, action: str = "press", steps: int = 1) -> None:
         """A virtual button on the simulated table (see :func:`companion.sim.buttons.press`)."""

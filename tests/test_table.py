@@ -272,9 +272,9 @@ def _can_slide(sim: SimWorld, robot: str, direction: str) -> bool:
 
 def test_the_sim_camera_renders_a_jpeg_with_the_detection_drawn_over_it(table):
     set_up(table)
-    jpeg = table.camera_jpeg(overlay=True)
+    jpeg = table.eyes.jpeg(overlay=True)
     assert jpeg[:3] == b"\xff\xd8\xff"
-    detected = table.detected()
+    detected = table.eyes.detected()
     assert detected["tiles"] == list(table.game.s.board.tiles)
     assert len(detected["corners"]) == 4
 
@@ -613,13 +613,13 @@ def test_the_simulated_camera_shows_the_micro_table(table):
 
     micro_set_up(table)
     place(table)
-    image = cv2.imdecode(np.frombuffer(table.camera_jpeg(overlay=False), np.uint8),
+    image = cv2.imdecode(np.frombuffer(table.eyes.jpeg(overlay=False), np.uint8),
                          cv2.IMREAD_COLOR)
     reading = read_micro_layout(image)
     assert reading.rows == [[s.name for s in row] for row in example_layout().rows]
     assert reading.robot == "pink1"
-    assert table.camera_jpeg(overlay=True) != table.camera_jpeg(overlay=False)
-    assert len(table.detected()["corners"]) == 4
+    assert table.eyes.jpeg(overlay=True) != table.eyes.jpeg(overlay=False)
+    assert len(table.eyes.detected()["corners"]) == 4
 
 
 def test_the_micro_layout_is_read_from_the_simulated_camera(table):

@@ -391,7 +391,7 @@ def setup_info() -> Response:
 @guard.admin_required
 def camera() -> Response:
     overlay = request.args.get("overlay", "1") != "0"
-    jpeg = _table().camera_jpeg(overlay=overlay)
+    jpeg = _table().eyes.jpeg(overlay=overlay)
     if jpeg is None:
         abort(409, description=Message("calibrate.no_picture"))
     resp = Response(jpeg, mimetype="image/jpeg")
@@ -402,7 +402,7 @@ def camera() -> Response:
 @bp.get("/detected")
 @guard.admin_required
 def detected() -> Response:
-    return jsonify(_table().detected())
+    return jsonify(_table().eyes.detected())
 
 
 @bp.post("/calibrate")
@@ -417,7 +417,7 @@ def calibrate() -> Response:
     if not ok:
         abort(400, description="corners: four [x, y] image points, north-west first, clockwise")
     try:
-        result = _table().calibrate_corners([(float(x), float(y)) for x, y in corners])
+        result = _table().eyes.calibrate_corners([(float(x), float(y)) for x, y in corners])
     except ValueError as e:
         abort(400, description=i18n.said(e))
     return jsonify({"ok": True, "result": result})
