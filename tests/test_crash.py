@@ -370,6 +370,7 @@ def test_over_a_hundred_kills_at_random_moments_lose_nothing(tmp_path):
     assert not c.diffs and not c.phantoms, c.table()
 
 
+@pytest.mark.slow  # three real companion processes, one after the other
 def test_a_journal_is_opened_by_one_companion_at_a_time(tmp_path):
     db = tmp_path / "journal.db"
     first = start(db, free_port())

@@ -7,6 +7,7 @@ too), so a lazy import that runs the wrong way is caught as well."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "companion"
@@ -29,6 +30,7 @@ def _is_module(name: str) -> bool:
     return path.with_suffix(".py").exists() or path.is_dir()
 
 
+@functools.cache  # read once for every test here
 def _imports() -> dict[str, set[str]]:
     """Each module of the package and the modules of the package it imports."""
     graph: dict[str, set[str]] = {}

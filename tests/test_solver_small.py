@@ -58,6 +58,7 @@ def plain_positions(draw) -> Position:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_positions())
+@pytest.mark.slow  # 300 boards, half a minute; the numpy comparison below stays in the fast lane
 def test_small_search_agrees_with_the_reference_on_small_boards(pos):
     assert small_cost(pos, 7) == reference_cost(pos, 7)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_verify import RED_SQUARE_ROUTE, feed, looks, of_type, red_square, verdicts
@@ -84,6 +85,7 @@ def test_two_robots_standing_still_misread_while_one_moves_are_asked_about():
     assert verdicts(events) == ["success"]
 
 
+@pytest.mark.slow  # 25 recorded demonstrations replayed, seconds each; the cases above stay fast
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), quarters=st.integers(1, 3), kind=st.sampled_from(
     ["honest", "over_bid"]), where=st.floats(0, 1), spell=st.integers(1, 3),
