@@ -50,7 +50,6 @@ from pathlib import Path
 from typing import Any
 
 from . import i18n, keys, micro, setup_form, speech, table_view
-from .board import Board
 from .events import Broker
 from .game import COMMANDS, Game, GameError
 from .games import play
@@ -66,7 +65,7 @@ from .sim import MicroSimWorld, SimWorld, buttons
 from .solving import Solving
 from .store import LayoutShelf
 from .table_camera import TableCamera, sight_for
-from .table_view import board_geometry
+from .table_state import TableState
 
 log = logging.getLogger("companion.table")
 
@@ -142,10 +141,7 @@ class Table:
             LayoutShelf.beside(db) if db and db != ":memory:" else None)
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
-        self._state_lock = threading.Lock()
-        self._state: dict[str, Any] = {}
-        self._timer_end: float | None = None
-        self._seq = 0
+        self.page = TableState(self)  # the state every page reads
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
         # The language of the screen and the voice, chosen on Setup and kept beside the journal.
@@ -158,7 +154,7 @@ class Table:
         # the table's decisions (chips, looks, the demonstration, the solver's answer)
         self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
                                publish=self._publish, say=self._speak)
-        self._refresh()
+        self.page.refresh()
 
     # ------------------------------------------------------------ time and journal
 
@@ -211,7 +207,7 @@ class Table:
             # the simulated hand has just put the robot where the journal has it; a real
             # camera's first look must agree with the journal first
             self.referee.reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
-            self._refresh()
+            self.page.refresh()
             self._tell_camera()
             return
         self.referee.opened()
@@ -225,7 +221,7 @@ class Table:
             if self.sim is not None:
                 pos = self._position()
                 self.sim.set_target(pos.target if pos is not None else None)
-        self._refresh()
+        self.page.refresh()
         self._tell_camera()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -246,7 +242,7 @@ class Table:
 
     def attach_hardware(self, hardware: Lights) -> None:
         self.hardware = hardware
-        self._show_hardware()
+        self.page.show_lights()
 
     def attach_voice(self, voice: VoicePort) -> None:
         """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
@@ -482,8 +478,9 @@ class Table:
             if t in ("bid", "chip_revealed", "moved"):
                 self.broker.publish(t if t != "moved" else "move", _public(e))
             elif t in ("demonstration_succeeded", "demonstration_failed"):
-                self.broker.publish("verdict", {**self._verdict, "at": e["at"]}
-                                    if self._verdict else _public(e))
+                verdict = self.page.verdict()
+                self.broker.publish("verdict", {**verdict, "at": e["at"]}
+                                    if verdict else _public(e))
             elif t == "round_over":
                 self.broker.publish("round", _public(e))
         self._speak(self._announcer.events(events))
@@ -516,70 +513,17 @@ class Table:
         self.solving.answered(number)
         return self.referee.on_solved(number, pos, result, err, routes)
 
-    # ------------------------------------------------------------ the verdict
-
-    @property
-    def _verdict(self) -> dict[str, Any] | None:
-        """The last demonstration's verdict as the page shows it, read from the game's own
-        (journaled) state: a restart or an undo shows what the journal says, never a stale
-        one."""
-        if self.micro:
-            return table_view.micro_verdict(self.game.s)
-        return table_view.classic_verdict(getattr(self.game.s, "verdict", None))
-
     # ------------------------------------------------------------ publishing
 
-    def _refresh(self) -> dict[str, Any]:
-        if self.micro:
-            return self._store_state(self._micro_state())
-        gv = self.game.view(self.now())
-        timer = gv["timer"]
-        self._seq += 1
-        state = table_view.classic_state(
-            gv, self.referee, seq=self._seq, epoch=self.epoch,
-            timer=self._timer_view(timer["running"], timer["remaining"], timer["duration"],
-                                   timer["ends_at"]),
-            verdict=self._verdict, board=self._geometry(self.game.s.board),
-            solving=self.solving.busy, edges=self._edges())
-        return self._store_state(state)
-
-    def _edges(self) -> dict[str, Any]:
-        """What the page shows of the table's edges: the simulated table's buttons, the dial,
-        the camera, the devices that do not work."""
-        return {"sim": self.simulated, "buttons": self._virtual_buttons(),
-                "dial": getattr(self.hardware, "dial", None) if self.hardware is not None
-                else None,
-                "camera": self.eyes.status(),
-                "devices": self._devices_status()}
-
-    def _store_state(self, state: dict[str, Any]) -> dict[str, Any]:
-        state["lang"] = self.language
-        notice = self.referee.notice
-        state["notice"] = ({"key": notice[1], "params": notice[2]}
-                           if notice is not None and notice[0] == state.get("message") else None)
-        state["voice"] = self.voice.status() if self.voice is not None else None
-        end = state["timer"].pop("_ends_at", None) if state.get("timer") else None
-        with self._state_lock:
-            self._state = state
-            self._timer_end = end  # on the table's clock: never shown
-        return state
-
-    def _timer_view(self, running: bool, remaining: float | None, total: float | None,
-                    ends_at: float | None) -> dict[str, Any]:
-        return table_view.timer_view(self.now(), time.time(), running, remaining, total,
-                                     ends_at)
-
-    _geo_cache: tuple[Any, Any] = (None, None)
-
-    def _geometry(self, board: Board | None) -> dict[str, Any] | None:
-        if self._geo_cache[0] is not board:
-            self._geo_cache = (board, board_geometry(board))
-        return self._geo_cache[1]
+    def view(self) -> dict[str, Any]:
+        """The last published state (what every page shows), safe from any thread
+        (:meth:`companion.table_state.TableState.view`)."""
+        return self.page.view()
 
     def _publish(self) -> None:
-        state = self._refresh()
+        state = self.page.refresh()
         self.broker.publish("state", state)
-        self._show_hardware()
+        self.page.show_lights()
         self._tell_camera()
 
     def _tell_camera(self) -> None:
@@ -588,54 +532,7 @@ class Table:
             self.eyes.tell(sight_for(self.game, micro=self.micro, preset=self.preset,
                                      referee=self.referee, epoch=self.epoch))
 
-    def _show_hardware(self) -> None:
-        if self.hardware is None:
-            return
-        if self.micro:
-            try:
-                self.hardware.show(table_view.micro_lights_view(self.game.view(self.now()),
-                                                                self._verdict))
-            except Exception:  # noqa: BLE001 - a LED fault must not stop the game
-                log.exception("hardware.show")
-            return
-        try:
-            self.hardware.show(table_view.lights_view(self.game.view(self.now()), self._verdict))
-        except Exception:  # noqa: BLE001 - a LED fault must not stop the game
-            log.exception("hardware.show")
-
-    def _devices_status(self) -> dict[str, Any] | None:
-        """The buttons and lights that do not work and why, for the page (``None``: all do)."""
-        hw = self.hardware
-        if hw is None or not hasattr(hw, "status"):
-            return None
-        missing = [name for name, state in hw.status().items() if state != "ok"]
-        if not missing:
-            return None
-        return {"missing": missing, "problems": list(getattr(hw, "problems", ()))[:4]}
-
-    def _virtual_buttons(self) -> list[dict[str, Any]] | None:
-        """The simulated table's buttons, for the page to draw (``None`` on a real table)."""
-        if not self.simulated:
-            return None
-        return buttons.listed(self.hardware, self._player_names(), self.micro)
-
     # ------------------------------------------------------------ what the page reads
-
-    def view(self) -> dict[str, Any]:
-        """The last published state (what every page shows), safe from any thread, with the
-        timer's seconds left computed now: a page asking late sees the same time as the
-        pages that got each event."""
-        with self._state_lock:
-            state, end = self._state, self._timer_end
-        timer = state.get("timer")
-        if not timer:
-            return state
-        fresh = self._timer_view(timer["running"], timer["remaining"], timer["total"], end)
-        fresh.pop("_ends_at")
-        return {**state, "timer": fresh}
-
-    def _player_names(self) -> list[str]:
-        return setup_form.player_names(self.game)
 
     def _keep_pin(self) -> None:
         """Keep the PIN beside the journal for the next start (only once the journal is
@@ -740,16 +637,6 @@ class Table:
         return setup_form.check_micro_setup(players, layout, options, first_roller,
                                             layouts=self.layouts)
 
-    def _micro_state(self) -> dict[str, Any]:
-        v = self.game.view(self.now())
-        stall = v["stall"]
-        self._seq += 1
-        return table_view.micro_state(
-            v, self.referee, seq=self._seq, epoch=self.epoch,
-            timer=self._timer_view(stall["ends_at"] is not None, stall["remaining"],
-                                   stall["seconds"], stall["ends_at"]),
-            verdict=self._verdict, edges=self._edges())
-
     def _after_micro(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             t = e.get("type")
@@ -768,7 +655,7 @@ class Table:
                 self._micro_sync_sim()  # a landing tapped on the page: the hand follows
                 self.broker.publish("landing", _public(e))
             elif t == "round_over":
-                self.broker.publish("verdict", {**(self._verdict or {}), "at": e["at"]})
+                self.broker.publish("verdict", {**(self.page.verdict() or {}), "at": e["at"]})
                 self.broker.publish("round", _public(e))
                 self._micro_sync_sim()  # the robot is put on the target either way
             elif t == "undone":

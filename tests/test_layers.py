@@ -21,8 +21,8 @@ PURE = ("companion.board", "companion.rules", "companion.solver", "companion.sol
         "companion.setup_form", "companion.table_view", "companion.names", "companion.inputs",
         "companion.errors")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
-            "companion.solving", "companion.table_camera", "companion.app", "companion.sim",
-            "companion.speech", "companion.store")
+            "companion.solving", "companion.table_camera", "companion.table_state",
+            "companion.app", "companion.sim", "companion.speech", "companion.store")
 
 
 def _is_module(name: str) -> bool:
