@@ -65,6 +65,7 @@ from .sim import MicroSimWorld, SimWorld, buttons
 from .solving import Solving
 from .store import LayoutShelf
 from .table_camera import TableCamera, sight_for
+from .table_micro import MicroTable, public
 from .table_state import TableState
 
 log = logging.getLogger("companion.table")
@@ -142,6 +143,7 @@ class Table:
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
         self.page = TableState(self)  # the state every page reads
+        self.micro_side = MicroTable(self, self._tell_phones)  # a Micro Robots game's events
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
         # The language of the screen and the voice, chosen on Setup and kept beside the journal.
@@ -203,7 +205,7 @@ class Table:
             self.store = self._open_store()  # the journal is this process's from here on
         self._keep_pin()
         if self.micro:
-            self._micro_sync_sim()
+            self.micro_side.sync_sim()
             # the simulated hand has just put the robot where the journal has it; a real
             # camera's first look must agree with the journal first
             self.referee.reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
@@ -446,7 +448,8 @@ class Table:
 
     def _after(self, events: list[dict[str, Any]], cmd: dict[str, Any] | None = None) -> None:
         if self.micro:
-            self._after_micro(events)
+            self.micro_side.after(events)
+            self._publish()
             self._speak(self._announcer.events(events))  # the call, the verdict, the winner
             return
         if self.micro_sim is not None and any(e.get("type") == "new_game" for e in events):
@@ -476,13 +479,13 @@ class Table:
             if t in ("game_set_up", "new_game"):
                 self._tell_phones()
             if t in ("bid", "chip_revealed", "moved"):
-                self.broker.publish(t if t != "moved" else "move", _public(e))
+                self.broker.publish(t if t != "moved" else "move", public(e))
             elif t in ("demonstration_succeeded", "demonstration_failed"):
                 verdict = self.page.verdict()
                 self.broker.publish("verdict", {**verdict, "at": e["at"]}
-                                    if verdict else _public(e))
+                                    if verdict else public(e))
             elif t == "round_over":
-                self.broker.publish("round", _public(e))
+                self.broker.publish("round", public(e))
         self._speak(self._announcer.events(events))
         self.referee.after_events()
         self._publish()
@@ -637,43 +640,6 @@ class Table:
         return setup_form.check_micro_setup(players, layout, options, first_roller,
                                             layouts=self.layouts)
 
-    def _after_micro(self, events: list[dict[str, Any]]) -> None:
-        for e in events:
-            t = e.get("type")
-            self.referee.on_micro_event(e)  # the message; the classic round's helpers end
-            if t in ("new_game", "game_set_up"):
-                self._tell_phones()
-                # whatever the classic game had running is over
-                self.solving.cancel()
-                self._micro_sync_sim()
-            elif t in ("rolled", "target_rerolled"):
-                self._micro_sync_sim()
-                self.broker.publish("roll", _public(e))
-            elif t == "demonstration_started":
-                self.broker.publish("call", _public(e))
-            elif t == "landed":
-                self._micro_sync_sim()  # a landing tapped on the page: the hand follows
-                self.broker.publish("landing", _public(e))
-            elif t == "round_over":
-                self.broker.publish("verdict", {**(self.page.verdict() or {}), "at": e["at"]})
-                self.broker.publish("round", _public(e))
-                self._micro_sync_sim()  # the robot is put on the target either way
-            elif t == "undone":
-                self._micro_sync_sim()
-        self._publish()
-
-    def _micro_sync_sim(self) -> None:
-        """The simulated hand puts the robot where the game says it stands (a new game, a roll,
-        the end of a round, an undo): the camera then sees it there, which is no landing."""
-        if self.micro_sim is None:
-            return
-        if not self.micro:
-            self.micro_sim.sync(None, None)
-            return
-        robot = self.game.view()["robot"]
-        self.micro_sim.sync(self.game.s.layout, robot)
-        self.referee.micro_seen = robot
-
     def proposal(self) -> dict[str, Any] | None:
         """The layout the camera proposed, waiting for the user (None if there is none)."""
         return self.referee.proposal
@@ -687,19 +653,7 @@ class Table:
         :meth:`propose_layout` does; returns the proposal. The reading runs on the caller's
         thread (it takes a moment), never on the loop's. :class:`ValueError` says why nothing
         could be read (no camera, no picture yet, no Micro Robots board in view)."""
-        reading = self.eyes.read_layout()
-
-        def propose() -> dict[str, Any]:
-            self.referee.on_proposal((reading.rows, reading.confidence), "camera")
-            assert self.referee.proposal is not None
-            # the reader knows more than the rows show: a hand over the board, a face two
-            # faces claim
-            problems = self.referee.proposal["problems"]
-            problems += [x for x in reading.problems if x not in problems]
-            self.referee.proposal.update(robot=reading.robot, notes=list(reading.notes))
-            return self.referee.proposal
-
-        return self.call(propose)
+        return self.micro_side.read_layout()
 
     def sim_micro_put(self, space: str | None) -> str | None:
         """The simulated hand puts the micro robot on a space (any space: the game judges
@@ -729,12 +683,4 @@ class Table:
         if self.sim is None:
             raise ValueError("this is not the simulated table")
         return self.sim.slide(robot, direction)
-
-
-# ---------------------------------------------------------------- helpers
-
-
-def _public(e: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in e.items() if k != "snapshot"}
-
 
