@@ -102,6 +102,7 @@ TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turne
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
+RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
 SMALL_BUDGET = 100  # the plain-Python search's work (look-aheads, expansions at 3) before the
 # numpy one takes over: a median position needs about 50; past 100, under a millisecond is lost
 _U8 = np.uint64(255)
@@ -2077,7 +2078,9 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     ``inplace``: the caller's array may be sorted where it is."""
     if keys.size <= 1:
         return keys
-    if inplace:
+    if RADIX_MIN <= keys.size <= RADIX_MAX:
+        keys = _radix_sorted(keys)
+    elif inplace:
         keys.sort()
     else:
         keys = np.sort(keys)
@@ -2085,6 +2088,20 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]  # a mask: no index array as big as the keys
+
+
+def _radix_sorted(keys: np.ndarray) -> np.ndarray:
+    """``np.sort(keys)`` for unsigned keys, 16 bits at a time: numpy sorts 16-bit keys by
+    radix (``kind="stable"``), so a few such passes beat its comparison sort of slice-sized
+    arrays of wider keys (half the time for 16,384 keys of 34 bits)."""
+    bits = int(keys.max()).bit_length()
+    shift = 0
+    while True:
+        digit = keys if shift == 0 else keys >> keys.dtype.type(shift)
+        keys = keys.take(np.argsort(digit.astype(np.uint16), kind="stable"))
+        shift += 16
+        if shift >= bits:
+            return keys
 
 
 def _take_slice(arrays: list[np.ndarray], size: int) -> np.ndarray:
