@@ -24,12 +24,12 @@ from .board import (
     COLORS,
     DIRECTIONS,
     SHAPES,
+    STEP,
     VORTEX,
     Board,
     BoardError,
     Cell,
     Direction,
-    STEP,
 )
 from .errors import CompanionError
 from .i18n import Message
@@ -320,10 +320,10 @@ def slide(
         cell = start
         line = [start]
         while (cell, direction) not in walls:
-            nxt = cell + step
-            if nxt in occ:
+            ahead = cell + step
+            if ahead in occ:
                 break
-            cell = nxt
+            cell = ahead
             line.append(cell)
         if cell == start:
             return Slide(start, cell, direction, direction, (start,), False, 1,

@@ -1128,7 +1128,6 @@ class _Search:
         cells = lay.cells_of(key)
         py = self.tables[s].py
         dist = self.active_dist
-        target = self.target
         strict = lay.strict
         others = [q for j, q in enumerate(cells) if j != s]
         failed: set[int] = set()
