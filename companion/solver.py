@@ -30,8 +30,12 @@ cost so far). The estimate is the active robot's distance to the target if it co
 (:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
 closer by its own next move from where the others stand (then a helper must move first, or
 that move gains nothing): it never overestimates and drops by at most one per move, so each
-position is expanded once, at its optimal cost. That one-move look-ahead is made when a
-position leaves its bucket; a position that fails it waits in the next one. Robots that move
+position is expanded once, at its optimal cost. Where all robots but the active one move
+alike (the fast path), the look-ahead follows the active robot's whole route alone instead,
+every move one closer (as the small search does): a position that fails it needs a helper's
+move or a detour; one that passes ends the search, its route costing the bucket's estimate,
+which no open position undercuts. The look-ahead is made when a position leaves its bucket;
+a position that fails it waits in the next one. Robots that move
 alike and play the same part (the helpers on a board without their barriers) are kept sorted,
 so their order does not count. All moves of a bucket are generated at once with numpy from the
 move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
