@@ -1780,9 +1780,10 @@ class _Search:
     def _lookahead(self, keys: np.ndarray, g: int, f: int, open_: dict,
                    sizes: dict) -> list[tuple[np.ndarray, int]]:
         """Split a bucket's positions by the estimate they carry: those pushed with the bare
-        estimate whose active robot cannot get closer on its own move to the next level,
-        unexpanded (see :meth:`descends`); the rest are expanded, in groups of one estimate
-        (the helpers' moves leave it as it is)."""
+        estimate whose active robot cannot get closer on its own move (on the fast path: all
+        the way to the target alone, :meth:`_alone`) to the next level, unexpanded (see
+        :meth:`descends`); the rest are expanded, in groups of one estimate (the helpers'
+        moves leave it as it is). One that reaches the target alone is the search's goal."""
         s = self.layout.active
         assert s is not None
         if keys.size <= SCALAR_CHUNK:
