@@ -1509,7 +1509,7 @@ class _Search:
             if flag is not None:
                 child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
-            if not use_rank:
+            if not use_rank and look is None:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
             yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
@@ -1552,7 +1552,7 @@ class _Search:
         if nf is not None:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
-        if not use_rank:
+        if not use_rank and look is None:
             fresh = _nz(~self.closed.contains(child))
             child, h, par = child.take(fresh), h.take(fresh), par.take(fresh)
         yield _Batch(child, 1, h, checked=True,
@@ -1626,6 +1626,8 @@ class _Search:
                 if stop:
                     return self._stopped(stop, f, best)
                 keys = keys.take(_nz(~self.closed.contains(keys)))
+                if keys.size == 0:
+                    continue
                 for b in self._fast_successors(keys, g, look=f - g):
                     if self.recording and b.parents is not None:
                         self._record(b, g)
