@@ -1428,7 +1428,11 @@ class _Search:
             for o in range(4):
                 np.bitwise_or(by_option[:, o], base, out=flat[:, o])
                 flat[:, o] += o << 16
+            del by_option
         codes = t.end_flat.take(flat)
+        # a generator keeps its locals while the caller handles each batch: let the
+        # biggest go now
+        del pairs, packed, first, flat, base
         ok = (codes & OK_BIT).astype(bool)
         helper_h: np.ndarray | int = -1
         if look is not None:  # small: codes are (mover, option, n)
