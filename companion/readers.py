@@ -1,7 +1,11 @@
 """The command line's readers of the companion's own files: a position, a layout, a colour
 profile, a pin map, an observation log, a picture, a journal. Each raises one
 :class:`~companion.inputs.InputError` naming the option and the file; the bytes, text, JSON and
-TOML under them are read by :mod:`companion.inputs`, which the models use too."""
+TOML under them are read by :mod:`companion.inputs`, which the models use too.
+
+Only a position's reader is loaded with the module: the others bring OpenCV, the store, the
+pins or the game along, and import them when first called, so reading a position (``companion
+solve``) starts as quickly as the solver allows."""
 
 from __future__ import annotations
 
@@ -11,14 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .gpio import read_pinmap
 from .inputs import InputError, about, label, must_be_file, quiet_stderr, read_model
-from .micro import Layout
 from .rules import Position, Rules
-from .store import JournalError, Store, recover
-from .verify import read_observation_log as read_observations
-from .vision.colours import Profile
-from .vision.sources import FrameSourceError, load_image
 
 __all__ = ["read_position", "position_from_line", "read_layout", "read_profile", "read_pinmap",
            "read_observations", "read_image", "check_video", "read_history",
@@ -42,16 +40,22 @@ def position_from_line(value: Any, where: str) -> Any:
 
 def read_layout(path: str | os.PathLike[str], option: str = "LAYOUT") -> Any:
     """A Micro Robots layout file (``micro-layout/1``)."""
+    from .micro import Layout
+
     return read_model(path, option, "layout", Layout.from_dict)
 
 
 def read_profile(path: str | os.PathLike[str], option: str = "--profile") -> Any:
     """A colour profile (``companion calibration colours``)."""
+    from .vision.colours import Profile
+
     return read_model(path, option, "colour profile", Profile.from_dict)
 
 
 def read_image(path: str | os.PathLike[str], option: str = "IMAGE") -> Any:
     """A picture as BGR uint8 (three channels)."""
+    from .vision.sources import FrameSourceError, load_image
+
     must_be_file(path, option)
     try:
         with quiet_stderr():
@@ -68,6 +72,8 @@ def read_image(path: str | os.PathLike[str], option: str = "IMAGE") -> Any:
 def read_history(path: str | os.PathLike[str], option: str = "--db"
                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A journal's games and players' statistics, read without writing to it."""
+    from .store import JournalError, Store
+
     where = label(option, path)
     p = Path(path)
     if p.is_dir():
@@ -95,6 +101,8 @@ def read_history(path: str | os.PathLike[str], option: str = "--db"
 def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple[Path, int, int]:
     """``companion history --recover``: copy the intact part of a damaged journal (see
     :func:`companion.store.recover`); a file that is no journal at all is refused."""
+    from .store import JournalError, recover
+
     where = label(option, path)
     must_be_file(path, option)
     if Path(path).stat().st_size == 0:
@@ -107,6 +115,21 @@ def recover_journal(path: str | os.PathLike[str], option: str = "--db") -> tuple
         raise InputError(f"{where}: nothing can be recovered from it ({e})") from None
     except OSError as e:
         raise InputError(f"{where}: cannot be read ({e.strerror or e})") from None
+
+
+def read_pinmap(path: str | os.PathLike[str], option: str = "--pins") -> Any:
+    """A pin map (:func:`companion.gpio.read_pinmap`)."""
+    from .gpio import read_pinmap as read
+
+    return read(path, option)
+
+
+def read_observations(path: str | os.PathLike[str], option: str = "observation log"
+                      ) -> list[tuple[float, dict[str, str] | None]]:
+    """A recorded observation stream (:func:`companion.verify.read_observation_log`)."""
+    from .verify import read_observation_log
+
+    return read_observation_log(path, option)
 
 
 def check_video(path: str | os.PathLike[str], option: str = "FRAMES") -> None:

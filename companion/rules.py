@@ -24,6 +24,7 @@ from .board import (
     COLORS,
     DIRECTIONS,
     SHAPES,
+    STEP,
     VORTEX,
     Board,
     BoardError,
@@ -286,6 +287,9 @@ class Slide:
         return self.end != self.start
 
 
+_STEPS = {d: dx + 16 * dy for d, (dx, dy) in STEP.items()}  # on a 16 x 16 board
+
+
 def slide(
     board: Board,
     occupied: Iterable[Cell] | frozenset[Cell],
@@ -307,6 +311,24 @@ def slide(
     """
     rules = rules or PRESETS["abacus-2013"]
     occ = occupied if isinstance(occupied, frozenset) else frozenset(occupied)
+    if not passes and robot != TRANSPARENT and not board.openings and not board.diagonals:
+        # the common case, a straight line: only walls (the edge and the centre block's
+        # included) and robots stop it, and it cannot loop
+        walls = board.walls
+        step = _STEPS[direction] if board.width == 16 else \
+            STEP[direction][0] + STEP[direction][1] * board.width
+        cell = start
+        line = [start]
+        while (cell, direction) not in walls:
+            ahead = cell + step
+            if ahead in occ:
+                break
+            cell = ahead
+            line.append(cell)
+        if cell == start:
+            return Slide(start, cell, direction, direction, (start,), False, 1,
+                         Message("slide.no_move"), "no_move")
+        return Slide(start, cell, direction, direction, tuple(line), False, 1)
     tokens = list(passes)
     cell, d = start, direction
     path = [start]

@@ -30,8 +30,12 @@ cost so far). The estimate is the active robot's distance to the target if it co
 (:func:`companion.solver_tables.distance_to`), plus one where the active robot cannot get one
 closer by its own next move from where the others stand (then a helper must move first, or
 that move gains nothing): it never overestimates and drops by at most one per move, so each
-position is expanded once, at its optimal cost. That one-move look-ahead is made when a
-position leaves its bucket; a position that fails it waits in the next one. Robots that move
+position is expanded once, at its optimal cost. Where all robots but the active one move
+alike (the fast path), the look-ahead follows the active robot's whole route alone instead,
+every move one closer (as the small search does): a position that fails it needs a helper's
+move or a detour; one that passes ends the search, its route costing the bucket's estimate,
+which no open position undercuts. The look-ahead is made when a position leaves its bucket;
+a position that fails it waits in the next one. Robots that move
 alike and play the same part (the helpers on a board without their barriers) are kept sorted,
 so their order does not count. All moves of a bucket are generated at once with numpy from the
 move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
@@ -102,6 +106,7 @@ TURN_BLOCKS = 64  # bitset blocks for positions whose active robot has not turne
 SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Python
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
+RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
 SMALL_BUDGET = 100  # the plain-Python search's work (look-aheads, expansions at 3) before the
 # numpy one takes over: a median position needs about 50; past 100, under a millisecond is lost
 _U8 = np.uint64(255)
@@ -1058,6 +1063,108 @@ class _Search:
                 return True
         return False
 
+    def _alone_from(self, helpers: np.ndarray, n: int, idx: np.ndarray, cell: np.ndarray,
+                    fl: np.ndarray | None, rem: int) -> np.ndarray:
+        """The fast path's whole-route look-ahead: of ``n`` positions, which can the active
+        robot finish from alone, every move one closer by the estimate? ``helpers``: (helper,
+        position) cells; each entry of the frontier is a position (``idx``), a cell of the
+        active robot ``rem`` moves from the target by the estimate and its ricochet progress
+        (``fl``, None without the strict rule). The others stay where they stand, so each
+        move's end comes from the packed tables as in :meth:`descends`, a move at a time."""
+        t = self.tables[0]
+        dist = self.dist[-1]
+        k = helpers.shape[0]
+        passed = np.zeros(n, bool)
+        while idx.size:
+            base = cell.astype(np.intp) << 8
+            first = t.hit_packed.take(base | helpers[0].take(idx)).view(np.uint8)
+            for j in range(1, k):
+                np.minimum(first, t.hit_packed.take(base | helpers[j].take(idx)).view(np.uint8),
+                           out=first)
+            first -= 1
+            np.minimum(first, t.nat_packed.take(cell).view(np.uint8), out=first)
+            flat = first.reshape(-1, 4) | base[:, None]
+            flat += _OFFSETS[:4]
+            codes = t.end_flat.take(flat)  # (entry, direction)
+            closer = dist.take(codes & 255) == rem - 1
+            closer &= (codes & OK_BIT) != 0
+            if rem == 1:
+                if fl is not None:
+                    closer &= self._claims(codes, fl[:, None], _AXES4)
+                passed[idx.take(_nz(closer.any(axis=1)))] = True
+                return passed
+            e = _nz(closer)
+            code = codes.reshape(-1).take(e)
+            row = e >> 2
+            idx, cell = idx.take(row), (code & 255).astype(np.uint8)
+            if fl is not None:
+                fl = _FLAG_NEXT.take((fl.take(row).astype(np.intp) << 3)
+                                     | ((code >> 8) & _TURN_BITS) | (e & 1))
+            if idx.size > 64:  # two ways to one cell: follow it once
+                both = idx.astype(np.int64) << 10 | cell.astype(np.int64) << 2
+                if fl is not None:
+                    both |= fl
+                both = _sorted_unique(both)
+                idx, cell = both >> 10, ((both >> 2) & 255).astype(np.uint8)
+                fl = (both & 3).astype(np.uint8) if fl is not None else None
+            rem -= 1
+        return passed
+
+    def _alone(self, keys: np.ndarray, rem: int) -> np.ndarray:
+        """:meth:`_alone_from` for sorted keys whose active robot is ``rem`` moves away."""
+        n = keys.size
+        r_count = self.layout.n_robots
+        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
+        helpers = raw[:, :r_count - 1].T
+        at = raw[:, r_count - 1]
+        flag = raw[:, r_count] & 3 if self.layout.strict else None
+        if rem == 0:  # on the target without the ricochet: it must leave and come back
+            return np.zeros(n, bool)
+        return self._alone_from(helpers, n, np.arange(n), at, flag, rem)
+
+    def _alone_path(self, key: int, rem: int) -> list[tuple[int, int, int, int]] | None:
+        """The fast path's whole-route look-ahead for one position, in Python: the moves
+        (slot, from cell, option, to cell) of the active robot alone to the target, every
+        move one closer by the estimate, or None."""
+        lay = self.layout
+        s = lay.active
+        assert s is not None
+        cells = lay.cells_of(key)
+        py = self.tables[s].py
+        dist = self.active_dist
+        strict = lay.strict
+        others = [q for j, q in enumerate(cells) if j != s]
+        failed: set[int] = set()
+        ways = list(enumerate(zip(py.hit, py.nat, py.end, py.axis, strict=True)))
+
+        def walk(a: int, flag: int, rem: int) -> list[tuple[int, int, int, int]] | None:
+            b = a << 8
+            qs = [b | q for q in others]
+            for o, (hit, nat, end, axis) in ways:
+                m = nat[a] + 1
+                for q in qs:
+                    if hit[q] < m:
+                        m = hit[q]
+                code = end[b | (m - 1)]
+                v = code & 255
+                if not code & OK_BIT or dist[v] != rem - 1:
+                    continue
+                nf = _FLAG_NEXT_LIST[(flag << 3) | ((code >> 8) & _TURN_BITS) | axis[a]] \
+                    if strict else DONE
+                if rem == 1:
+                    if nf == DONE:
+                        return [(s, a, o, v)]
+                    continue
+                if (v << 2 | nf) in failed:
+                    continue
+                rest = walk(v, nf, rem - 1)
+                if rest is not None:
+                    return [(s, a, o, v), *rest]
+                failed.add(v << 2 | nf)
+            return None
+
+        return walk(cells[s], lay.flag_of(key), rem) if rem > 0 else None
+
     def estimate(self, cells: list[np.ndarray]) -> np.ndarray:
         lay = self.layout
         if lay.active is not None:
@@ -1321,7 +1428,11 @@ class _Search:
             for o in range(4):
                 np.bitwise_or(by_option[:, o], base, out=flat[:, o])
                 flat[:, o] += o << 16
+            del by_option
         codes = t.end_flat.take(flat)
+        # a generator keeps its locals while the caller handles each batch: let the
+        # biggest go now
+        del pairs, packed, first, flat, base
         ok = (codes & OK_BIT).astype(bool)
         helper_h: np.ndarray | int = -1
         if look is not None:  # small: codes are (mover, option, n)
@@ -1335,6 +1446,20 @@ class _Search:
                 at_target &= flag == DONE
             bare = active_h == look
             later = bare & ~(closer.any(axis=0) | at_target)
+            if look >= 2:  # the rest of the active robot's route alone, from those moves
+                e = _nz(closer & bare)
+                if e.size:
+                    opt = e // n
+                    par = e - opt * n
+                    code = mine.reshape(-1).take(e)
+                    nf = None if flag is None else _FLAG_NEXT.take(
+                        (flag.take(par).astype(np.intp) << 3) | ((code >> 8) & _TURN_BITS)
+                        | (opt & 1))
+                    passed = self._alone_from(cells[:k], n, par, (code & 255).astype(np.uint8),
+                                              nf, look - 1)
+                    later |= bare & ~passed
+                    if passed.any():
+                        self._finish_alone(int(keys[_nz(passed)[0]]), g, g + look)
             self.deferred = later if later.any() else None
             if self.deferred is not None:
                 ok[:, :, later] = False
@@ -1388,7 +1513,7 @@ class _Search:
             if flag is not None:
                 child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
-            if not use_rank:
+            if not use_rank and look is None:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
             yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
@@ -1431,7 +1556,7 @@ class _Search:
         if nf is not None:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
-        if not use_rank:
+        if not use_rank and look is None:
             fresh = _nz(~self.closed.contains(child))
             child, h, par = child.take(fresh), h.take(fresh), par.take(fresh)
         yield _Batch(child, 1, h, checked=True,
@@ -1459,7 +1584,9 @@ class _Search:
             return Solution("no_solution", None, None, 0,
                             f"{one or 'no robot'} can never reach {label}: walls cut it off "
                             f"from every cell {'it' if one else 'a robot'} can get to")
-        if lay.active is not None and not self._descends_one(start_key):
+        if lay.active is not None and not (
+                self._alone_path(start_key, h0) is not None if self.fast
+                else self._descends_one(start_key)):
             h0 += 1
         if self.max_cost is not None and h0 > self.max_cost:
             return Solution("no_solution", None, None, h0,
@@ -1503,6 +1630,8 @@ class _Search:
                 if stop:
                     return self._stopped(stop, f, best)
                 keys = keys.take(_nz(~self.closed.contains(keys)))
+                if keys.size == 0:
+                    continue
                 for b in self._fast_successors(keys, g, look=f - g):
                     if self.recording and b.parents is not None:
                         self._record(b, g)
@@ -1528,6 +1657,7 @@ class _Search:
                 groups = [(part, f - g)]
                 if lay.active is not None:
                     groups = self._lookahead(part, g, f, open_, sizes)
+                    best = self._take_goal(best)
                     stop = self._should_stop() if part.size > self.chunk else None
                     if stop:
                         return self._stopped(stop, f, best)
@@ -1656,9 +1786,10 @@ class _Search:
     def _lookahead(self, keys: np.ndarray, g: int, f: int, open_: dict,
                    sizes: dict) -> list[tuple[np.ndarray, int]]:
         """Split a bucket's positions by the estimate they carry: those pushed with the bare
-        estimate whose active robot cannot get closer on its own move to the next level,
-        unexpanded (see :meth:`descends`); the rest are expanded, in groups of one estimate
-        (the helpers' moves leave it as it is)."""
+        estimate whose active robot cannot get closer on its own move (on the fast path: all
+        the way to the target alone, :meth:`_alone`) to the next level, unexpanded (see
+        :meth:`descends`); the rest are expanded, in groups of one estimate (the helpers'
+        moves leave it as it is). One that reaches the target alone is the search's goal."""
         s = self.layout.active
         assert s is not None
         if keys.size <= SCALAR_CHUNK:
@@ -1669,10 +1800,13 @@ class _Search:
             for k in keys.tolist():
                 if dist[(k >> shift) & 255] != f - g:
                     raised_l.append(k)
-                elif self._descends_one(k):
+                elif self._alone_path(k, f - g) is not None if self.fast else \
+                        self._descends_one(k):
                     fresh_l.append(k)
                 else:
                     later_l.append(k)
+            if self.fast and fresh_l:
+                self._finish_alone(fresh_l[0], g, f)
             if later_l:
                 self._append(open_, sizes, (f + 1, g), np.array(later_l, np.uint64))
             return [(np.array(x, np.uint64), hr) for x, hr in
@@ -1686,7 +1820,10 @@ class _Search:
             for lo in range(0, fresh.size, self.chunk):
                 if lo and self._should_stop():
                     return []  # the caller sees the stop before expanding anything
-                parts.append(self.descends(keys.take(fresh[lo:lo + self.chunk])))
+                part = keys.take(fresh[lo:lo + self.chunk])
+                parts.append(self._alone(part, f - g) if self.fast else self.descends(part))
+                if self.fast and parts[-1].any():
+                    self._finish_alone(int(part[_nz(parts[-1])[0]]), g, f)
             ok = np.concatenate(parts)
             later = fresh.take(_nz(~ok))
             if later.size:
@@ -1698,6 +1835,14 @@ class _Search:
         if raised.size:
             groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
         return groups
+
+    def _finish_alone(self, key: int, g: int, f: int) -> None:
+        """A position of the bucket at cost ``g`` from which the active robot finishes alone
+        in ``f - g`` moves: a route of cost ``f``, the least any open position allows, so the
+        search is over (its parent -1 marks the goal for :meth:`_route`). Not at the start
+        under lenient must-ricochet, where a straight slide there does not count."""
+        if not (self.lenient and g == 0):
+            self.goals.append((f, key, -1, g))
 
     def _push(self, open_: dict, sizes: dict, keys: np.ndarray, gc: Any, h: Any,
               checked: bool = False) -> None:
@@ -1776,8 +1921,14 @@ class _Search:
         :meth:`_step_back`."""
         cost, key, parent, pg = goal
         # (slot, from cell, option, to cell), last move first
-        steps = [self._move_between(parent, key, cost - pg)]
-        key, g = parent, pg
+        if parent < 0:  # the active robot finishes alone from key (:meth:`_finish_alone`)
+            tail = self._alone_path(key, cost - pg)
+            assert tail is not None
+            steps = tail[::-1]
+            g = pg
+        else:
+            steps = [self._move_between(parent, key, cost - pg)]
+            key, g = parent, pg
         while g > 0:
             found = self._trail_parent(key, g)
             if found is not None:
@@ -1937,7 +2088,9 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     ``inplace``: the caller's array may be sorted where it is."""
     if keys.size <= 1:
         return keys
-    if inplace:
+    if RADIX_MIN <= keys.size <= RADIX_MAX:
+        keys = _radix_sorted(keys)
+    elif inplace:
         keys.sort()
     else:
         keys = np.sort(keys)
@@ -1945,6 +2098,20 @@ def _sorted_unique(keys: np.ndarray, inplace: bool = False) -> np.ndarray:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]  # a mask: no index array as big as the keys
+
+
+def _radix_sorted(keys: np.ndarray) -> np.ndarray:
+    """``np.sort(keys)`` for unsigned keys, 16 bits at a time: numpy sorts 16-bit keys by
+    radix (``kind="stable"``), so a few such passes beat its comparison sort of slice-sized
+    arrays of wider keys (half the time for 16,384 keys of 34 bits)."""
+    bits = int(keys.max()).bit_length()
+    shift = 0
+    while True:
+        digit = keys if shift == 0 else keys >> keys.dtype.type(shift)
+        keys = keys.take(np.argsort(digit.astype(np.uint16), kind="stable"))
+        shift += 16
+        if shift >= bits:
+            return keys
 
 
 def _take_slice(arrays: list[np.ndarray], size: int) -> np.ndarray:

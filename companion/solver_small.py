@@ -112,8 +112,7 @@ class _Walls:
     def cross_of(self, s: int) -> int:
         """The cells a slide from ``s`` may pass or be stopped by, in all four directions,
         up to where the walls stop it (a bitboard)."""
-        nat = self.nat
-        u, r, d, left = (nat[i][s] if nat[i][s] >= 0 else self.natural(i, s) for i in range(4))
+        u, r, d, left = self.nat4[s] or self.natural4(s)
         column = _COLUMN[s & 15]
         above = (2 << s) - 1  # cells up to s
         c = ((2 << r) - 1) & ~above  # s+1 .. r
@@ -333,7 +332,11 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             if h == 1:
                 if e == target and nf == DONE and not (lenient and flag == UNMOVED):
                     return [d], zone
-            elif estimate(e, nf) == h - 1:
+                continue
+            he = dist[e]  # the estimate, read here: this is the search's innermost loop
+            if he < 0 or he <= 1 and nf:
+                he = estimate(e, nf)
+            if he == h - 1:
                 path, more = alone(e, nf, others, h - 1)
                 zone |= more
                 if path is not None:
@@ -351,7 +354,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
             if e == target and nf == DONE and not (lenient and flag == UNMOVED):
                 continue  # h + 1 > 1 moves: not the last one
-            he = estimate(e, nf)
+            he = dist[e]
+            if he < 0 or he <= 1 and nf:
+                he = estimate(e, nf)
             if he == h - 1 and h > 1:
                 path = alone_plus(e, nf, others, h - 1)
             elif he == h:
