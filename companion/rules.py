@@ -312,23 +312,7 @@ def slide(
     rules = rules or PRESETS["abacus-2013"]
     occ = occupied if isinstance(occupied, frozenset) else frozenset(occupied)
     if not passes and robot != TRANSPARENT and not board.openings and not board.diagonals:
-        # the common case, a straight line: only walls (the edge and the centre block's
-        # included) and robots stop it, and it cannot loop
-        walls = board.walls
-        step = _STEPS[direction] if board.width == 16 else \
-            STEP[direction][0] + STEP[direction][1] * board.width
-        cell = start
-        line = [start]
-        while (cell, direction) not in walls:
-            ahead = cell + step
-            if ahead in occ:
-                break
-            cell = ahead
-            line.append(cell)
-        if cell == start:
-            return Slide(start, cell, direction, direction, (start,), False, 1,
-                         Message("slide.no_move"), "no_move")
-        return Slide(start, cell, direction, direction, tuple(line), False, 1)
+        return _straight_slide(board, occ, start, direction)
     tokens = list(passes)
     cell, d = start, direction
     path = [start]
@@ -385,17 +369,43 @@ def slide(
             break
         seen.add(state)
     if error is None:
-        if cell == start:
-            error, rule = Message("slide.no_move"), "no_move"
-        elif tokens:
-            error = Message("slide.unused_pass", cell=board.name(cell),
-                            token=Message(f"pass.{tokens[0]}"))
-            rule = "unused_pass"
-        elif board.diagonal_at(cell) is not None and rules.barrier_stop == "illegal":
-            error = Message("slide.barrier_stop", cell=board.name(cell))
-            rule = "barrier_stop"
+        error, rule = _end_error(board, rules, start, cell, tokens)
     return Slide(start, cell, direction, d, tuple(path), deflected, cost, error, rule,
                  next_choice)
+
+
+def _straight_slide(board: Board, occ: frozenset[Cell], start: Cell,
+                    direction: Direction) -> Slide:
+    """The common case, a straight line: only walls (the edge and the centre block's
+    included) and robots stop it, and it cannot loop."""
+    walls = board.walls
+    step = _STEPS[direction] if board.width == 16 else \
+        STEP[direction][0] + STEP[direction][1] * board.width
+    cell = start
+    line = [start]
+    while (cell, direction) not in walls:
+        ahead = cell + step
+        if ahead in occ:
+            break
+        cell = ahead
+        line.append(cell)
+    if cell == start:
+        return Slide(start, cell, direction, direction, (start,), False, 1,
+                     Message("slide.no_move"), "no_move")
+    return Slide(start, cell, direction, direction, tuple(line), False, 1)
+
+
+def _end_error(board: Board, rules: Rules, start: Cell, cell: Cell,
+               tokens: list[str]) -> tuple[Message | None, str | None]:
+    """Why a slide that ended on ``cell`` with ``tokens`` unused is not a legal move."""
+    if cell == start:
+        return Message("slide.no_move"), "no_move"
+    if tokens:
+        return (Message("slide.unused_pass", cell=board.name(cell),
+                        token=Message(f"pass.{tokens[0]}")), "unused_pass")
+    if board.diagonal_at(cell) is not None and rules.barrier_stop == "illegal":
+        return Message("slide.barrier_stop", cell=board.name(cell)), "barrier_stop"
+    return None, None
 
 
 def transparent_options(
