@@ -575,9 +575,10 @@ class Demonstration:
             return []
         if self.doubts:
             return self._unsure(self.state, at, Message("verify.unexplained_end"))
-        if self.phase == WAITING:
-            # a robot unread (or two seen as one, or one back on a cell nothing explains):
-            # its moves, if any, were never seen, so no failure can be read from this board
+        if self.phase == WAITING or self._look.occluded:
+            # a robot unread (or two seen as one, or one back on a cell nothing explains), or
+            # the board itself hidden or unreadable at the end: moves may have been made that
+            # were never seen, so no failure can be read from this board
             return self._unread_end(at)
         result = validate_route(self.snapshot, self.route, self.bid)
         if not self.route:
@@ -818,16 +819,19 @@ class Demonstration:
 
     def _unread_end(self, at: float) -> list[Event]:
         """The verdict when the demonstration ends while the count waits for a robot: not
-        seen (or seen as one with another), or seen back on a cell nothing explains. The
-        camera cannot tell whether the route was made: ``unsure``, never a failure."""
-        if self._misread:
+        seen (or seen as one with another), or seen back on a cell nothing explains; or
+        while the board itself is hidden or unreadable (every robot unread). The camera
+        cannot tell whether the route was made: ``unsure``, never a failure."""
+        if self._misread and not self._look.occluded:
             question = self._question(self._misread)
             return self._fail(Verdict.UNSURE, at, Message("verify.unexplained_end"),
                               restore=False, question=question,
                               message=Message("verify.unsure", question=question))
-        unread = self._unseen or [n for n in self.names if n in self._lifted]
+        unread = ([] if self._look.occluded else self._unseen) or [
+            n for n in self.names if n in self._lifted or self._look.occluded]
         who = i18n.listed([i18n.color(n) for n in unread])
-        cells = i18n.listed([self._name(self._lifted[n]) for n in unread])
+        cells = i18n.listed([self._name(self._lifted.get(n, self.state[self.names.index(n)]))
+                             for n in unread])
         question = Message("verify.where", robots=who, cells=cells, n=len(unread))
         return self._fail(Verdict.UNSURE, at, Message("verify.unread_end", robots=who,
                                                       n=len(unread)),

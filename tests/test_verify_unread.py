@@ -100,13 +100,25 @@ def test_a_recording_that_ends_with_a_robot_unread_replays_as_unsure():
     assert result.verdict == "incomplete" and result.reason.key == "route.not_reached"
 
 
+def test_done_while_the_board_is_hidden_or_never_read_is_unsure():
+    p = position({"blue": "a1", "red": "h8"}, {"cell": "h1", "robot": "blue"})
+    demo = Demonstration(p, bid=3)
+    feed(demo, [None, {"blue": "a8", "red": "h8"}, None])  # a hand still over the board
+    end = demo.done(at=9.0)
+    assert verdicts(end) == ["unsure"] and set(end[0]["unread"]) == {"blue", "red"}
+    # frames that never showed the board (out of the picture): nothing read, nothing failed
+    result = replay(p, 3, [(0.0, None)])
+    assert result.verdict == "unsure" and result.count == 0
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), start=st.integers(0, 6), lost=st.integers(1, 15),
-       hands=st.booleans())
+       hands=st.booleans(), hidden_end=st.booleans())
 def test_an_honest_demonstration_with_robots_unread_to_the_end_is_never_failed(
-        seed, start, lost, hands):
+        seed, start, lost, hands, hidden_end):
     """A random honest route on a real board; from some look on, a set of robots goes unread
-    (the ``lost`` bits pick them) until the player says done."""
+    (the ``lost`` bits pick them) until the player says done, perhaps with a hand still over
+    the board."""
     rec = bench.recorded_demo(random.Random(seed), "honest")
     names = list(rec.position.robots)
     gone = {n for i, n in enumerate(names) if lost >> i & 1} or {names[0]}
@@ -118,6 +130,8 @@ def test_an_honest_demonstration_with_robots_unread_to_the_end_is_never_failed(
             stream.append(None)
         seen = {n: board.name(c) for n, c in state.items() if k < start or n not in gone}
         stream.append(seen)
+    if hidden_end:
+        stream.append(None)
     demo = Demonstration(rec.position, rec.bid)
     events = feed(demo, stream)
     events += demo.done(at=100.0)
