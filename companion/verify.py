@@ -855,7 +855,8 @@ class Demonstration:
 
     def _choose(self, result: SearchResult) -> _Choice | None:
         """Among explanations of equal length: the legal ones (by the rules' own judge); of
-        those, the one that succeeds, earliest; note whether a different one was possible."""
+        those, one that succeeds (with all its moves: :meth:`_judge`); note whether a
+        different one was possible."""
         legal: list[_Choice] = []
         for steps in result.explanations:
             c = self._judge(steps)
@@ -864,7 +865,16 @@ class Demonstration:
         if not legal:
             self._last_rejection = self._rejection(result.explanations[0])
             return None
-        # A success first; of those, the reading in which arriving is the last move seen.
+        # Every move a look needs was made. Where some order of them ends on the arrival,
+        # that is the order (the player stops on arriving): they all count, and the look
+        # succeeds only if the route with all of them does. An order arriving earlier would
+        # leave the rest uncounted, an over-bid judged a success. Only moves that cannot
+        # have come before the arrival are left for after it, and do not undo the success.
+        last = [c for c in legal if self._ends_arriving(c.steps)]
+        if last:
+            legal = [c if c.success_at == len(c.steps) else _Choice(c.steps, None)
+                     for c in last]
+        # a success first; of those, the reading in which arriving is the last move seen
         legal.sort(key=lambda c: (c.success_at is None, c.success_at != len(c.steps),
                                   c.success_at or 0))
         chosen = legal[0]
@@ -893,6 +903,10 @@ class Demonstration:
                     success_at = k
                     break
         return _Choice(steps, success_at)
+
+    def _ends_arriving(self, steps: tuple[Step, ...]) -> bool:
+        """Is the last of these moves a claimant arriving on the target?"""
+        return self.goal.claims(steps[-1].move.robot) and steps[-1].end == self.goal.cell
 
     def _rejection(self, steps: tuple[Step, ...]) -> str | None:
         route = [*self.route, *(s.move for s in steps)]
