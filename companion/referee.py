@@ -219,6 +219,20 @@ class Referee:
                         goal, s.rules)
 
 
+    def start_cells(self) -> tuple[tuple[str, str], ...]:
+        """The round's confirmed start, ``(robot, cell)`` pairs, while the robots still stand
+        on it (bidding, the hourglass): the frames of that moment teach the camera this
+        table's colours. Empty at any other time."""
+        if self.micro:
+            return ()
+        s = self.game.s
+        r = s.round
+        if r is None or s.board is None or self.game.phase not in ("bidding", "timer"):
+            return ()
+        if not r.snapshot or dict(s.robots) != dict(r.snapshot):
+            return ()
+        return tuple(sorted((n, s.board.name(c)) for n, c in r.snapshot.items()))
+
     def _robot_allowed(self, robot: str) -> bool:
         rules: Rules = self.game.s.rules
         if robot in ("black", "silver"):

@@ -665,7 +665,7 @@ class Table:
             looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
         return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
                      robots=tuple(looked), chip=self.referee.waiting, wait=self.referee.waits,
-                     epoch=self.epoch)
+                     epoch=self.epoch, start=self.referee.start_cells())
 
     def _show_hardware(self) -> None:
         if self.hardware is None:
