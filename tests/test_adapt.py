@@ -85,3 +85,30 @@ def test_over_demonstrations_the_lesson_adds_no_robot_on_a_wrong_cell():
     assert sum(warm.values()) == sum(cold.values()) == 4 * result["lessons"]["frames"]
     assert warm["right"] >= cold["right"]
 
+
+
+def test_this_tables_bar_lets_stand_only_a_robot_both_readers_put_on_one_cell():
+    from companion.vision.adapt import agreed
+    from companion.vision.cells import CellVerdict
+    from companion.vision.robots import RobotHit
+
+    before = {"red": RobotHit("red", 3, 4, 0.9, 0.5, None),
+              "blue": RobotHit("blue", 6, 6, 0.8, 0.4, None),
+              "green": RobotHit("green", 1, 1, 0.7, 0.05, "another cell looks nearly as much")}
+    unsure = "the cell classifier is not sure of it"
+    after = {c: RobotHit(c, h.col, h.row, h.score, h.margin, h.doubt or unsure)
+             for c, h in before.items()}
+    said = {"red": CellVerdict("red", None, 0.7, 0.5, (3, 4)),
+            "blue": CellVerdict("blue", None, 0.7, 0.5, (6, 7)),  # its best cell is another
+            "green": CellVerdict("green", None, 0.9, 0.8, (1, 1))}
+    bars = {"red": (0.6, 0.3), "blue": (0.6, 0.3), "green": (0.6, 0.3)}
+    out = agreed(before, after, said, bars)
+    assert out["red"].doubt is None and (out["red"].col, out["red"].row) == (3, 4)
+    assert out["blue"].doubt == unsure  # the two readers name different cells
+    assert out["green"] == after["green"]  # the colour scores were not sure of it
+    # below this table's bar, or without one, nothing changes
+    assert agreed(before, after, said, {"red": (0.75, 0.3)})["red"].doubt == unsure
+    assert agreed(before, after, said, {})["red"].doubt == unsure
+    # a cell another robot already holds is not given to a second
+    held = {**after, "yellow": RobotHit("yellow", 3, 4, 0.9, 0.5, None)}
+    assert agreed(before, held, said, bars)["red"].doubt == unsure

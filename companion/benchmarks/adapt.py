@@ -60,7 +60,8 @@ def frames3d_rows(demos: int, seed: int, size: tuple[int, int], cells: Any) -> d
 
     rnd = random.Random(seed)
     rows = {"cold": _tally(), "learnt": _tally()}
-    lessons = {"learnt": 0, "kept": 0, "frames": 0, "unread_start": 0}
+    lessons = {"learnt": 0, "kept": 0, "bars": 0, "frames": 0, "frames_unread": 0,
+               "unread_start": 0}
     for d in range(demos):
         rec = recorded_demo(rnd, "honest")
         scene = replace(Scene3D.random(seed * 1000 + d, hands=0.0, timer=0.0, crop=0.0),
@@ -86,6 +87,8 @@ def frames3d_rows(demos: int, seed: int, size: tuple[int, int], cells: Any) -> d
         readers = {"cold": reader_for(tiles, robots=LOOKED, cells=cells),
                    "learnt": reader_for(tiles, robots=LOOKED, profile=lesson.profile,
                                         cells=cells)}
+        readers["learnt"].bars = dict(lesson.bars)
+        lessons["bars"] += len(lesson.bars)
         for state in rec.states:
             image = shot(state)
             truth = {r: board.name(c) for r, c in state.items()}
@@ -93,8 +96,9 @@ def frames3d_rows(demos: int, seed: int, size: tuple[int, int], cells: Any) -> d
             for name, reader in readers.items():
                 try:
                     read = reader.read(image).robots
-                except VisionError:
+                except VisionError:  # the board not found: every robot not seen
                     read = {}
+                    lessons["frames_unread"] += name == "cold"
                 _count(rows[name], truth, read)
     return {"rows": rows, "lessons": lessons}
 
@@ -113,7 +117,7 @@ def real_rows(folder: Path, cells: Any, limit: int | None = None) -> dict[str, A
         if set(t.robots) <= set(ROBOTS):
             by_table.setdefault(t.table, []).append(t)
     rows = {"cold": _tally(), "learnt": _tally()}
-    lessons: dict[str, Any] = {"tables": [], "learnt": 0, "kept": 0, "photos": 0}
+    lessons: dict[str, Any] = {"tables": [], "learnt": 0, "kept": 0, "bars": 0, "photos": 0}
     base = Profile().for_robots(LOOKED)
     for table, photos in sorted(by_table.items()):
         if len(photos) < 2:
@@ -128,15 +132,17 @@ def real_rows(folder: Path, cells: Any, limit: int | None = None) -> dict[str, A
         start = {c: turn_cell(cell, (4 - k) % 4) for c, cell in first.robots.items()}
         lesson = learn_start([image], start, tiles=cold.tiles, base=base, cells=cells)
         lessons["tables"].append(table)
+        lessons["bars"] += len(lesson.bars)
         lessons["learnt"] += len(lesson.learnt)
         lessons["kept"] += len(lesson.kept)
         for t in photos[1:][:limit]:
             other = cv2.imread(str(folder / t.file), cv2.IMREAD_COLOR)
             lessons["photos"] += 1
             for name, profile in (("cold", base), ("learnt", lesson.profile)):
+                reader = Reader(profile=profile, read_chip=False, cells=_cells(cells))
+                reader.bars = dict(lesson.bars) if name == "learnt" else {}
                 try:
-                    obs = Reader(profile=profile, read_chip=False, cells=_cells(cells)).read(
-                        other)
+                    obs = reader.read(other)
                     read = judge(t, obs.robots)[1] if not obs.occluded else {}
                 except VisionError:
                     read = {}

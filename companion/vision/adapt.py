@@ -15,9 +15,13 @@ A lesson must never put a robot on a wrong cell, so a colour is only learnt when
 * the frames of the lesson, read again with the learnt colours, put no robot on a cell other
   than its confirmed one (a colour that does is left as it was, and said why).
 
-The cell classifier (:mod:`.cells`) still has the last word on every reading: the lesson only
-changes the colour scores that propose the cells it looks at. Nothing is journaled: after a
-restart the next confirmed start teaches the lesson again.
+The lesson also learns how sure the cell classifier (:mod:`.cells`) is of this table's robots
+on their own cells (its ``bars``): its shipped bar was set on other tables, and a table whose
+robots it finds a little strange leaves them unread. Where the colour scores place a robot
+surely on a cell that the classifier names its best too, reaching this table's bar, the robot
+stands (:func:`agreed`); nothing else the classifier says changes. The same self-check holds
+for the bars. Nothing is journaled: after a restart the next confirmed start teaches the
+lesson again.
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ MAX_TURN = 0.6
 MIN_CHROMA = 10.0  # a coloured robot's learnt colour must be at least this colourful …
 MAX_GREY = 12.0  # … and a black or silver one at most this
 MAX_DARKER = 22.0  # lightness a colourless robot's learnt colour may differ from its default
+# The cell classifier's bar for a robot the colour scores place on the same cell: its
+# probability there at the start less BAR_SLACK, never below BAR_FLOOR; its lead over the
+# next cell half the start's, never below LEAD_FLOOR.
+BAR_SLACK = 0.1
+BAR_FLOOR = 0.5
+LEAD_FLOOR = 0.25
 
 
 @dataclass(frozen=True)
@@ -48,11 +58,13 @@ class Lesson:
     profile: Profile
     learnt: tuple[str, ...] = ()
     kept: dict[str, str] = field(default_factory=dict)
+    bars: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"learnt": list(self.learnt), "kept": dict(self.kept),
                 "references": {c: [round(x, 1) for x in self.profile.references[c]]
-                               for c in self.learnt}}
+                               for c in self.learnt},
+                "bars": {c: [round(p, 2), round(lead, 2)] for c, (p, lead) in self.bars.items()}}
 
 
 def learn_start(images: Sequence[np.ndarray], robots: Mapping[str, str], *,
@@ -88,7 +100,61 @@ def learn_start(images: Sequence[np.ndarray], robots: Mapping[str, str], *,
         refs[colour] = ref
         learnt.append(colour)
     profile = Profile(references=refs, spread=base.spread, robots=base.robots)
-    return _checked(images, wanted, tiles, base, profile, learnt, kept, corners, cells)
+    bars = _bars(images, wanted, tiles, profile, corners, cells) if cells else {}
+    return _checked(images, wanted, tiles, base, Lesson(profile, tuple(learnt), kept, bars),
+                    corners, cells)
+
+
+def _bars(images: Sequence[np.ndarray], wanted: Mapping[str, str], tiles: Sequence[str] | None,
+          profile: Profile, corners: Any, cells: Any) -> dict[str, tuple[float, float]]:
+    """Per robot colour, the probability and lead the cell classifier reaches on its
+    confirmed cell in every frame of the lesson, when it names that cell its best (less a
+    margin, never below :data:`BAR_FLOOR` and :data:`LEAD_FLOOR`): what this table's robot
+    looks like to it, where the shipped bars were set on other tables."""
+    from .read import reader_for
+
+    seen: dict[str, list[tuple[float, float]]] = {c: [] for c in wanted}
+    for image in images:
+        reader = reader_for(tiles, robots=profile.robots, profile=profile, cells=cells)
+        try:
+            reader.read(image, corners=corners)
+        except VisionError:
+            return {}
+        for colour, cell in wanted.items():
+            vote = reader.votes.get(colour)
+            if vote is not None and vote[0] == cell:
+                seen[colour].append((vote[1], vote[2]))
+    out = {}
+    for colour, got in seen.items():
+        if len(got) < len(images):
+            continue
+        p = min(x for x, _ in got) - BAR_SLACK
+        lead = 0.5 * min(x for _, x in got)
+        if p >= BAR_FLOOR and lead >= LEAD_FLOOR:
+            out[colour] = (round(p, 3), round(lead, 3))
+    return out
+
+
+def agreed(before: Mapping[str, Any], after: Mapping[str, Any], said: Mapping[str, Any],
+           bars: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
+    """The robots of a reading (``after``, the cell classifier's decision on the colour
+    scores' ``before``, its verdicts ``said``) with those this table's ``bars`` let stand:
+    a robot the colour scores place surely on a cell that the classifier names its best
+    too, with the probability and lead this table's robot reaches, on a cell no other robot
+    holds. Nothing else changes."""
+    from .robots import RobotHit
+
+    out = dict(after)
+    taken = {(h.col, h.row) for h in after.values() if h.doubt is None}
+    for colour, (bar, lead) in bars.items():
+        h, v, now = before.get(colour), said.get(colour), after.get(colour)
+        if h is None or v is None or h.doubt is not None or (now is not None and now.doubt is None):
+            continue
+        if v.at != (h.col, h.row) or v.best < bar or v.lead < lead or v.at in taken:
+            continue
+        out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
+        taken.add(v.at)
+    return out
 
 
 def _measure(image: np.ndarray, wanted: Mapping[str, str], tiles: Sequence[str] | None,
@@ -137,34 +203,48 @@ def implausible(colour: str, ref: Sequence[float], default: Sequence[float]) -> 
 
 
 def _checked(images: Sequence[np.ndarray], wanted: Mapping[str, str],
-             tiles: Sequence[str] | None, base: Profile, profile: Profile, learnt: list[str],
-             kept: dict[str, str], corners: Any, cells: Any) -> Lesson:
-    """Read the lesson's own frames again with the learnt colours: a colour whose robot
-    lands on a cell other than its confirmed one, or whose colour draws another robot there,
-    goes back to its base reference; until no robot is on a wrong cell."""
-    from .read import reader_for
-
-    while learnt:
-        wrong: set[str] = set()
-        for image in images:
-            reader = reader_for(tiles, robots=base.robots, profile=profile, cells=cells)
-            try:
-                obs = reader.read(image, corners=corners)
-            except VisionError:
-                continue
-            wrong |= {c for c, cell in obs.robots.items() if c in wanted and cell != wanted[c]}
-            wrong |= {c for c, cell in obs.robots.items() if c not in wanted
-                      and cell in wanted.values()}
+             tiles: Sequence[str] | None, base: Profile, lesson: Lesson, corners: Any,
+             cells: Any) -> Lesson:
+    """Read the lesson's own frames again with what it learnt: a colour whose robot lands on
+    a cell other than its confirmed one, or whose colour draws another robot there, goes
+    back to its base reference and bar; until no robot is on a wrong cell."""
+    learnt, kept = list(lesson.learnt), dict(lesson.kept)
+    bars, profile = dict(lesson.bars), lesson.profile
+    while learnt or bars:
+        wrong = _misread(images, wanted, tiles, profile, bars, corners, cells)
         if not wrong:
             break
-        back = [c for c in learnt if c in wrong] or list(learnt)  # a wrong one not learnt:
-        for c in back:  # the learnt colours it was mistaken for go back too
-            learnt.remove(c)
+        back = [c for c in {*learnt, *bars} if c in wrong] or [*learnt, *bars]
+        for c in back:  # a wrong one not learnt: what was learnt goes back, all of it
+            if c in learnt:
+                learnt.remove(c)
+            bars.pop(c, None)
             kept[c] = "read with it, the start put a robot on a wrong cell"
         refs = dict(profile.references)
         refs.update({c: base.references[c] for c in back})
         profile = Profile(references=refs, spread=base.spread, robots=base.robots)
-    return Lesson(profile, tuple(learnt), kept)
+    return Lesson(profile, tuple(learnt), kept, bars)
 
 
-__all__ = ["MAX_TURN", "Lesson", "implausible", "learn_start"]
+def _misread(images: Sequence[np.ndarray], wanted: Mapping[str, str],
+             tiles: Sequence[str] | None, profile: Profile,
+             bars: Mapping[str, tuple[float, float]], corners: Any, cells: Any) -> set[str]:
+    """The robots the lesson's frames, read with ``profile`` and ``bars``, put on a cell
+    that is not their confirmed one (or on another robot's confirmed cell)."""
+    from .read import reader_for
+
+    wrong: set[str] = set()
+    for image in images:
+        reader = reader_for(tiles, robots=profile.robots, profile=profile, cells=cells)
+        reader.bars = dict(bars)
+        try:
+            obs = reader.read(image, corners=corners)
+        except VisionError:
+            continue
+        wrong |= {c for c, cell in obs.robots.items() if c in wanted and cell != wanted[c]}
+        wrong |= {c for c, cell in obs.robots.items() if c not in wanted
+                  and cell in wanted.values()}
+    return wrong
+
+
+__all__ = ["MAX_TURN", "Lesson", "agreed", "implausible", "learn_start"]

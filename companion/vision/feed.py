@@ -315,6 +315,7 @@ class CameraFeed:
             return
         eyes["lesson"] = lesson
         eyes["reader"].profile = lesson.profile
+        eyes["reader"].bars = dict(lesson.bars)
         log.info("camera: learnt at the start: %s", lesson.to_dict())
         self._changed()  # the page shows what the camera learnt
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..board import Board, cell_name
 from ..i18n import Message
+from .adapt import agreed
 from .cells import CellNet, decide, shipped
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
@@ -173,6 +174,12 @@ class Reader:
     # the learned cell classifier that has the last word on the robots (by default the
     # shipped one: :func:`default_cells`), or None: the colour scores alone decide
     cells: CellNet | None = DEFAULT_CELLS
+    # per robot colour, the classifier's probability and lead this table's robot reaches on
+    # its own cell (learnt at a confirmed start, :mod:`.adapt`): where the colour scores and
+    # the classifier name the same cell and the classifier reaches them, the robot stands
+    bars: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # the classifier's word in the last frame: colour → (its best cell, probability, lead)
+    votes: dict[str, tuple[str, float, float]] = field(default_factory=dict, repr=False)
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
@@ -221,7 +228,12 @@ class Reader:
                                cells, loc.method, list(loc.notes))
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
-            hits, _, _ = decide(self.cells, frame, loc, first, hits, colours)
+            before = hits
+            hits, said, _ = decide(self.cells, frame, loc, first, hits, colours)
+            if self.bars:
+                hits = agreed(before, hits, said, self.bars)
+            self.votes = {c: (grid_cell_name(*rotate_cell(*v.at, k)), v.best, v.lead)
+                          for c, v in said.items()}
         robots, scores, doubtful = {}, {}, {}
         sure = NORTH_SURE_TILES if self.tiles is not None else NORTH_SURE
         unsure_north = reading is not None and reading.confidence < sure
