@@ -88,8 +88,8 @@ def test_over_demonstrations_the_lesson_adds_no_robot_on_a_wrong_cell():
 
 
 def test_this_tables_bar_lets_stand_only_a_robot_both_readers_put_on_one_cell():
-    from companion.vision.adapt import agreed
     from companion.vision.cells import CellVerdict
+    from companion.vision.read import agreed
     from companion.vision.robots import RobotHit
 
     before = {"red": RobotHit("red", 3, 4, 0.9, 0.5, None),

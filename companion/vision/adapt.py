@@ -19,7 +19,7 @@ The lesson also learns how sure the cell classifier (:mod:`.cells`) is of this t
 on their own cells (its ``bars``): its shipped bar was set on other tables, and a table whose
 robots it finds a little strange leaves them unread. Where the colour scores place a robot
 surely on a cell that the classifier names its best too, reaching this table's bar, the robot
-stands (:func:`agreed`); nothing else the classifier says changes. The same self-check holds
+stands (:func:`~.read.agreed`); nothing else the classifier says changes. The same self-check holds
 for the bars. Nothing is journaled: after a restart the next confirmed start teaches the
 lesson again.
 """
@@ -135,28 +135,6 @@ def _bars(images: Sequence[np.ndarray], wanted: Mapping[str, str], tiles: Sequen
     return out
 
 
-def agreed(before: Mapping[str, Any], after: Mapping[str, Any], said: Mapping[str, Any],
-           bars: Mapping[str, tuple[float, float]]) -> dict[str, Any]:
-    """The robots of a reading (``after``, the cell classifier's decision on the colour
-    scores' ``before``, its verdicts ``said``) with those this table's ``bars`` let stand:
-    a robot the colour scores place surely on a cell that the classifier names its best
-    too, with the probability and lead this table's robot reaches, on a cell no other robot
-    holds. Nothing else changes."""
-    from .robots import RobotHit
-
-    out = dict(after)
-    taken = {(h.col, h.row) for h in after.values() if h.doubt is None}
-    for colour, (bar, lead) in bars.items():
-        h, v, now = before.get(colour), said.get(colour), after.get(colour)
-        if h is None or v is None or h.doubt is not None or (now is not None and now.doubt is None):
-            continue
-        if v.at != (h.col, h.row) or v.best < bar or v.lead < lead or v.at in taken:
-            continue
-        out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
-        taken.add(v.at)
-    return out
-
-
 def _measure(image: np.ndarray, wanted: Mapping[str, str], tiles: Sequence[str] | None,
              base: Profile, corners: Any, kept: dict[str, str]
              ) -> dict[str, tuple[float, float, float]]:
@@ -247,4 +225,4 @@ def _misread(images: Sequence[np.ndarray], wanted: Mapping[str, str],
     return wrong
 
 
-__all__ = ["MAX_TURN", "Lesson", "agreed", "implausible", "learn_start"]
+__all__ = ["MAX_TURN", "Lesson", "implausible", "learn_start"]

@@ -23,7 +23,7 @@ north lies — so the per-frame work is only localisation, robots and occlusion.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,6 @@ import numpy as np
 
 from ..board import Board, cell_name
 from ..i18n import Message
-from .adapt import agreed
 from .cells import CellNet, decide, shipped
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
@@ -305,6 +304,28 @@ def reader_for(tiles: Sequence[str] | None, *, robots: Sequence[str] = (),
                   **({} if cells is True else {"cells": cells or None}))
 
 
+def agreed(before: Mapping[str, RobotHit], after: Mapping[str, RobotHit],
+           said: Mapping[str, Any], bars: Mapping[str, tuple[float, float]]
+           ) -> dict[str, RobotHit]:
+    """The robots of a reading (``after``, the cell classifier's decision on the colour
+    scores' ``before``, its verdicts ``said``) with those this table's ``bars`` (learnt
+    at a confirmed start, :mod:`.adapt`) let stand:
+    a robot the colour scores place surely on a cell that the classifier names its best
+    too, with the probability and lead this table's robot reaches, on a cell no other robot
+    holds. Nothing else changes."""
+    out = dict(after)
+    taken = {(h.col, h.row) for h in after.values() if h.doubt is None}
+    for colour, (bar, lead) in bars.items():
+        h, v, now = before.get(colour), said.get(colour), after.get(colour)
+        if h is None or v is None or h.doubt is not None or (now is not None and now.doubt is None):
+            continue
+        if v.at != (h.col, h.row) or v.best < bar or v.lead < lead or v.at in taken:
+            continue
+        out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
+        taken.add(v.at)
+    return out
+
+
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
     """Grid cells the robots found stand on or hide from the camera."""
     cells: set[tuple[int, int]] = set()
@@ -346,5 +367,5 @@ def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: An
     return reader.read(image, corners=corners)
 
 
-__all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "default_cells", "read_frame",
-           "rotate_cell", "use_cells", "white_of"]
+__all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "agreed", "default_cells",
+           "read_frame", "rotate_cell", "use_cells", "white_of"]
