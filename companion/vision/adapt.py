@@ -53,7 +53,8 @@ LEAD_FLOOR = 0.25
 @dataclass(frozen=True)
 class Lesson:
     """What the start taught: the ``profile`` to read the round with, the colours ``learnt``
-    and those ``kept`` as they were (colour → why)."""
+    and those ``kept`` as they were (colour → why), and the classifier's ``bars`` (colour →
+    its probability and lead this table's robot reaches, for :attr:`.read.Reader.bars`)."""
 
     profile: Profile
     learnt: tuple[str, ...] = ()

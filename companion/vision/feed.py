@@ -293,16 +293,17 @@ class CameraFeed:
 
     def _learn_start(self, image: Any, obs: Any, sight: Sight, eyes: dict[str, Any]) -> None:
         """Learn this table's colours from a frame of the confirmed start (see :mod:`.adapt`):
-        one with no hand over the board, whose robots read are all on their confirmed cells,
-        and at least half of them read. The reader keeps the lesson until the next start;
-        the table's own profile (its calibration) stays the base of every lesson."""
+        one with no hand over the board, whose robots read are all on their confirmed cells
+        (one at least: the cold reading may see few of them, which is when the lesson helps
+        most; it checks itself, see :mod:`.adapt`). The reader keeps the lesson until the
+        next start; the table's own profile (its calibration) stays the base of every
+        lesson."""
         from .adapt import learn_start
 
         start = dict(sight.start)
         placed = obs.robots
-        if obs.occluded or 2 * len([c for c in placed if c in start]) < len(start) or any(
-                start.get(c) != cell for c, cell in placed.items()):
-            return  # not the start as confirmed, or too little of it seen to tell
+        if obs.occluded or not placed or any(start.get(c) != cell for c, cell in placed.items()):
+            return  # not the start as confirmed, or nothing of it seen to tell
         eyes["taught"] = sight.start
         import numpy as np
 
