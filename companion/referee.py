@@ -378,6 +378,24 @@ class Referee:
                 self.say([("message", {"message": e["question"]})])  # asked aloud too
 
 
+    def holds_done(self) -> Message | None:
+        """The player says the route is done while the camera cannot read its end (a robot
+        unread, the board hidden, a reading in doubt): no failure is judged from that. The
+        camera's verdict is ``unsure``, its question stays on the page and is asked aloud,
+        and the referee judges by hand; the reason the done is held, or None: the game
+        judges it."""
+        v = self.verifier
+        demo = v.current if v is not None else None
+        if demo is None or self.game.phase != "demonstrating" or not demo.unsure_end:
+            return None
+        if demo.verdict is None:
+            for e in self.verifier_call("done"):
+                self._on_verifier_event(e)
+        verdict = demo.verdict or {}
+        why = verdict.get("message") or verdict.get("reason") or ""
+        self.message = Message("refuse.camera_unsure", why=why)
+        return self.message
+
     def begin_demo(self, seat: int, bid: int | None) -> None:
         if self.verifier is None or bid is None:
             return

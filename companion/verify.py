@@ -569,6 +569,14 @@ class Demonstration:
             return events
         return events + self._explain(obs, at, hand, again)
 
+    @property
+    def unsure_end(self) -> bool:
+        """Would the demonstration end ``unsure`` if the player said done now (a reading in
+        doubt, a robot unread, the board hidden), or did it already?"""
+        if self.verdict is not None:
+            return self.verdict.get("verdict") == Verdict.UNSURE
+        return bool(self.doubts) or self.phase == WAITING or self._look.occluded
+
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
