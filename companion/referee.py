@@ -219,6 +219,20 @@ class Referee:
                         goal, s.rules)
 
 
+    def start_cells(self) -> tuple[tuple[str, str], ...]:
+        """The round's confirmed start, ``(robot, cell)`` pairs, while the robots still stand
+        on it (bidding, the hourglass): the frames of that moment teach the camera this
+        table's colours. Empty at any other time."""
+        if self.micro:
+            return ()
+        s = self.game.s
+        r = s.round
+        if r is None or s.board is None or self.game.phase not in ("bidding", "timer"):
+            return ()
+        if not r.snapshot or dict(s.robots) != dict(r.snapshot):
+            return ()
+        return tuple(sorted((n, s.board.name(c)) for n, c in r.snapshot.items()))
+
     def _robot_allowed(self, robot: str) -> bool:
         rules: Rules = self.game.s.rules
         if robot in ("black", "silver"):
@@ -363,6 +377,24 @@ class Referee:
             if t in ("doubt", "unsure") and e.get("question"):
                 self.say([("message", {"message": e["question"]})])  # asked aloud too
 
+
+    def holds_done(self) -> Message | None:
+        """The player says the route is done while the camera cannot read its end (a robot
+        unread, the board hidden, a reading in doubt): no failure is judged from that. The
+        camera's verdict is ``unsure``, its question stays on the page and is asked aloud,
+        and the referee judges by hand; the reason the done is held, or None: the game
+        judges it."""
+        v = self.verifier
+        demo = v.current if v is not None else None
+        if demo is None or self.game.phase != "demonstrating" or not demo.unsure_end:
+            return None
+        if demo.verdict is None:
+            for e in self.verifier_call("done"):
+                self._on_verifier_event(e)
+        verdict = demo.verdict or {}
+        why = verdict.get("message") or verdict.get("reason") or ""
+        self.message = Message("refuse.camera_unsure", why=why)
+        return self.message
 
     def begin_demo(self, seat: int, bid: int | None) -> None:
         if self.verifier is None or bid is None:

@@ -24,9 +24,11 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
-  of the others are still counted (with it where it stood), anything else waits; two robots
-  seen on one cell pause the count; after a failure the demonstration says which robots go
-  back where and reports ``restored`` once the board shows the snapshot again.
+  of the others are still counted (with it where it stood) while they stay within the bid,
+  anything else waits; two robots seen on one cell pause the count; the demonstration ending
+  while the count waits is ``unsure`` (the unread robot's moves were never seen); after a
+  failure the demonstration says which robots go back where and reports ``restored`` once
+  the board shows the snapshot again.
 
 A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
 may begin only once the board is restored, and the round ends with the optimal solution.
@@ -50,9 +52,10 @@ page. Cells are names (``"c2"``).
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
-``unsure``         (a verdict) a doubt stays unexplained when the demonstration ends, or a
-                   change no legal move explains comes while a doubt is open: ``reason``,
-                   ``question``; the players judge
+``unsure``         (a verdict) a doubt stays unexplained when the demonstration ends, a
+                   robot is still unread then (``unread``), or a change no legal move
+                   explains comes while a doubt is open: ``reason``, ``question``; the
+                   players judge
 ``incomplete``     the player pressed done without a success (``reason``)
 ``gave_up``        the player gave up
 ``rule_unmet``     a claimant stands on the target but the route is not a success yet
@@ -466,6 +469,10 @@ class Demonstration:
         # where it stood (see the module docstring), and the questions already asked.
         self.doubts: dict[str, Cell] = {}
         self._asked: set[tuple[str, Cell]] = set()
+        # robots lifted back onto a cell no legal move explains, while the count waits: the
+        # cells they are seen on (see :meth:`_misplaced`)
+        self._misread: dict[str, Cell] = {}
+        self._unseen: list[str] = []  # … and those not seen (or seen as one) in the last look
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
@@ -516,6 +523,7 @@ class Demonstration:
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
         self._lifted = {}
+        self._misread = {}
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -540,10 +548,13 @@ class Demonstration:
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
+            self._misread = {}
+            self._unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
             events = self._count_without(seen, at) if not merged else []
             if self.verdict is not None:
                 return events
             return events + self._robot_off(missing, merged, at)
+        self._unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
         events: list[Event] = []
@@ -553,9 +564,18 @@ class Demonstration:
         if obs == self.state:
             self.phase = WATCHING
             self._lifted.clear()
+            self._misread = {}
             self._look.problem = None
             return events
         return events + self._explain(obs, at, hand, again)
+
+    @property
+    def unsure_end(self) -> bool:
+        """Would the demonstration end ``unsure`` if the player said done now (a reading in
+        doubt, a robot unread, the board hidden), or did it already?"""
+        if self.verdict is not None:
+            return self.verdict.get("verdict") == Verdict.UNSURE
+        return bool(self.doubts) or self.phase == WAITING or self._look.occluded
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
@@ -563,11 +583,14 @@ class Demonstration:
             return []
         if self.doubts:
             return self._unsure(self.state, at, Message("verify.unexplained_end"))
+        if self.phase == WAITING or self._look.occluded:
+            # a robot unread (or two seen as one, or one back on a cell nothing explains), or
+            # the board itself hidden or unreadable at the end: moves may have been made that
+            # were never seen, so no failure can be read from this board
+            return self._unread_end(at)
         result = validate_route(self.snapshot, self.route, self.bid)
-        if self.phase == WAITING:
-            reason: str | None = Message("verify.off_board")
-        elif not self.route:
-            reason = Message("verify.no_move")
+        if not self.route:
+            reason: str | None = Message("verify.no_move")
         else:
             reason = result.reason or (
                 Message("verify.cost_not_bid", count=self.count, cost=self.cost, bid=self.bid)
@@ -602,7 +625,15 @@ class Demonstration:
             return []
         chosen, _tried, _result = self._search(filled)
         self._last_rejection = None
-        return [] if chosen is None else self._play(chosen, filled, at)
+        if chosen is None or self._passes_bid(chosen):
+            # past the bid only if the unseen robots stood still: not readings that agree
+            return []
+        return self._play(chosen, filled, at)
+
+    def _passes_bid(self, chosen: _Choice) -> bool:
+        """Would these moves pass the bid before they succeed?"""
+        steps = chosen.steps[:chosen.success_at] if chosen.success_at else chosen.steps
+        return self.cost + sum(s.cost for s in steps) > self.bid
 
     def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
         if self.phase == WATCHING:
@@ -658,6 +689,7 @@ class Demonstration:
             if obs == self.state:
                 self.phase = WATCHING
                 self._lifted.clear()
+                self._misread = {}
                 self._look.problem = None
                 return events
             chosen, tried, result = self._search(obs)
@@ -669,6 +701,7 @@ class Demonstration:
     def _accept(self, chosen: _Choice, obs: State, at: float) -> list[Event]:
         self.phase = WATCHING
         self._lifted.clear()
+        self._misread = {}
         self._look.problem = None
         return self._play(chosen, obs, at)
 
@@ -792,6 +825,27 @@ class Demonstration:
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
                           message=Message("verify.unsure", question=question))
 
+    def _unread_end(self, at: float) -> list[Event]:
+        """The verdict when the demonstration ends while the count waits for a robot: not
+        seen (or seen as one with another), or seen back on a cell nothing explains; or
+        while the board itself is hidden or unreadable (every robot unread). The camera
+        cannot tell whether the route was made: ``unsure``, never a failure."""
+        if self._misread and not self._look.occluded:
+            question = self._question(self._misread)
+            return self._fail(Verdict.UNSURE, at, Message("verify.unexplained_end"),
+                              restore=False, question=question,
+                              message=Message("verify.unsure", question=question))
+        unread = ([] if self._look.occluded else self._unseen) or [
+            n for n in self.names if n in self._lifted or self._look.occluded]
+        who = i18n.listed([i18n.color(n) for n in unread])
+        cells = i18n.listed([self._name(self._lifted.get(n, self.state[self.names.index(n)]))
+                             for n in unread])
+        question = Message("verify.where", robots=who, cells=cells, n=len(unread))
+        return self._fail(Verdict.UNSURE, at, Message("verify.unread_end", robots=who,
+                                                      n=len(unread)),
+                          restore=False, question=question, unread=unread,
+                          message=Message("verify.unsure", question=question))
+
     def _why(self, obs: State, tried: int, result: SearchResult) -> str:
         """Words for a change no legal sequence explains (consumes the last rejection)."""
         reason = describe_change(self.finder, self.state, obs, self.rules)
@@ -809,7 +863,8 @@ class Demonstration:
 
     def _choose(self, result: SearchResult) -> _Choice | None:
         """Among explanations of equal length: the legal ones (by the rules' own judge); of
-        those, the one that succeeds, earliest; note whether a different one was possible."""
+        those, one that succeeds (with all its moves: :meth:`_judge`); note whether a
+        different one was possible."""
         legal: list[_Choice] = []
         for steps in result.explanations:
             c = self._judge(steps)
@@ -818,7 +873,16 @@ class Demonstration:
         if not legal:
             self._last_rejection = self._rejection(result.explanations[0])
             return None
-        # A success first; of those, the reading in which arriving is the last move seen.
+        # Every move a look needs was made. Where some order of them ends on the arrival,
+        # that is the order (the player stops on arriving): they all count, and the look
+        # succeeds only if the route with all of them does. An order arriving earlier would
+        # leave the rest uncounted, an over-bid judged a success. Only moves that cannot
+        # have come before the arrival are left for after it, and do not undo the success.
+        last = [c for c in legal if self._ends_arriving(c.steps)]
+        if last:
+            legal = [c if c.success_at == len(c.steps) else _Choice(c.steps, None)
+                     for c in last]
+        # a success first; of those, the reading in which arriving is the last move seen
         legal.sort(key=lambda c: (c.success_at is None, c.success_at != len(c.steps),
                                   c.success_at or 0))
         chosen = legal[0]
@@ -847,6 +911,10 @@ class Demonstration:
                     success_at = k
                     break
         return _Choice(steps, success_at)
+
+    def _ends_arriving(self, steps: tuple[Step, ...]) -> bool:
+        """Is the last of these moves a claimant arriving on the target?"""
+        return self.goal.claims(steps[-1].move.robot) and steps[-1].end == self.goal.cell
 
     def _rejection(self, steps: tuple[Step, ...]) -> str | None:
         route = [*self.route, *(s.move for s in steps)]
@@ -974,6 +1042,7 @@ class Demonstration:
         if key == self._look.problem:
             return []
         self._look.problem = key
+        self._misread = {n: obs[self.names.index(n)] for n in wrong}
         words = _back_on(wrong)
         return [self._event("misplaced", at, robots=wrong,
                             message=Message("verify.misplaced", robots=words))]
@@ -1189,7 +1258,8 @@ class RoundVerifier:
 @dataclass
 class Replay:
     """A recorded demonstration played through a :class:`Demonstration`: every event, the moves
-    seen, and the verdict (``incomplete`` when the recording ends first)."""
+    seen, and the verdict (the end of the recording is the player's "done": ``incomplete``
+    when it ends before a success, ``unsure`` while a reading is in doubt or a robot unread)."""
 
     events: list[Event]
     moves: list[Event]
@@ -1213,7 +1283,7 @@ def replay(
     max_gap: int = DEFAULT_MAX_GAP,
 ) -> Replay:
     """Judge a recorded stream of ``(time, robots or None)`` observations as one demonstration
-    (``unsure`` when it ends with a reading still in doubt)."""
+    (``unsure`` when it ends with a reading still in doubt or a robot unread)."""
     demo = Demonstration(position, bid, max_gap=max_gap)
     events: list[Event] = []
     at = 0.0
@@ -1221,23 +1291,16 @@ def replay(
         events += demo.observe(robots, at)
         if demo.verdict is not None:
             break
-    if demo.verdict is None and demo.doubts:
-        events += demo.done(at)  # a reading still in doubt: unsure, never a failure
+    if demo.verdict is None:
+        # the end of the recording is the player's "done": judged as the table judges it
+        # (a reading still in doubt, or a robot unread, is unsure, never a failure)
+        events += demo.done(at)
+    assert demo.verdict is not None
     moves = [e for e in events if e["type"] == "move"]
-    if demo.verdict is not None:
-        verdict, reason = demo.verdict["verdict"], demo.verdict.get("reason")
-        if verdict == "success":
-            reason = demo.verdict["message"]
-    else:
-        verdict = "incomplete"
-        if demo.phase == WAITING:
-            reason = "the recording ends while a robot is off the board"
-        elif not demo.route:
-            reason = "the recording ends before any move"
-        else:
-            result = validate_route(position, demo.route, bid)
-            reason = f"the recording ends: {result.reason or 'the bid is not met'}"
-    question = demo.verdict.get("question") if demo.verdict is not None else None
+    verdict, reason = demo.verdict["verdict"], demo.verdict.get("reason")
+    if verdict == "success":
+        reason = demo.verdict["message"]
+    question = demo.verdict.get("question")
     return Replay(events, moves, verdict, reason, demo.count, demo.cost, question)
 
 

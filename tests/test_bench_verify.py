@@ -101,3 +101,20 @@ def test_bad_options_are_refused():
         bench.run(["--judged", "-1"])
     with pytest.raises(SystemExit):
         bench.run(["--frames3d", "-1"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
+def test_3d_frames_read_with_the_lesson_of_their_start_place_no_robot_wrongly():
+    rec = bench.recorded_demo(random.Random(5), "honest")
+    cold = bench.rendered3d_readings(rec, 7003, (480, 360))
+    warm = bench.rendered3d_readings(rec, 7003, (480, 360), learn=True)
+    truth = bench.true_readings(rec)
+    right = {"cold": 0, "warm": 0}
+    for name, readings in (("cold", cold), ("warm", warm)):
+        for seen, true in zip(readings, truth, strict=True):
+            if isinstance(seen, Observation) and not seen.occluded and not true.occluded:
+                assert all(true.robots[c] == cell for c, cell in seen.robots.items()
+                           if c in true.robots), (name, seen.robots, true.robots)
+                right[name] += len([c for c in seen.robots if c in true.robots])
+    assert right["warm"] >= right["cold"], right

@@ -206,6 +206,24 @@ def test_a_chip_laid_on_the_centre_piece_starts_the_round(table, tmp_path):
     w.close()
 
 
+def test_the_camera_learns_the_tables_colours_from_the_confirmed_start(table, tmp_path):
+    set_up(table, timer_seconds=60)
+    w = Watch(table)
+    feed = table.watch(record(tmp_path / "start", still(position(chip=("blue", "triangle")),
+                                                         n=10)))
+    w.until(lambda s: s["phase"] == "bidding")
+    state = w.until(lambda s: bool(camera(s).get("lesson")))
+    lesson = camera(state)["lesson"]
+    assert set(lesson["learnt"]) | set(lesson["kept"]) == set(ROBOTS)
+    assert lesson["learnt"], lesson["kept"]
+    # the reader reads the round with what it learnt; the game's robots are untouched
+    reader = feed._eyes["reader"]
+    for c in lesson["learnt"]:
+        assert reader.profile.references[c] == pytest.approx(lesson["references"][c], abs=0.06)
+    assert table.game.view()["robots"] == ROBOTS
+    w.close()
+
+
 @pytest.mark.slow
 def test_the_last_rounds_chip_is_not_revealed_again_and_a_won_chip_is_refused_once(
         table, tmp_path):

@@ -183,3 +183,35 @@ def test_a_layout_proposal_of_the_wrong_shape_is_refused():
     loop = Loop()
     with pytest.raises(ValueError, match="layout proposal: the board is 6 rows of 6 spaces"):
         loop.ref.on_proposal(([[None] * 6], None), "camera")
+
+
+def _demonstrating(loop: Loop) -> None:
+    """Blue triangle (h8) revealed, Anna bids 3, the hourglass runs out: she demonstrates,
+    followed by the camera."""
+    loop.play({"type": "reveal", "chip": "blue triangle"}, "page")
+    loop.ref.start_round()  # what the table does on a revealed chip
+    loop.play({"type": "bid", "seat": 0, "value": 3}, "buttons")
+    loop.t += 600
+    loop.play({"type": "tick"}, "clock")
+    assert loop.game.phase == "demonstrating", loop.game.phase
+
+
+def test_done_while_the_camera_cannot_see_a_robot_is_held_for_the_referee_not_failed(loop):
+    _demonstrating(loop)
+    loop.ref.on_observation(None, "camera")  # a hand over the board
+    loop.ref.on_observation({"red": "c2", "green": "b6", "blue": "a8"}, "camera")  # no yellow
+    held = loop.ref.holds_done()
+    assert held is not None and held.key == "refuse.camera_unsure"
+    assert "yellow is not seen (last seen on e5) — where is it?" in str(held)
+    assert loop.game.phase == "demonstrating"  # no verdict: the referee judges by hand
+    assert loop.ref.holds_done() is not None  # and a second done is held too
+    out = loop.play({"type": "verdict", "success": True, "by": "referee"}, "page")
+    assert out.ok and loop.game.phase != "demonstrating"
+
+
+def test_done_with_every_robot_seen_is_the_games_to_judge(loop):
+    _demonstrating(loop)
+    loop.ref.on_observation(None, "camera")
+    loop.ref.on_observation({"red": "c2", "green": "b6", "blue": "a8", "yellow": "e5"},
+                            "camera")
+    assert loop.ref.holds_done() is None

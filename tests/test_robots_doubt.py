@@ -19,7 +19,8 @@ from companion.benchmarks import verify as bench
 from companion.board import cell_name, parse_cell
 from companion.rules import Position
 from companion.vision.colours import Profile
-from companion.vision.read import NORTH_SURE, NORTH_SURE_TILES, Reader, VisionError
+from companion.vision.locate import locate
+from companion.vision.read import NORTH_SURE_TILES, Reader, VisionError
 from companion.vision.render import HARD, hard_scene, random_position, render
 from companion.vision.render3d import Scene3D, gl_available, render3d
 from companion.vision.robots import (
@@ -138,13 +139,31 @@ def _edge_frame(seed: int, kind: str, size=(960, 720)):
     return pos, render(pos, seed=seed, size=size, scene=hard_scene(rng, kind))
 
 
+def _without_walls(image: np.ndarray, px: int = 32, k: int = 9) -> np.ndarray:
+    """The picture with the board's thin dark print closed over (walls and lines gone, as under
+    a haze too thick for them; robots, targets and the frame stay)."""
+    loc = locate(image)
+    n = 16 * px
+    closed = cv2.morphologyEx(loc.warp(image, px), cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    square = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    M = cv2.getPerspectiveTransform(square, loc.corners.astype(np.float32))
+    h, w = image.shape[:2]
+    back = cv2.warpPerspective(closed, M, (w, h))
+    inside = cv2.erode(cv2.warpPerspective(np.full((n, n), 255, np.uint8), M, (w, h)),
+                       np.ones((5, 5), np.uint8)) > 0
+    out = image.copy()
+    out[inside] = back[inside]
+    return out
+
+
 def test_when_which_way_the_board_lies_is_not_sure_no_robot_is_placed():
-    # a thick haze over a glare spot: the walls hardly show, north is found the wrong way
-    # round, and every cell name would be a guess (read so, blue and yellow were each on
-    # the cell opposite theirs)
+    # the walls do not show (closed over, as under a haze too thick for them): only the
+    # targets say which way the board lies, not surely enough, and every cell name would be
+    # a guess. (Under the hard haze of this frame the walls once hardly showed and north was
+    # read the wrong way round; they are read now, so here they are taken away.)
     pos, shot = _edge_frame(9212, "haze")
-    obs = Reader(tiles=list(pos.board.tiles), read_chip=False).read(shot.image)
-    assert obs.tiles_confidence < NORTH_SURE, "precondition: north is unsure on this frame"
+    obs = Reader(tiles=list(pos.board.tiles), read_chip=False).read(_without_walls(shot.image))
+    assert obs.tiles_confidence < NORTH_SURE_TILES, "precondition: north is unsure"
     assert obs.robots == {} and set(obs.doubtful) >= {"blue", "yellow"}
     assert all("which way the board lies is not sure" in why for why in obs.doubtful.values())
 
@@ -204,10 +223,11 @@ def test_on_real_photos_no_robot_is_ever_on_a_wrong_cell():
 
 
 @pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
-def test_with_the_tiles_given_a_turn_read_without_a_clear_margin_places_no_robot():
+def test_with_the_tiles_given_a_small_frame_once_read_a_half_turn_wrong_is_read_right():
     # A small 3D frame (bench verify --frames3d, seed 7, 480×360) whose board, tiles given,
     # was read a half turn wrong with confidence 0.81: every robot was named on the cell
-    # opposite its own, all four "moved" at once and a demonstration was judged illegal.
+    # opposite its own, all four "moved" at once and a demonstration was judged illegal. Its
+    # walls, blurred to lines a quarter darker than the cells, are now seen for what they are.
     rnd = random.Random(7)
     rec = next(r for r in (bench.recorded_demo(rnd, k) for k in bench.KINDS)
                if r.kind == "over_bid")
@@ -216,7 +236,5 @@ def test_with_the_tiles_given_a_turn_read_without_a_clear_margin_places_no_robot
     shot = render3d(pos, seed=7000, size=(480, 360), scene=scene)
     obs = Reader(tiles=list(pos.board.tiles), read_chip=False).read(shot.image)
     truth = {r: cell_name(c) for r, c in pos.robots.items()}
-    assert obs.tiles_confidence < NORTH_SURE_TILES, "precondition: the turn's margin is narrow"
-    assert all(truth[r] == c for r, c in obs.robots.items())  # no robot on a wrong cell
-    assert obs.robots == {} and set(obs.doubtful) == set(truth)
-    assert all("which way the board lies is not sure" in why for why in obs.doubtful.values())
+    assert obs.tiles_confidence >= NORTH_SURE_TILES
+    assert obs.robots == truth

@@ -848,3 +848,25 @@ def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table)
     view = wait_state(table, lambda s: "not sure" in s["message"])
     assert view["phase"] == "demonstrating" and view["verdict"] is None
     assert f"{still} seen on {wrong} — is that right?" in view["message"]
+
+
+def test_done_while_the_camera_sees_no_robot_of_the_end_is_left_to_the_referee(tmp_path):
+    table = make_table(tmp_path, sim=False)
+    table.start()
+    try:
+        set_up(table, timer=0.3)
+        robots = wait_state(table, lambda s: s["phase"] == "idle")["robots"]
+        assert table.submit({"type": "reveal"}).ok
+        assert table.submit({"type": "bid", "seat": 0, "value": 5}).ok
+        wait_state(table, lambda s: s["phase"] == "demonstrating")
+        table.observe(None, "camera")  # a hand over the board, then yellow is not seen
+        table.observe({r: c for r, c in robots.items() if r != "yellow"}, "camera")
+        wait_state(table, lambda s: "yellow" in str(s["message"]))
+        out = table.submit({"type": "done", "seat": 0})
+        assert not out.ok and out.reason.key == "refuse.camera_unsure"
+        assert f"yellow is not seen (last seen on {robots['yellow']})" in str(out.reason)
+        state = wait_state(table, lambda s: s["phase"] == "demonstrating")
+        assert state["verdict"] is None  # no failure: the referee judges
+        assert table.submit({"type": "verdict", "success": False, "by": "referee"}).ok
+    finally:
+        table.stop()

@@ -24,7 +24,8 @@ and false ``illegal`` verdicts (an honest or over-bid demonstration judged illeg
 own; goal 0.
 
 ``companion bench verify [--demos N] [--judged N] [--frames N] [--frames3d N] [--seed S]
-[--no-cells] [--out PATH]``
+[--no-cells] [--learn] [--out PATH]`` (``--learn``: the 3D demonstrations read with what the
+reader learns at their start, :mod:`companion.vision.adapt`)
 """
 
 from __future__ import annotations
@@ -294,24 +295,37 @@ def rendered_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SI
     return out
 
 
-def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SIZE
-                        ) -> list[Any]:
+def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SIZE,
+                        learn: bool = False) -> list[Any]:
     """As :func:`rendered_readings`, the frames drawn by :mod:`companion.vision.render3d`
     instead (a 3D scene made apart from the reader's own renderer): one random scene with
     the camera fixed and the board wholly in the picture, a hand (a new one each time)
-    between moves."""
+    between moves. ``learn``: as at the table, the reader learns the table at the confirmed
+    start (:mod:`companion.vision.adapt`) from its first frame, and reads on with the
+    lesson."""
     from dataclasses import replace
 
+    from ..vision.adapt import learn_start
     from ..vision.read import Reader, VisionError
     from ..vision.render3d import Scene3D, render3d
 
     scene = Scene3D.random(seed, hands=0.0, timer=0.0, crop=0.0)
-    reader = Reader(tiles=list(rec.position.board.tiles or ()) or None, read_chip=False)
+    tiles = list(rec.position.board.tiles or ()) or None
+    reader = Reader(tiles=tiles, read_chip=False)
     states = [dict(rec.position.robots), *rec.states]
+    board = rec.position.board
     out: list[Any] = []
     for n, (s, hand) in enumerate(frames_of(rec)):
         shot = render3d(rec.position.with_robots(states[s]), seed=seed, size=size,
                         scene=replace(scene, hand=hand, hand_seed=seed * 100 + n))
+        if learn and n == 0:
+            start = {r: board.name(c) for r, c in states[0].items()}
+            try:
+                lesson = learn_start([shot.image], start, tiles=tiles, base=reader.profile,
+                                     cells=reader.cells or False)
+                reader.profile, reader.bars = lesson.profile, dict(lesson.bars)
+            except VisionError:
+                pass  # no board in the start frame: nothing learnt, the cold reading goes on
         try:
             out.append(reader.read(shot.image))
         except VisionError as e:
@@ -325,8 +339,8 @@ def judge(rec: Recorded, readings: list[Any]) -> str:
     return replay(rec.position, rec.bid, looks).verdict
 
 
-def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE
-                 ) -> dict[str, Any]:
+def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
+                 learn: bool = False) -> dict[str, Any]:
     """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
     (``truth``: the truth with misreadings injected; ``frames``: rendered and read;
     ``frames3d``: drawn by the 3D renderer and read)."""
@@ -340,7 +354,7 @@ def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRA
             if source == "frames":
                 readings = rendered_readings(rec, seed * 1000 + d, size)
             elif source == "frames3d":
-                readings = rendered3d_readings(rec, seed * 1000 + d, size)
+                readings = rendered3d_readings(rec, seed * 1000 + d, size, learn)
             else:
                 readings = true_readings(rec)
             verdict = judge(rec, inject(rec, readings, rnd, how))
@@ -385,6 +399,9 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--no-cells", action="store_true",
                         help="read the rendered frames by the colour scores alone, without "
                              "the cell classifier")
+    parser.add_argument("--learn", action="store_true",
+                        help="3D frames: learn the table at the start frame, as the table does "
+                             "at a confirmed start, and read the demonstration with the lesson")
     args = parser.parse_args(argv)
     if args.demos < 1:
         parser.error("--demos: at least 1")
@@ -435,10 +452,12 @@ def _run(args: argparse.Namespace, w: int, h: int) -> int:
         if why is not None:
             print(f"verdicts from 3D frames: skipped ({why})")
         else:
-            judged["frames3d"] = verdict_rows("frames3d", args.frames3d, args.seed, (w, h))
+            judged["frames3d"] = verdict_rows("frames3d", args.frames3d, args.seed, (w, h),
+                                              args.learn)
+            learnt = ", learnt at the start" if args.learn else ""
             _print_verdicts(f"verdicts from frames of the 3D renderer, a fixed camera, hands "
                             f"between moves, misreadings injected ({args.frames3d} of each "
-                            f"kind, {w}×{h}, robots read {how})", judged["frames3d"])
+                            f"kind, {w}×{h}, robots read {how}{learnt})", judged["frames3d"])
     false = sum(r["false_illegal"] for src in judged.values() for r in src.values())
     met = met and false == 0
     report = {
@@ -449,6 +468,7 @@ def _run(args: argparse.Namespace, w: int, h: int) -> int:
         "seed": args.seed,
         "max_gap": DEFAULT_MAX_GAP,
         "cells": not args.no_cells,
+        "learn": args.learn,
         "machine": {"python": platform.python_version(), "processor": platform.machine()},
         "cases": rows,
         "verdicts": judged,

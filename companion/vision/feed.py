@@ -82,13 +82,16 @@ class Sight:
     for a chip, so the centre piece is read (``wait`` counts the waits: each is read afresh).
     Micro Robots: the ``layout`` the robot is followed on (``None``: none entered yet).
     ``epoch`` names the game: a new one is looked at afresh, and what the camera sees is
-    told again even where it has not changed."""
+    told again even where it has not changed. ``start``: the round's confirmed start,
+    ``(robot, cell)`` pairs, while the robots still stand on it (before the demonstration):
+    the frames that show it teach the reader this table's colours (:mod:`.adapt`)."""
 
     game: str | None = None
     tiles: tuple[str, ...] | None = None
     robots: tuple[str, ...] = ()
     chip: bool = False
     wait: int = 0
+    start: tuple[tuple[str, str], ...] = ()
     layout: Layout | None = None
     epoch: str = ""
 
@@ -256,8 +259,8 @@ class CameraFeed:
         key = (sight.game, sight.epoch, sight.tiles, sight.robots, self._profile_version)
         if eyes.get("key") != key:
             eyes.clear()
-            eyes.update(key=key, reader=reader_for(sight.tiles, robots=sight.robots,
-                                                   profile=self.profile),
+            reader = reader_for(sight.tiles, robots=sight.robots, profile=self.profile)
+            eyes.update(key=key, reader=reader, base=reader.profile,
                         tracker=Tracker(stable=self.stable))
         if eyes.get("chip_key") != (sight.chip, sight.wait):
             # each wait for a chip reads the piece afresh: its first settled chip is news
@@ -285,6 +288,37 @@ class CameraFeed:
                 self.observer.observe(dict(state), "camera")
         if sight.chip:
             self._see_chip(obs, eyes["chips"])
+        if sight.start and eyes.get("taught") != sight.start:
+            self._learn_start(image, obs, sight, eyes)
+
+    def _learn_start(self, image: Any, obs: Any, sight: Sight, eyes: dict[str, Any]) -> None:
+        """Learn this table's colours from a frame of the confirmed start (see :mod:`.adapt`):
+        one with no hand over the board, whose robots read are all on their confirmed cells
+        (one at least: the cold reading may see few of them, which is when the lesson helps
+        most; it checks itself, see :mod:`.adapt`). The reader keeps the lesson until the
+        next start; the table's own profile (its calibration) stays the base of every
+        lesson."""
+        from .adapt import learn_start
+
+        start = dict(sight.start)
+        placed = obs.robots
+        if obs.occluded or not placed or any(start.get(c) != cell for c, cell in placed.items()):
+            return  # not the start as confirmed, or nothing of it seen to tell
+        eyes["taught"] = sight.start
+        import numpy as np
+
+        corners = np.asarray(self.corners, dtype=np.float32) if self.corners else None
+        try:
+            lesson = learn_start([image], start, tiles=sight.tiles, base=eyes["base"],
+                                 corners=corners, cells=eyes["reader"].cells or False)
+        except Exception as e:  # noqa: BLE001 - the cold reading goes on; the log says why
+            log.warning("camera: learning the table at the start: %s", e)
+            return
+        eyes["lesson"] = lesson
+        eyes["reader"].profile = lesson.profile
+        eyes["reader"].bars = dict(lesson.bars)
+        log.info("camera: learnt at the start: %s", lesson.to_dict())
+        self._changed()  # the page shows what the camera learnt
 
     def _see_chip(self, obs: Any, chips: Any) -> None:
         """The chip on the centre piece, once it has settled over a few frames."""
@@ -377,7 +411,14 @@ class CameraFeed:
         return {"source": self.spec, "ok": self._error is None, "error": self._error,
                 "frames": self._frames, "view": self._view, "note": self._note,
                 "skipped": self._skipped,
-                "read_ms": round(times[len(times) // 2], 1) if times else None}
+                "read_ms": round(times[len(times) // 2], 1) if times else None,
+                "lesson": self.lesson()}
+
+    def lesson(self) -> dict[str, Any] | None:
+        """What the reader learnt at the round's confirmed start (:mod:`.adapt`), if anything:
+        the colours learnt and those kept as they were, and why."""
+        lesson = self._eyes.get("lesson")
+        return lesson.to_dict() if lesson is not None else None
 
     def read_times(self) -> list[float]:
         """Milliseconds each recent frame took to read (for the benchmark)."""

@@ -23,7 +23,7 @@ north lies — so the per-frame work is only localisation, robots and occlusion.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -173,6 +173,12 @@ class Reader:
     # the learned cell classifier that has the last word on the robots (by default the
     # shipped one: :func:`default_cells`), or None: the colour scores alone decide
     cells: CellNet | None = DEFAULT_CELLS
+    # per robot colour, the classifier's probability and lead this table's robot reaches on
+    # its own cell (learnt at a confirmed start, :mod:`.adapt`): where the colour scores and
+    # the classifier name the same cell and the classifier reaches them, the robot stands
+    bars: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # the classifier's word in the last frame: colour → (its best cell, probability, lead)
+    votes: dict[str, tuple[str, float, float]] = field(default_factory=dict, repr=False)
     _tiles_reading: TileReading | None = field(default=None, repr=False)
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
@@ -221,7 +227,12 @@ class Reader:
                                cells, loc.method, list(loc.notes))
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
-            hits, _, _ = decide(self.cells, frame, loc, first, hits, colours)
+            before = hits
+            hits, said, _ = decide(self.cells, frame, loc, first, hits, colours)
+            if self.bars:
+                hits = agreed(before, hits, said, self.bars)
+            self.votes = {c: (grid_cell_name(*rotate_cell(*v.at, k)), v.best, v.lead)
+                          for c, v in said.items()}
         robots, scores, doubtful = {}, {}, {}
         sure = NORTH_SURE_TILES if self.tiles is not None else NORTH_SURE
         unsure_north = reading is not None and reading.confidence < sure
@@ -293,6 +304,28 @@ def reader_for(tiles: Sequence[str] | None, *, robots: Sequence[str] = (),
                   **({} if cells is True else {"cells": cells or None}))
 
 
+def agreed(before: Mapping[str, RobotHit], after: Mapping[str, RobotHit],
+           said: Mapping[str, Any], bars: Mapping[str, tuple[float, float]]
+           ) -> dict[str, RobotHit]:
+    """The robots of a reading (``after``, the cell classifier's decision on the colour
+    scores' ``before``, its verdicts ``said``) with those this table's ``bars`` (learnt
+    at a confirmed start, :mod:`.adapt`) let stand:
+    a robot the colour scores place surely on a cell that the classifier names its best
+    too, with the probability and lead this table's robot reaches, on a cell no other robot
+    holds. Nothing else changes."""
+    out = dict(after)
+    taken = {(h.col, h.row) for h in after.values() if h.doubt is None}
+    for colour, (bar, lead) in bars.items():
+        h, v, now = before.get(colour), said.get(colour), after.get(colour)
+        if h is None or v is None or h.doubt is not None or (now is not None and now.doubt is None):
+            continue
+        if v.at != (h.col, h.row) or v.best < bar or v.lead < lead or v.at in taken:
+            continue
+        out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
+        taken.add(v.at)
+    return out
+
+
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
     """Grid cells the robots found stand on or hide from the camera."""
     cells: set[tuple[int, int]] = set()
@@ -334,5 +367,5 @@ def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: An
     return reader.read(image, corners=corners)
 
 
-__all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "default_cells", "read_frame",
-           "rotate_cell", "use_cells", "white_of"]
+__all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "agreed", "default_cells",
+           "read_frame", "rotate_cell", "use_cells", "white_of"]

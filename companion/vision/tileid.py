@@ -112,9 +112,20 @@ def _target_expectations() -> np.ndarray:
     return out
 
 
+# A board's edges are walls about one time in twelve; the darkest few in a hundred are walls.
+WALL_SHARE = 96  # percentile of the edges' darkness taken as the walls' own
+WALL_CONTRAST = 0.06  # below this between the walls' darkness and the typical edge's: no walls seen
+
+
 def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np.ndarray:
     """``(n, n, 4)`` probability-like wall strength of every cell side, from the board (or one
-    loose tile, ``n = 8``) seen from above at ``px`` pixels a cell."""
+    loose tile, ``n = 8``) seen from above at ``px`` pixels a cell.
+
+    Two readings of each band along a side, the stronger kept: the share of it that is dark
+    by a fixed measure (a wall printed sharp), and how dark it is on average compared with
+    the other sides of this board (:func:`_relative_walls`): a small or soft picture blurs a
+    wall into a line only a quarter darker than the cells, which no fixed measure takes for
+    a wall, yet it is still far darker than the thin line between two cells."""
     g = rectified_gray.astype(np.float32)
     inner = g.reshape(n, px, n, px)[:, px // 4: 3 * px // 4, :, px // 4: 3 * px // 4]
     white = float(np.percentile(inner, 75))
@@ -125,8 +136,17 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np
     local = cv2.medianBlur(np.clip(cells, 0, 255).astype(np.uint8), 3).astype(np.float32)
     local = cv2.resize(local, (g.shape[1], g.shape[0]), interpolation=cv2.INTER_LINEAR)
     dark = ((local - g) > 0.4 * np.minimum(local, white)).astype(np.float32)
-    ii = cv2.integral(dark).astype(np.float64)
-    Hh, Ww = g.shape
+    frac = _bands(dark, px, n)
+    fixed = 1.0 / (1.0 + np.exp(-(frac - 0.35) / 0.07))
+    depth = _bands(np.clip((local - g) / np.maximum(local, 1.0), 0.0, 1.0), px, n)
+    return np.maximum(fixed, _relative_walls(depth)).astype(np.float32)
+
+
+def _bands(values: np.ndarray, px: int, n: int) -> np.ndarray:
+    """``(n, n, 4)`` the mean of ``values`` (a rectified picture) over a band along each cell
+    side, the corners trimmed."""
+    ii = cv2.integral(values.astype(np.float32)).astype(np.float64)
+    Hh, Ww = values.shape
     bw = max(2, int(round(0.2 * px)))
     trim = max(1, int(round(0.18 * px)))
     idx = np.arange(n) * px
@@ -138,12 +158,29 @@ def wall_evidence(rectified_gray: np.ndarray, px: int = PX, n: int = GRID) -> np
         return (ii[y1, x1] - ii[y0, x1] - ii[y1, x0] + ii[y0, x0]) / area
 
     R, C = np.meshgrid(idx, idx, indexing="ij")  # top-left pixel of every cell
-    frac = np.zeros((n, n, 4), dtype=np.float32)
-    frac[:, :, S] = boxes(R + px - bw, R + px + bw, C + trim, C + px - trim)
-    frac[:, :, E] = boxes(R + trim, R + px - trim, C + px - bw, C + px + bw)
-    frac[:, :, N] = np.roll(frac[:, :, S], 1, axis=0)
-    frac[:, :, W] = np.roll(frac[:, :, E], 1, axis=1)
-    return 1.0 / (1.0 + np.exp(-(frac - 0.35) / 0.07))
+    out = np.zeros((n, n, 4), dtype=np.float32)
+    out[:, :, S] = boxes(R + px - bw, R + px + bw, C + trim, C + px - trim)
+    out[:, :, E] = boxes(R + trim, R + px - trim, C + px - bw, C + px + bw)
+    out[:, :, N] = np.roll(out[:, :, S], 1, axis=0)
+    out[:, :, W] = np.roll(out[:, :, E], 1, axis=1)
+    return out
+
+
+def _relative_walls(depth: np.ndarray) -> np.ndarray:
+    """Wall strength from each side's mean darkness ``depth`` against this board's own: the
+    typical side (the median: most are the thin lines between cells) is no wall, the darkest
+    few (:data:`WALL_SHARE`) are; half way between them is even odds. A board whose darkest
+    sides are hardly darker than the rest shows no walls this way (zeros)."""
+    n = depth.shape[0]
+    inside = np.ones(depth.shape, dtype=bool)
+    inside[0, :, N] = inside[-1, :, S] = inside[:, 0, W] = inside[:, -1, E] = False
+    sides = depth[inside]
+    typical = float(np.median(sides))
+    walls = float(np.percentile(sides, WALL_SHARE))
+    if walls - typical < WALL_CONTRAST or n < 8:
+        return np.zeros_like(depth)
+    mid = 0.5 * (typical + walls)
+    return 1.0 / (1.0 + np.exp(-(depth - mid) / ((walls - typical) / 8.0)))
 
 
 def target_evidence(rectified_bgr: np.ndarray, white: np.ndarray, profile: Profile,
@@ -254,6 +291,24 @@ def _best_boards(scores: np.ndarray, fixed: tuple[str, ...] | None = None,
     return results
 
 
+# Every board has at least 72 wall sides inside (18 on its sparest tile side); a picture
+# that shows less than a quarter of that has not seen its walls.
+WALLS_SEEN = 18.0
+
+
+def walls_unseen(walls: np.ndarray, hidden: np.ndarray | None = None) -> bool:
+    """Does the wall evidence (``(16, 16, 4)``) show hardly any wall inside the board, away
+    from its frame and the centre block (:data:`WALLS_SEEN`)? Then the picture is too soft or
+    too hazy for walls, and "no wall" on every side is no evidence of a board without them."""
+    inside = np.ones(walls.shape, dtype=bool)
+    inside[0, :, N] = inside[-1, :, S] = inside[:, 0, W] = inside[:, -1, E] = False
+    for r, c in CENTRE:
+        inside[max(r - 1, 0):r + 2, max(c - 1, 0):c + 2] = False
+    if hidden is not None:
+        inside &= ~hidden[..., None]
+    return float(np.where(inside, walls, 0.0).sum()) < WALLS_SEEN
+
+
 def identify(walls: np.ndarray, targets: np.ndarray | None = None,
              hidden: np.ndarray | None = None, *, tiles: list[str] | None = None
              ) -> TileReading:
@@ -263,7 +318,13 @@ def identify(walls: np.ndarray, targets: np.ndarray | None = None,
     walls alone cannot say where north is. By convention north is the grid's first side (the far
     side of the board from the camera, or the side of marker 0): without ``tiles`` the grid is
     read as it lies. With ``tiles`` given, the turn that fits them is found, and a board that
-    fits badly is an error."""
+    fits badly is an error.
+
+    A picture in which hardly any wall shows (:func:`walls_unseen`) says nothing of the walls:
+    not that there are none. Its walls are then left out, and only the targets speak; a
+    board given is not refused for walls that were not seen."""
+    if walls_unseen(walls, hidden):
+        walls = np.full_like(walls, 0.5)
     scores = quadrant_scores(walls, targets, hidden)
     fixed = None
     if tiles is not None:
