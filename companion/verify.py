@@ -469,6 +469,10 @@ class Demonstration:
         # where it stood (see the module docstring), and the questions already asked.
         self.doubts: dict[str, Cell] = {}
         self._asked: set[tuple[str, Cell]] = set()
+        # A robot whose own change was legal in a look that moved several robots at once,
+        # doubted with the others of that look (robot → those others): once they are all
+        # seen back where they stood, its reading is judged afresh (see :meth:`_suspects`).
+        self._mover: dict[str, frozenset[str]] = {}
         # robots lifted back onto a cell no legal move explains, while the count waits: the
         # cells they are seen on (see :meth:`_misplaced`)
         self._misread: dict[str, Cell] = {}
@@ -750,6 +754,16 @@ class Demonstration:
                 cleared.append(n)
             else:
                 again.add(n)
+        for n, others in list(self._mover.items()):
+            if n not in self.doubts:
+                del self._mover[n]
+            elif not others & self.doubts.keys():
+                # the misreading that came with it is gone and it is still seen where it went:
+                # two readings agree, so its move is judged as any other
+                i = self.names.index(n)
+                del self.doubts[n], self._mover[n]
+                out[i] = obs[i]
+                again.add(n)
         if cleared:
             words = _on_cells({n: self._name(self.state[self.names.index(n)])
                                for n in cleared}, cleared)
@@ -762,8 +776,8 @@ class Demonstration:
         moves: those doubted before; every robot that changed while no hand reached over the
         board (in a stream that shows hands); and, of several changes, the robot without
         which the rest is legal in the fewest moves (a robot standing still, misread while
-        another one moved); when no such robot exists, every changed robot but the one
-        whose own change alone is legal (all of them when none or several are)."""
+        another one moved); when no such robot exists, every changed robot (one whose own
+        change alone is legal is judged afresh once the others are seen back, :meth:`_recheck`)."""
         changed = [i for i, (a, b) in enumerate(zip(self.state, obs, strict=True)) if a != b]
         out = {self.names[i] for i in changed if self.names[i] in again}
         if self._hands and not hand:
@@ -786,14 +800,18 @@ class Demonstration:
         # No one misread robot explains it: several robots changed at once and no legal
         # moves explain them together (every robot seen jumping at once, as when the board is
         # read under a wrong north). A hand moves one robot at a time; if exactly one
-        # robot's own change is legal, it is the one that moved and the others stood still;
-        # otherwise no robot can be told the moving one, and every change is doubted.
+        # robot's own change is legal, it may be the one that moved and the others stood
+        # still; otherwise no robot can be told the moving one. Every change is doubted.
         alone = [i for i in changed
                  if self._search(tuple(obs[j] if j == i else a
                                        for j, a in enumerate(self.state)))[0] is not None]
         self._last_rejection = kept
         if len(alone) == 1:
-            return out | {self.names[i] for i in changed if i != alone[0]}
+            # … but its reading comes from the same look as the misread ones (a look read
+            # under a wrong north can move one robot to a cell it could reach): it is doubted
+            # too, until the others are seen back where they stood.
+            mover = self.names[alone[0]]
+            self._mover[mover] = frozenset(self.names[i] for i in changed if i != alone[0])
         return out | {self.names[i] for i in changed}
 
     def _question(self, cells: Mapping[str, Cell]) -> str:

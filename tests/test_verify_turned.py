@@ -117,3 +117,26 @@ def test_a_turned_or_several_robot_misreading_never_makes_a_demonstration_illega
     obs = with_hands([*states[:k + 1], *[bad] * spell])
     result = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)])
     assert result.verdict != "illegal"
+
+
+
+@pytest.mark.parametrize("seed, quarters, kind, where", [
+    (28, 3, "honest", 0.0), (45, 2, "honest", 0.25), (53, 2, "honest", 0.0),
+    (58, 3, "honest", 0.0), (58, 3, "over_bid", 0.0)])
+def test_a_turned_look_where_one_robot_could_have_moved_there_is_not_taken_for_its_move(
+        seed, quarters, kind, where):
+    # Found by the property test above: the turned look moved every robot, and one of them
+    # to a cell it could reach by itself. It was taken for that robot's move (the others
+    # doubted), so when the truth came back its real move was "illegal". It is doubted with
+    # the others now, and judged afresh once they are seen back: the verdict is the truth's.
+    rec = bench.recorded_demo(random.Random(seed), kind)
+    states = [dict(rec.position.robots), *rec.states]
+    k = min(len(states) - 1, int(where * len(states)))
+    bad = turned(rec.position.board, states[k], quarters)
+    for spell in (1, 3):
+        obs = with_hands([*states[:k + 1], *[bad] * spell, *states[k + 1:]])
+        result = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)])
+        assert result.verdict == ("success" if kind == "honest" else "over_bid"), spell
+        obs = with_hands([*states[:k + 1], *[bad] * spell])
+        result = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)])
+        assert result.verdict == "unsure", spell
