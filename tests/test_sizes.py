@@ -30,7 +30,6 @@ EXCEPTIONS = {
     "companion/verify.py::Demonstration": 558,
     "companion/vision/feed.py::CameraFeed": 435,
     # long single algorithms, each one function for now
-    "companion/board.py::_explicit_board": 91,
     "companion/rules.py::slide": 82,
     "companion/solver_tables.py::_build_kind_fast": 98,
     "companion/vision/lattice.py::_fit_once": 172,
