@@ -31,7 +31,6 @@ EXCEPTIONS = {
     "companion/vision/feed.py::CameraFeed": 435,
     # long single algorithms, each one function for now
     "companion/rules.py::slide": 82,
-    "companion/solver_tables.py::_build_kind_fast": 98,
     "companion/vision/lattice.py::_fit_once": 172,
     "companion/vision/micro.py::read_micro_layout": 100,
     "companion/benchmarks/vision.py::_evaluate": 182,
