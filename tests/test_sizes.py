@@ -32,7 +32,6 @@ EXCEPTIONS = {
     # long single algorithms, each one function for now
     "companion/rules.py::slide": 82,
     "companion/vision/lattice.py::_fit_once": 172,
-    "companion/vision/micro.py::read_micro_layout": 100,
     "companion/benchmarks/vision.py::_evaluate": 182,
 }
 
