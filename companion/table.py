@@ -38,7 +38,6 @@ still lying there.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import queue
 import threading
@@ -420,13 +419,6 @@ class Table(TableVoice, TablePages):
         self.referee.after_events()
         self._publish()
 
-    def _tell_phones(self) -> None:
-        """A new game: every phone's join is void (tokens are per game); tell them, so each
-        asks its player to scan the seat's QR code again rather than fail at the first tap."""
-        if getattr(self, "_told_epoch", None) != self.epoch:
-            self._told_epoch = self.epoch
-            self.broker.publish("new_game", {"epoch": self.epoch})
-
     def _round(self) -> int | None:
         return self.referee.round_number()
 
@@ -453,12 +445,6 @@ class Table(TableVoice, TablePages):
                                      referee=self.referee, epoch=self.epoch))
 
     # ------------------------------------------------------------ from other threads
-
-    @property
-    def epoch(self) -> str:
-        """Changes with each new game: join codes and player tokens are per game."""
-        seed = self.game.s.seed
-        return hashlib.sha256(f"{seed}".encode()).hexdigest()[:8]
 
     def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
         """Run ``fn`` on the loop's thread (for anything that reads or changes table state)

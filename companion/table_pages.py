@@ -1,6 +1,7 @@
 """What the pages and the simulated table ask of the table beside its commands: the setup
 form's checks and offers, the camera's Micro Robots proposal, the history and the practice
-puzzles, solo play's hints, the PIN, and the simulated table's hand and buttons.
+puzzles, solo play's hints, the PIN, the phones' join (per game), and the simulated table's
+hand and buttons.
 
 :class:`TablePages` is a part of :class:`companion.table.Table` (its base), so a page still
 asks ``table.setup_info()``; each answer is read from the table's game, referee and edges
@@ -9,11 +10,13 @@ asks ``table.setup_info()``; each answer is read from the table's game, referee 
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from . import keys, setup_form, table_view
+from .events import Broker
 from .i18n import Message
 from .ports import Journal, Lights
 from .referee import Outcome, Referee
@@ -28,6 +31,7 @@ class _Table(Protocol):
     """What the pages' questions read of the table (:class:`companion.table.Table`)."""
 
     referee: Referee
+    broker: Broker
     eyes: TableCamera
     store: Journal | None
     layouts: LayoutShelf | None
@@ -40,9 +44,13 @@ class _Table(Protocol):
     _db: str | None
     _practice: list[dict[str, Any]]
     _thread: threading.Thread | None
+    _told_epoch: str | None
 
     @property
     def game(self) -> Any: ...
+
+    @property
+    def epoch(self) -> str: ...
 
     @property
     def micro(self) -> bool: ...
@@ -65,6 +73,21 @@ class _Table(Protocol):
 
 class TablePages:
     """The table's answers to the pages and the simulated table (a base of the table)."""
+
+    _told_epoch: str | None = None  # the game the phones were last told of
+
+    @property
+    def epoch(self: _Table) -> str:
+        """Changes with each new game: join codes and player tokens are per game."""
+        seed = self.game.s.seed
+        return hashlib.sha256(f"{seed}".encode()).hexdigest()[:8]
+
+    def _tell_phones(self: _Table) -> None:
+        """A new game: every phone's join is void (tokens are per game); tell them, so each
+        asks its player to scan the seat's QR code again rather than fail at the first tap."""
+        if self._told_epoch != self.epoch:
+            self._told_epoch = self.epoch
+            self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _keep_pin(self: _Table) -> None:
         """Keep the PIN beside the journal for the next start (only once the journal is
