@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -472,8 +472,18 @@ def _explicit_board(data: dict[str, Any]) -> Board:
         _add_wall(walls, width, height, c, d)
     _block_cells(walls, width, height, blocked)
 
+    targets = _explicit_targets(data.get("targets", []), cell, blocked)
+    diagonals = _explicit_diagonals(data.get("diagonals", []), cell, blocked)
+    if len({d.cell for d in diagonals}) != len(diagonals):
+        raise BoardError("board.diagonals: two diagonals on one cell")
+    return Board(width, height, frozenset(walls), blocked, tuple(targets), tuple(diagonals),
+                 openings, None)
+
+
+def _explicit_targets(items: Any, cell: Callable[[Any, str], Cell],
+                      blocked: frozenset[Cell]) -> list[Target]:
+    """An explicit board's ``targets``: each a cell, a colour and a shape, off blocked cells."""
     targets = []
-    items = data.get("targets", [])
     if not isinstance(items, list):
         raise BoardError("board.targets: a list of {cell, color, shape}")
     for i, t in enumerate(items):
@@ -489,8 +499,13 @@ def _explicit_board(data: dict[str, Any]) -> Board:
         if c in blocked:
             raise BoardError(f"{where}: {t['cell']} is a blocked cell")
         targets.append(Target(c, color, shape))
+    return targets
+
+
+def _explicit_diagonals(items: Any, cell: Callable[[Any, str], Cell],
+                        blocked: frozenset[Cell]) -> list[Diagonal]:
+    """An explicit board's ``diagonals``: each a cell, a colour and an orientation."""
     diagonals = []
-    items = data.get("diagonals", [])
     if not isinstance(items, list):
         raise BoardError("board.diagonals: a list of {cell, color, orientation}")
     for i, dg in enumerate(items):
@@ -507,7 +522,4 @@ def _explicit_board(data: dict[str, Any]) -> Board:
         if c in blocked:
             raise BoardError(f"{where}: {dg['cell']} is a blocked cell")
         diagonals.append(Diagonal(c, dg["color"], dg["orientation"]))
-    if len({d.cell for d in diagonals}) != len(diagonals):
-        raise BoardError("board.diagonals: two diagonals on one cell")
-    return Board(width, height, frozenset(walls), blocked, tuple(targets), tuple(diagonals),
-                 openings, None)
+    return diagonals

@@ -99,6 +99,63 @@ def _switches(route: tuple[Move, ...]) -> int:
     return sum(1 for a, b in zip(route, route[1:], strict=False) if a.robot != b.robot)
 
 
+def _moves_from(py: list[Any], tables: list[Any], state: tuple, no_reversal: bool
+                ) -> list[tuple[int, int, int, int, int, int]]:
+    """(robot, option, to cell, cost, start direction, end code) of each legal move from
+    ``state`` (the robots' cells, their progress, the last move)."""
+    cells, _, last = state
+    out = []
+    for i, s in enumerate(cells):
+        p = py[i]
+        b = s << 8
+        qs = [b | q for j, q in enumerate(cells) if j != i]
+        for o in range(len(p.hit)):
+            if tables[i].options[s][o] is None:
+                continue
+            hit = p.hit[o]
+            m = p.nat[o][s] + 1
+            for q in qs:
+                if hit[q] < m:
+                    m = hit[q]
+            code = p.end[o][b | (m - 1)]
+            if not code & OK_BIT:
+                continue
+            d0 = p.direction[o][s]
+            if no_reversal and last is not None and last[0] == i and \
+                    d0 == (last[1] + 2) & 3:
+                continue
+            out.append((i, o, code & 255, p.cost[o][s], d0, code))
+    return out
+
+
+def _paths(edges: dict[tuple[Any, int], list[tuple[Any, Any, int, tuple[int, ...]]]],
+           start: tuple, total: int, cap: int, names: list[str], tables: list[Any]
+           ) -> tuple[dict[tuple[Move, ...], tuple[tuple[int, ...], ...]], bool]:
+    """Every path through the recorded moves, up to the cap, with the robots after each move;
+    and whether that was all of them."""
+    out: dict[tuple[Move, ...], tuple[tuple[int, ...], ...]] = {}
+    complete = True
+
+    def paths(state: tuple, left: int, prefix: list[Move], where: list[tuple]) -> None:
+        nonlocal complete
+        for (i, at, o), child, rest, cells in edges[(state, left)]:
+            if len(out) >= cap:
+                complete = False
+                return
+            opt = tables[i].options[at][o]
+            prefix.append(Move(names[i], Direction(int(opt.direction)), tuple(opt.passes)))
+            where.append(cells)
+            if child is None:
+                out[tuple(prefix)] = tuple(where)
+            else:
+                paths(child, rest, prefix, where)
+            prefix.pop()
+            where.pop()
+
+    paths(start, total, [], [])
+    return out, complete
+
+
 def _sequences(position: Position, total: int, cap: int, deadline: float | None
                ) -> tuple[dict[tuple[Move, ...], tuple[tuple[int, ...], ...]], bool]:
     """Every move sequence of cost ``total`` that claims the target (up to ``cap``), with
@@ -128,32 +185,6 @@ def _sequences(position: Position, total: int, cap: int, deadline: float | None
     edges: dict[tuple[Any, int], list[tuple[Move, Any, int, tuple[int, ...]]]] = {}
     steps = [0]
 
-    def moves_from(state: tuple) -> list[tuple[int, int, int, int, int, int]]:
-        """(robot, option, to cell, cost, start direction, end code) of each legal move."""
-        cells, _, last = state
-        out = []
-        for i, s in enumerate(cells):
-            p = py[i]
-            b = s << 8
-            qs = [b | q for j, q in enumerate(cells) if j != i]
-            for o in range(len(p.hit)):
-                if tables[i].options[s][o] is None:
-                    continue
-                hit = p.hit[o]
-                m = p.nat[o][s] + 1
-                for q in qs:
-                    if hit[q] < m:
-                        m = hit[q]
-                code = p.end[o][b | (m - 1)]
-                if not code & OK_BIT:
-                    continue
-                d0 = p.direction[o][s]
-                if no_reversal and last is not None and last[0] == i and \
-                        d0 == (last[1] + 2) & 3:
-                    continue
-                out.append((i, o, code & 255, p.cost[o][s], d0, code))
-        return out
-
     def walk(state: tuple, left: int) -> bool:
         """Can the target be claimed from ``state`` at exactly ``left`` more cost? Records
         the moves that lead there."""
@@ -167,7 +198,7 @@ def _sequences(position: Position, total: int, cap: int, deadline: float | None
             raise _Stop
         cells, prog, _ = state
         good: list[tuple[Any, Any, int, tuple[int, ...]]] = []
-        for i, o, v, cost, d0, code in moves_from(state):
+        for i, o, v, cost, d0, code in _moves_from(py, tables, state, no_reversal):
             if cost > left:
                 continue
             new_prog = prog
@@ -198,28 +229,7 @@ def _sequences(position: Position, total: int, cap: int, deadline: float | None
 
     if not walk(start, total):
         return {}, True
-    # every path through the recorded moves, up to the cap, with the robots after each move
-    out: dict[tuple[Move, ...], tuple[tuple[int, ...], ...]] = {}
-    complete = True
-
-    def paths(state: tuple, left: int, prefix: list[Move], where: list[tuple]) -> None:
-        nonlocal complete
-        for (i, at, o), child, rest, cells in edges[(state, left)]:
-            if len(out) >= cap:
-                complete = False
-                return
-            opt = tables[i].options[at][o]
-            prefix.append(Move(names[i], Direction(int(opt.direction)), tuple(opt.passes)))
-            where.append(cells)
-            if child is None:
-                out[tuple(prefix)] = tuple(where)
-            else:
-                paths(child, rest, prefix, where)
-            prefix.pop()
-            where.pop()
-
-    paths(start, total, [], [])
-    return out, complete
+    return _paths(edges, start, total, cap, names, tables)
 
 
 def _classes(seqs: dict[tuple[Move, ...], tuple[tuple[int, ...], ...]]

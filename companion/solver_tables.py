@@ -396,6 +396,69 @@ _TURN = np.array([[d for d in range(4)]] + [[int(DEFLECT[o][Direction(d)]) for d
                                             for o in ("/", "\\")], np.intp)  # [orientation][d]
 
 
+def _straight_steps(board: Board, walls: np.ndarray, start: np.ndarray, opt: np.ndarray,
+                    base: np.ndarray, step_of: np.ndarray, nat: np.ndarray,
+                    flat_hit: np.ndarray, flat_packed: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every step of every straight slide (its row, cell, direction and number), the slides'
+    lengths and first hits written into ``nat``, ``flat_hit`` and ``flat_packed``."""
+    run = _runs(walls, board.width, board.height)[opt, start]
+    nat.reshape(-1)[(opt << 8) | start] = run
+    count = run + 1  # steps 0..run
+    path = np.repeat(np.arange(start.size), count)
+    all_e = np.arange(path.size) - np.repeat(np.cumsum(count) - count, count)
+    all_base = base.take(path)
+    all_d = opt.take(path)
+    all_cell = start.take(path) + all_e * step_of.take(all_d)
+    moving = _nz(all_e)
+    b, c = all_base.take(moving), all_cell.take(moving)
+    flat_hit[b | c] = all_e.take(moving)
+    flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = all_e.take(moving)
+    return all_base, all_cell, all_d, all_e
+
+
+def _bent_steps(walls: np.ndarray, turn_at: np.ndarray, start: np.ndarray, opt: np.ndarray,
+                base: np.ndarray, step_of: np.ndarray, nat: np.ndarray,
+                flat_hit: np.ndarray, flat_packed: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_straight_steps` where diagonals turn the slides, traced a step at a time, with
+    whether each step was deflected; None for a slide that goes round for ever or too long."""
+    n = turn_at.size
+    cell, d = start.copy(), opt.copy()
+    defl = np.zeros(start.size, bool)
+    steps = [(base, cell, d, defl)]
+    e = 0
+    while cell.size:
+        stop = walls.take(d * n + cell)
+        if stop.any():
+            nat.reshape(-1)[((opt << 8) | start)[stop]] = e
+            go = ~stop
+            base, start, opt, cell, d, defl = (x[go] for x in
+                                               (base, start, opt, cell, d, defl))
+            if cell.size == 0:
+                break
+        e += 1
+        if e > MAX_STEPS:
+            return None
+        cell = cell + step_of.take(d)
+        t = turn_at.take(cell)
+        bent = t != 0
+        if bent.any():
+            d = _TURN[t, d]
+            defl = defl | bent
+        steps.append((base, cell, d, defl))
+    for e in range(len(steps) - 1, 0, -1):  # the first step into a cell is written last
+        b, c, _, _ = steps[e]
+        flat_hit[b | c] = e
+        flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = e
+    all_base = np.concatenate([x[0] for x in steps])
+    all_cell = np.concatenate([x[1] for x in steps])
+    all_d = np.concatenate([x[2] for x in steps])
+    all_defl = np.concatenate([x[3] for x in steps])
+    all_e = np.concatenate([np.full(x[0].size, i, np.intp) for i, x in enumerate(steps)])
+    return all_base, all_cell, all_d, all_e, all_defl
+
+
 def _build_kind_fast(board: Board, rules: Rules, kind: str) -> KindTables | None:
     """:func:`_build_kind` for a robot that passes nothing on a board without openings, every
     slide traced at once; None where that does not apply (then the slide-by-slide build)."""
@@ -425,52 +488,15 @@ def _build_kind_fast(board: Board, rules: Rules, kind: str) -> KindTables | None
     packed = np.full((1 << 16, 4), NEVER, np.uint8)
     flat_hit, flat_packed = hit.reshape(-1), packed.reshape(-1)
     if not turns:  # straight slides: each is its start and a run of cells up to a wall
-        run = _runs(walls, board.width, board.height)[opt, start]
-        nat.reshape(-1)[(opt << 8) | start] = run
-        count = run + 1  # steps 0..run
-        path = np.repeat(np.arange(start.size), count)
-        all_e = np.arange(path.size) - np.repeat(np.cumsum(count) - count, count)
-        all_base = base.take(path)
-        all_d = opt.take(path)
-        all_cell = start.take(path) + all_e * step_of.take(all_d)
+        all_base, all_cell, all_d, all_e = _straight_steps(
+            board, walls, start, opt, base, step_of, nat, flat_hit, flat_packed)
         all_defl = None
-        moving = _nz(all_e)
-        b, c = all_base.take(moving), all_cell.take(moving)
-        flat_hit[b | c] = all_e.take(moving)
-        flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = all_e.take(moving)
     else:
-        cell, d = start.copy(), opt.copy()
-        defl = np.zeros(start.size, bool)
-        steps = [(base, cell, d, defl)]
-        e = 0
-        while cell.size:
-            stop = walls.take(d * n + cell)
-            if stop.any():
-                nat.reshape(-1)[((opt << 8) | start)[stop]] = e
-                go = ~stop
-                base, start, opt, cell, d, defl = (x[go] for x in
-                                                   (base, start, opt, cell, d, defl))
-                if cell.size == 0:
-                    break
-            e += 1
-            if e > MAX_STEPS:  # round for ever, or too long: the slide-by-slide build says
-                return None
-            cell = cell + step_of.take(d)
-            t = turn_at.take(cell)
-            bent = t != 0
-            if bent.any():
-                d = _TURN[t, d]
-                defl = defl | bent
-            steps.append((base, cell, d, defl))
-        for e in range(len(steps) - 1, 0, -1):  # the first step into a cell is written last
-            b, c, _, _ = steps[e]
-            flat_hit[b | c] = e
-            flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = e
-        all_base = np.concatenate([x[0] for x in steps])
-        all_cell = np.concatenate([x[1] for x in steps])
-        all_d = np.concatenate([x[2] for x in steps])
-        all_defl = np.concatenate([x[3] for x in steps])
-        all_e = np.concatenate([np.full(x[0].size, i, np.intp) for i, x in enumerate(steps)])
+        bent = _bent_steps(walls, turn_at, start, opt, base, step_of, nat, flat_hit,
+                           flat_packed)
+        if bent is None:  # round for ever, or too long: the slide-by-slide build says
+            return None
+        all_base, all_cell, all_d, all_e, all_defl = bent
     src = (all_base >> 8) & 0xFF
     ok = (all_e >= 1) & (all_cell != src)
     if rules.barrier_stop == "illegal" and board.diagonals:

@@ -38,7 +38,6 @@ still lying there.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import queue
 import threading
@@ -46,10 +45,9 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import i18n, keys, micro, setup_form, speech, table_view
+from . import i18n, keys, micro
 from .events import Broker
 from .game import COMMANDS, Game, GameError
 from .games import play
@@ -58,15 +56,17 @@ from .i18n import Message
 from .micro import MicroGame
 from .names import PlayerNameError, check_command_names
 from .ports import Eyes, Journal, Lights
-from .ports import Voice as VoicePort
 from .referee import ROUND_PHASES, Outcome, Referee, source_words
-from .rules import Move, Position
-from .sim import MicroSimWorld, SimWorld, buttons
+from .rules import Position
+from .sim import MicroSimWorld, SimWorld
 from .solving import Solving
 from .store import LayoutShelf
 from .table_camera import TableCamera, sight_for
-from .table_micro import MicroTable, public
+from .table_classic import ClassicTable
+from .table_micro import MicroTable
+from .table_pages import TablePages
 from .table_state import TableState
+from .table_voice import TableVoice
 
 log = logging.getLogger("companion.table")
 
@@ -89,7 +89,7 @@ class _Item:
 _STOP = _Item("stop", None, "table")
 
 
-class Table:
+class Table(TableVoice, TablePages):
     """The companion's one owner of game state.
 
     >>> table = Table()                      # doctest: +SKIP
@@ -144,15 +144,10 @@ class Table:
         self._thread: threading.Thread | None = None
         self.page = TableState(self)  # the state every page reads
         self.micro_side = MicroTable(self, self._tell_phones)  # a Micro Robots game's events
+        self.classic_side = ClassicTable(self, self._tell_phones)  # a classic game's events
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
-        # The language of the screen and the voice, chosen on Setup and kept beside the journal.
-        self._settings_path = Path(f"{db}.settings.json") if db and db != ":memory:" else None
-        settings = speech.load_settings(self._settings_path)
-        self.language = settings.get("language") if settings.get("language") in \
-            i18n.LANGUAGES else i18n.DEFAULT
-        self.voice: VoicePort | None = None
-        self._announcer = speech.Announcer()
+        TableVoice.__init__(self, db)  # the language and the voice, kept beside the journal
         # the table's decisions (chips, looks, the demonstration, the solver's answer)
         self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
                                publish=self._publish, say=self._speak)
@@ -218,11 +213,9 @@ class Table:
         if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
             # A restart mid-round: the store replayed the journal; pick the round up again,
             # the demonstration where the journal has it.
-            self._start_round_helpers(resumed=True)
+            self.classic_side.start_round(resumed=True)
             self.referee.reconcile = self.game.phase in ROUND_PHASES
-            if self.sim is not None:
-                pos = self._position()
-                self.sim.set_target(pos.target if pos is not None else None)
+            self.classic_side.aim_sim()
         self.page.refresh()
         self._tell_camera()
 
@@ -245,37 +238,6 @@ class Table:
     def attach_hardware(self, hardware: Lights) -> None:
         self.hardware = hardware
         self.page.show_lights()
-
-    def attach_voice(self, voice: VoicePort) -> None:
-        """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
-        saved = speech.load_settings(self._settings_path)
-        voice.configure(lang=self.language, on=saved.get("voice_on"),
-                        volume=saved.get("voice_volume"))
-        self.voice = voice
-
-    def set_language(self, lang: str, voice_on: bool | None = None,
-                     volume: int | None = None) -> None:
-        """The table's language (screen and voice) and the voice's settings; bad values raise
-        :class:`ValueError` naming the field. Kept beside the journal."""
-        lang = i18n.language(lang)
-        if self.voice is not None:
-            self.voice.configure(lang=lang, on=voice_on, volume=volume)
-        self.language = lang
-        data: dict[str, Any] = {"language": lang}
-        if self.voice is not None:
-            data.update(voice_on=self.voice.on, voice_volume=self.voice.volume)
-        speech.save_settings(self._settings_path, data)
-        if self._thread is not None:
-            self.republish()  # every page follows
-
-    def _speak(self, said: list[tuple[str, dict[str, Any]]]) -> None:
-        if self.voice is None:
-            return
-        for kind, params in said:
-            try:
-                self.voice.announce(kind, **params)
-            except Exception:  # noqa: BLE001 - a voice fault must not stop the game
-                log.exception("voice: %s", kind)
 
     def attach_camera(self, camera: Eyes) -> None:
         """Use ``camera`` (a :class:`~companion.vision.feed.CameraFeed`) from now on; it is
@@ -410,7 +372,7 @@ class Table:
                 out = Outcome(False, str(e))
                 self._publish()
         elif item.kind == "solved":
-            out = self._on_solved(*item.payload)
+            out = self.classic_side.solved(*item.payload)
         elif item.kind == "call":
             out = Outcome(True, result=item.payload())
             self._publish()
@@ -455,69 +417,16 @@ class Table:
             self._publish()
             self._speak(self._announcer.events(events))  # the call, the verdict, the winner
             return
-        if self.micro_sim is not None and any(e.get("type") == "new_game" for e in events):
-            self.micro_sim.sync(None, None)  # the micro board leaves the simulated table
-        for e in events:
-            t = e.get("type")
-            if t in ("round_over", "game_over", "new_game"):
-                if self.solving.busy and self.solving.round != self._round():
-                    self.solving.cancel()
-            self.referee.on_event(e)  # the chip, the message, the demonstration followed
-            if t == "chip_revealed":
-                self._start_round_helpers()
-                if self.sim is not None:
-                    pos = self._position()
-                    self.sim.set_target(pos.target if pos is not None else None)
-            elif t == "robots_reset" and self.sim is not None:
-                # The simulated hand puts the robots back at once, and the camera sees it
-                # before the next bidder begins.
-                self.sim.place(e["robots"])
-                self.referee.looked(self.sim.truth())
-            elif t == "undone":
-                if self.sim is not None and self.game.s.board is not None:
-                    self.sim.place(self.game.view()["robots"])
-                self.referee.after_undo()
-            if t in ("game_set_up", "robots_placed") and self.sim is not None:
-                self.sim.sync(self.game)
-            if t in ("game_set_up", "new_game"):
-                self._tell_phones()
-            if t in ("bid", "chip_revealed", "moved"):
-                self.broker.publish(t if t != "moved" else "move", public(e))
-            elif t in ("demonstration_succeeded", "demonstration_failed"):
-                verdict = self.page.verdict()
-                self.broker.publish("verdict", {**verdict, "at": e["at"]}
-                                    if verdict else public(e))
-            elif t == "round_over":
-                self.broker.publish("round", public(e))
+        self.classic_side.after(events)
         self._speak(self._announcer.events(events))
         self.referee.after_events()
         self._publish()
-
-    def _tell_phones(self) -> None:
-        """A new game: every phone's join is void (tokens are per game); tell them, so each
-        asks its player to scan the seat's QR code again rather than fail at the first tap."""
-        if getattr(self, "_told_epoch", None) != self.epoch:
-            self._told_epoch = self.epoch
-            self.broker.publish("new_game", {"epoch": self.epoch})
 
     def _round(self) -> int | None:
         return self.referee.round_number()
 
     def _position(self, robots: Mapping[str, int] | None = None) -> Position | None:
         return self.referee.position(robots)
-
-    def _start_round_helpers(self, resumed: bool = False) -> None:
-        """A round begins (or is picked up after a restart): the referee follows it, the
-        solver looks for its answer."""
-        pos = self.referee.start_round(resumed)
-        number = self._round()
-        if pos is not None and number is not None:
-            self.solving.start(number, pos)
-
-    def _on_solved(self, number: int, pos: Position, result: Any, err: str | None,
-                   routes: dict[str, Any] | None = None) -> Outcome:
-        self.solving.answered(number)
-        return self.referee.on_solved(number, pos, result, err, routes)
 
     # ------------------------------------------------------------ publishing
 
@@ -538,44 +447,7 @@ class Table:
             self.eyes.tell(sight_for(self.game, micro=self.micro, preset=self.preset,
                                      referee=self.referee, epoch=self.epoch))
 
-    # ------------------------------------------------------------ what the page reads
-
-    def _keep_pin(self) -> None:
-        """Keep the PIN beside the journal for the next start (only once the journal is
-        this table's: a second companion refused the journal must not change its PIN)."""
-        keys.keep_pin_beside(self._db, self.pin)
-
-    def set_pin(self, pin: Any) -> str:
-        """Change the table PIN (kept beside the journal for the next start too);
-        :class:`ValueError` names what is wrong with it."""
-        self.pin = keys.set_pin_beside(self._db, pin)
-        return self.pin
-
-    def hint(self, level: int) -> dict[str, Any]:
-        """Solo play: the hints of levels 1 to ``level`` for the round in play, the hint
-        journaled first (``{"error"}`` when the solver has no route yet or the game refuses)."""
-        from .hints import hints_for_route
-
-        known = self.solution()
-        if not known or known.get("status") != "solved" or not known.get("moves"):
-            return {"error": Message("hint.none_yet")}
-        out = self.submit({"type": "hint", "level": level}, "page")
-        if not out.ok:
-            return {"error": out.reason}
-        route = [Move.parse(t) for t in known["moves"]]
-        return {"hints": [h.to_json() for h in hints_for_route(route, level)]}
-
-    def solution(self) -> dict[str, Any] | None:
-        """The solver's answer for the round in play, kept off the published state until the
-        round is over (for the referee's tools and tests)."""
-        o = self.referee.optimal
-        return o if o is not None and o.get("round") == self._round() else None
-
-    @property
-    def epoch(self) -> str:
-        """Changes with each new game: join codes and player tokens are per game."""
-        seed = self.game.s.seed
-        return hashlib.sha256(f"{seed}".encode()).hexdigest()[:8]
+    # ------------------------------------------------------------ from other threads
 
     def call(self, fn: Callable[[], Any], timeout: float = 5.0) -> Any:
         """Run ``fn`` on the loop's thread (for anything that reads or changes table state)
@@ -598,92 +470,9 @@ class Table:
         """The camera's view of itself changed (:class:`companion.vision.feed.Observer`)."""
         self.republish()
 
-    def check_setup(self, players: list[str], preset: str, options: dict[str, Any],
-                    tiles: list[str] | None) -> dict[str, Any]:
-        """A ``setup`` command from the setup form, or :class:`ValueError` naming the field
-        (:func:`companion.setup_form.check_setup`): the robots where the camera sees them."""
-        return setup_form.check_setup(
-            players, preset, options, tiles,
-            current=setup_form.current_tiles(getattr(self.game.s, "board", None),
-                                             self.eyes.tiles()),
-            seen=self.referee.seen, seed=self.game.s.seed)
-
-    def setup_info(self) -> dict[str, Any]:
-        """What the setup form offers (:func:`companion.setup_form.setup_info`)."""
-        return setup_form.setup_info(self.game, preset_given=self.preset,
-                                     camera_tiles=self.eyes.tiles(), layouts=self.layouts,
-                                     proposal=self.referee.proposal is not None)
-
-    def history(self) -> dict[str, Any]:
-        """Every game on this table and each player's record (from the store's journal, read
-        on the loop's thread)."""
-        if self._thread is not None and threading.current_thread() is not self._thread:
-            return self.call(self.history)
-        if self.store is None:
-            return table_view.unjournaled_history(self.game.summary(), self._practice)
-        return table_view.history(self.store.history(), self.store.player_stats(),
-                                  self.store.practice())
-
-    def add_practice(self, entry: Mapping[str, Any]) -> None:
-        """Keep a solved practice puzzle with the history (journaled on the loop's thread)."""
-        if self._thread is not None and threading.current_thread() is not self._thread:
-            return self.call(lambda: self.add_practice(entry))
-        if self.store is not None:
-            self.store.add_practice(entry)
-        else:
-            self._practice.append(dict(entry))
-        return None
-
-    # ------------------------------------------------------------ Micro Robots
-
-    def check_micro_setup(self, players: list[str], layout: Any, options: Mapping[str, Any],
-                          first_roller: int = 0) -> dict[str, Any]:
-        """A Micro Robots ``setup`` command from the setup form, or :class:`ValueError` naming
-        the field (:func:`companion.setup_form.check_micro_setup`)."""
-        return setup_form.check_micro_setup(players, layout, options, first_roller,
-                                            layouts=self.layouts)
-
-    def proposal(self) -> dict[str, Any] | None:
-        """The layout the camera proposed, waiting for the user (None if there is none)."""
-        return self.referee.proposal
-
-    def dismiss_proposal(self) -> None:
-        """The user confirmed (and saved) or discarded the camera's proposal."""
-        self.referee.proposal = None
-
-    def read_layout(self) -> dict[str, Any]:
-        """Micro Robots: read the board in the camera's latest picture and propose it, as
-        :meth:`propose_layout` does; returns the proposal. The reading runs on the caller's
-        thread (it takes a moment), never on the loop's. :class:`ValueError` says why nothing
-        could be read (no camera, no picture yet, no Micro Robots board in view)."""
-        return self.micro_side.read_layout()
-
-    def sim_micro_put(self, space: str | None) -> str | None:
-        """The simulated hand puts the micro robot on a space (any space: the game judges
-        it), or lifts it (``None``); the simulated camera sees it come to rest."""
-        if self.micro_sim is None:
-            raise ValueError("this is not the simulated table")
-        return self.micro_sim.put(space)
-
-    # --------------------------------------------- the camera, the virtual buttons
+    # ------------------------------------------------------------ the camera
 
     @property
     def camera(self) -> Eyes | None:
         """The camera attached (:attr:`eyes` answers the page's questions to it)."""
         return self.eyes.camera
-
-    def calibrate_colors(self) -> Any:
-        """Learn this table's colours from the camera's latest picture, the robots standing
-        where the game says they do."""
-        return self.eyes.calibrate_colors(self.view().get("robots") or {}, micro=self.micro)
-
-    def press(self, name: str, action: str = "press", steps: int = 1) -> None:
-        """A virtual button on the simulated table (see :func:`companion.sim.buttons.press`)."""
-        buttons.press(self.hardware, name, action, steps)
-
-    def sim_move(self, robot: str, direction: str) -> dict[str, str]:
-        """Slide a robot on the simulated table by hand (what a player's hand does)."""
-        if self.sim is None:
-            raise ValueError("this is not the simulated table")
-        return self.sim.slide(robot, direction)
-

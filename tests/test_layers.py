@@ -22,7 +22,8 @@ PURE = ("companion.board", "companion.rules", "companion.solver", "companion.sol
         "companion.errors")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.solving", "companion.table_camera", "companion.table_state",
-            "companion.table_micro", "companion.app", "companion.sim", "companion.speech",
+            "companion.table_micro", "companion.table_voice", "companion.table_classic",
+            "companion.table_pages", "companion.app", "companion.sim", "companion.speech",
             "companion.store")
 
 

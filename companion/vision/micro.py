@@ -488,55 +488,29 @@ def _assignment(m: FaceMeasures, style: str, look: Look, no_colour: np.ndarray,
     return colours, numbers, turns, cost, assign(cost)
 
 
-def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LOOK
-                      ) -> MicroLayoutReading:
-    """Read a Micro Robots board's layout from one frame (see the module docstring).
-
-    Raises :class:`~companion.vision.locate.VisionError` (or its ``BoardNotFound``) when there
-    is no board to read: a black frame, no board in view, part of it out of the frame."""
-    loc = locate_micro(image, corners=corners, look=look)
-    top = loc.warp(image, READ_PX)
-    m = measure_faces(top, READ_PX, look)
-    style = _style(m)
-    no_colour, no_number, hand = _unseen(m, style, _colours(m.chroma, look))
-    colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour, no_number)
-    # Where the robot stands (or a hand lies): the faces least like the pairs they got. Its
-    # glass lets a face's number through but not its colour, so nothing of it is trusted.
-    z, glare, unshaded, skin = face_changes(top, READ_PX, look, style, labels // 6,
-                                            labels % 6, turns[SECTIONS])
-    seen = judge_faces(z, glare, unshaded, skin, lambda i: robot_shadow(loc, look, i),
-                       lambda i: front_faces(loc, i))
-    # a hand changes faces far more than glare can; under glare the change may be the
-    # glare's, the layout's guesses being only provisional
-    # (a face already unseen got whatever pair was left: its change says nothing)
-    covered = [i for i in seen.covered
-               if glare[i] <= GLARE_BLIND and not (no_colour[i] or no_number[i])]
-    if covered:
-        hand = True
-        grid = np.zeros(36, np.uint8)
-        grid[covered] = 1
-        near = cv2.dilate(grid.reshape(SIZE, SIZE), np.ones((3, 3), np.uint8)).ravel() > 0
-        no_colour, no_number = no_colour | near, no_number | near
-    # The face least like its pair may be the robot's even when the robot is not clear
-    # beyond doubt, and the faces round it that changed too may be it: under its glass red
-    # passes for pink. So may a much changed face under glare. Their colour is not
-    # trusted; their number is, unless covered (it shows through the glass).
+def _robot_suspects(z: np.ndarray, glare: np.ndarray, face: int | None) -> np.ndarray:
+    """The faces whose colour is not trusted: the face least like its pair may be the robot's
+    even when the robot is not clear beyond doubt (``face``, when it is), and the faces round
+    it that changed too may be it: under its glass red passes for pink. So may a much changed
+    face under glare. Their number is trusted, unless covered (it shows through the glass)."""
     rz = z / (1.0 + GLARE_WEIGHT * glare)
     suspect = (z >= SUSPECT) & (glare > GLARE_BLIND)
-    top_face = int(np.argmax(rz)) if seen.face is None else seen.face
-    if rz[top_face] >= ROBOT_MIN or seen.face is not None:
+    top_face = int(np.argmax(rz)) if face is None else face
+    if rz[top_face] >= ROBOT_MIN or face is not None:
         tr, tc = divmod(top_face, SIZE)
         for i in range(36):
             r, c = divmod(i, SIZE)
             if i == top_face or (max(abs(r - tr), abs(c - tc)) == 1 and rz[i] >= ROBOT_MIN):
                 suspect[i] = True
-    no_colour = no_colour | suspect
-    if covered or suspect.any():
-        colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour,
-                                                            no_number)
-    sure = _confidences(cost, labels)
-    if no_colour.sum() > 36 // 2:
-        sure[:] = 0.0  # too little of the board is seen to tell a colour cast by
+    return suspect
+
+
+def _read_faces(labels: np.ndarray, colours: _Colours, numbers: np.ndarray, sure: np.ndarray,
+                no_colour: np.ndarray, no_number: np.ndarray
+                ) -> tuple[list[list[str | None]], list[list[float]], list[str],
+                           list[tuple[int, int]]]:
+    """Each face's space where the reading is sure of it, the confidences, the faces that
+    look like another's pair, and the spaces that half follow from the others."""
     rows: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
     conf = [[0.0] * SIZE for _ in range(SIZE)]
     problems: list[str] = []
@@ -566,6 +540,49 @@ def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LO
                 problems.append(f"row {r + 1} column {c + 1} looks like "
                                 f"{ALL_SPACES[claimed].label}, as row {hr + 1} column "
                                 f"{hc + 1} does")
+    return rows, conf, problems, deduced
+
+
+def read_micro_layout(image: np.ndarray, *, corners: Any = None, look: Look = LOOK
+                      ) -> MicroLayoutReading:
+    """Read a Micro Robots board's layout from one frame (see the module docstring).
+
+    Raises :class:`~companion.vision.locate.VisionError` (or its ``BoardNotFound``) when there
+    is no board to read: a black frame, no board in view, part of it out of the frame."""
+    loc = locate_micro(image, corners=corners, look=look)
+    top = loc.warp(image, READ_PX)
+    m = measure_faces(top, READ_PX, look)
+    style = _style(m)
+    no_colour, no_number, hand = _unseen(m, style, _colours(m.chroma, look))
+    colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour, no_number)
+    # Where the robot stands (or a hand lies): the faces least like the pairs they got. Its
+    # glass lets a face's number through but not its colour, so nothing of it is trusted.
+    z, glare, unshaded, skin = face_changes(top, READ_PX, look, style, labels // 6,
+                                            labels % 6, turns[SECTIONS])
+    seen = judge_faces(z, glare, unshaded, skin, lambda i: robot_shadow(loc, look, i),
+                       lambda i: front_faces(loc, i))
+    # a hand changes faces far more than glare can; under glare the change may be the
+    # glare's, the layout's guesses being only provisional
+    # (a face already unseen got whatever pair was left: its change says nothing)
+    covered = [i for i in seen.covered
+               if glare[i] <= GLARE_BLIND and not (no_colour[i] or no_number[i])]
+    if covered:
+        hand = True
+        grid = np.zeros(36, np.uint8)
+        grid[covered] = 1
+        near = cv2.dilate(grid.reshape(SIZE, SIZE), np.ones((3, 3), np.uint8)).ravel() > 0
+        no_colour, no_number = no_colour | near, no_number | near
+    # the robot's face and the faces round it that changed too: their colour is not trusted
+    suspect = _robot_suspects(z, glare, seen.face)
+    no_colour = no_colour | suspect
+    if covered or suspect.any():
+        colours, numbers, turns, cost, labels = _assignment(m, style, look, no_colour,
+                                                            no_number)
+    sure = _confidences(cost, labels)
+    if no_colour.sum() > 36 // 2:
+        sure[:] = 0.0  # too little of the board is seen to tell a colour cast by
+    rows, conf, problems, deduced = _read_faces(labels, colours, numbers, sure, no_colour,
+                                                no_number)
     empty = [(r, c) for r in range(SIZE) for c in range(SIZE) if rows[r][c] is None]
     taken = {x for row in rows for x in row if x is not None}
     if len(empty) == 1 and len(taken) == 35:
