@@ -17,13 +17,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from . import i18n, micro
+from . import i18n
 from .i18n import Message
-from .micro import MicroGame, Space
+from .referee_micro import MicroRulings
 from .rules import ROBOTS, Move, Position, Rules
+from .ruling import Outcome as Outcome
+from .ruling import Play as Play
+from .ruling import source_words as source_words
 
 log = logging.getLogger("companion.table")
 
@@ -34,23 +36,9 @@ CHIP_PHASES = ("idle", "round_over")
 ROUND_PHASES = ("bidding", "timer", "demonstrating")
 
 
-@dataclass
-class Outcome:
-    """The answer to one command: ``ok`` with the game's events as ``result``, or not ``ok``
-    with the reason the game (or the table) gave."""
-
-    ok: bool
-    reason: str | None = None
-    result: Any = None
-
-
-Play = Callable[[dict[str, Any], str], Outcome]
-"""Apply a command from a source (``"camera"``, ``"solver"``) to the game: the table loop's
-``_apply``, which journals it and tells the referee the events (:meth:`Referee.on_event`)."""
-
-
-class Referee:
-    """The decisions of one table.
+class Referee(MicroRulings):
+    """The decisions of one table (a Micro Robots game's are its
+    :class:`~companion.referee_micro.MicroRulings`).
 
     ``game`` returns the game on the table (the store may replace it), ``now`` is the table's
     clock, ``play`` applies a command (:data:`Play`), ``publish`` shows the table's state again,
@@ -96,14 +84,6 @@ class Referee:
         self.micro_seen: str | None = None  # where the camera last saw the micro robot
         self.proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
 
-    @property
-    def game(self) -> Any:
-        return self._game()
-
-    @property
-    def micro(self) -> bool:
-        return isinstance(self.game, MicroGame)
-
     # ------------------------------------------------------------ the game's events
 
     def opened(self) -> None:
@@ -131,23 +111,6 @@ class Referee:
         elif t in ("round_over", "game_over", "new_game"):
             self.verifier = None
             self.pending_demo = None
-
-    def on_micro_event(self, e: Mapping[str, Any]) -> None:
-        """One event of a Micro Robots game, as the game applied it."""
-        t = e.get("type")
-        if t in ("new_game", "game_set_up"):
-            # whatever the classic game had running is over
-            self.verifier = None
-            self.pending_demo = None
-            self.optimal = None
-            self.message = ""
-        elif t in ("rolled", "target_rerolled"):
-            self.message = ""
-            if t == "target_rerolled" and e.get("reason") == "stall":
-                self.message = Message("notice.stall")
-                self.notice = (self.message, "notice.stall", {})
-        elif t == "demonstration_started":
-            self.message = ""
 
     def after_events(self) -> None:
         """After a command's events: has the game begun to wait for a chip?"""
@@ -436,62 +399,6 @@ class Referee:
             return []
 
 
-    def on_micro_observation(self, space: str | None, source: str = "camera") -> Outcome:
-        if not self.micro:
-            return Outcome(False, "no Micro Robots game is on the table")
-        seen = None if space is None else Space.parse(space).name
-        self.micro_seen = seen
-        g = self.game
-        if self.reconcile and seen is not None:
-            # the first look after a restart: where the journal has the robot, or not news
-            robot = g.view()["robot"]
-            if g.phase != "demonstrating" or seen == robot:
-                self.reconcile = False
-                self.message = ""
-            else:
-                self.message = Message("camera.reconcile", wrong=Message(
-                    "reconcile.micro", cell=robot, seen=seen))
-            self.publish()
-            return Outcome(True)
-        if seen is not None and g.phase == "demonstrating":
-            v = g.view()
-            if seen != v["robot"]:
-                out = self.play({"type": "land", "space": seen}, source)
-                if not out.ok:
-                    self.message = Message("source.said", source=source_words(source),
-                                           why=out.reason)
-                    self.publish()
-                return out
-        elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
-            self.message = Message("micro.robot_elsewhere", source=source_words(source),
-                                   seen=seen, start=g.view()["robot"])
-        self.publish()
-        return Outcome(True)
-
-
-    def on_proposal(self, payload: tuple[Any, Any], source: str = "camera") -> Outcome:
-        rows, confidence = payload
-        problems = micro.check_rows(rows)
-        if problems == [f"the board is {micro.SIZE} rows of {micro.SIZE} spaces"]:
-            raise ValueError(f"layout proposal: {problems[0]}")
-        names = [[None if x in (None, "") else Space.parse(x).name for x in row]
-                 for row in rows]
-        if confidence is not None:
-            ok = (isinstance(confidence, list | tuple) and len(confidence) == micro.SIZE
-                  and all(isinstance(r, list | tuple) and len(r) == micro.SIZE for r in confidence)
-                  and all(isinstance(c, int | float) and not isinstance(c, bool)
-                          and 0 <= c <= 1 for r in confidence for c in r))
-            if not ok:
-                raise ValueError("layout proposal: confidence is six rows of six numbers "
-                                 "from 0 to 1")
-            confidence = [[round(float(c), 3) for c in r] for r in confidence]
-        self.proposal = {"rows": names, "confidence": confidence, "problems": problems,
-                          "source": source, "at": self.wall()}
-        self.message = Message("micro.proposal", source=source_words(source))
-        self.publish()
-        return Outcome(True)
-
-
     def round_number(self) -> int | None:
         if self.micro:
             return None
@@ -560,8 +467,3 @@ def _solution_moves(result: Any) -> list[Move] | None:
         else:
             out.append(Move.parse(str(m)))
     return out
-
-
-def source_words(source: str) -> Any:
-    """Who saw something (``camera``, the simulated ``sim``) as players say it."""
-    return Message(f"source.{source}") if f"source.{source}" in i18n.catalogue("en") else source

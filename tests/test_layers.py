@@ -18,8 +18,8 @@ PURE = ("companion.board", "companion.rules", "companion.solver", "companion.sol
         "companion.routes", "companion.hints", "companion.puzzles", "companion.engine",
         "companion.game_state", "companion.game", "companion.game_view",
         "companion.corrections", "companion.micro", "companion.games", "companion.referee",
-        "companion.setup_form", "companion.table_view", "companion.names", "companion.inputs",
-        "companion.errors")
+        "companion.referee_micro", "companion.ruling", "companion.setup_form",
+        "companion.table_view", "companion.names", "companion.inputs", "companion.errors")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.solving", "companion.table_camera", "companion.table_state",
             "companion.table_micro", "companion.table_voice", "companion.table_classic",

@@ -27,6 +27,8 @@ from ..i18n import Message, said
 from ..micro import SIZE as MICRO_SIZE
 from ..micro import Layout, Space
 from ..rules import Position
+from .looks import learn_at_start, settled_chip
+from .overlay import Drawn, cell_uv, jpeg
 
 log = logging.getLogger("companion.table")
 
@@ -150,8 +152,7 @@ class CameraFeed:
         self._note: str | None = None  # what else the page should know about that view
         self._tiles: list[str] | None = None
         self._chip: str | None = None
-        self._drawn: tuple[list[list[float]], int, list[tuple[str, tuple[float, float]]]] | None \
-            = None
+        self._drawn: Drawn | None = None
         self._read_ms: deque[float] = deque(maxlen=50)
         self._skipped = 0
         if sim is not None:
@@ -278,7 +279,7 @@ class CameraFeed:
                 self.observer.observe(None, "camera")
         elif event.state is not None:
             state = event.state
-            self._drawn = (obs.corners, 16, [(f"{r} {c}", _cell_uv(c)) for r, c in
+            self._drawn = (obs.corners, 16, [(f"{r} {c}", cell_uv(c)) for r, c in
                                              (obs.robots if event.kind == "pending"
                                               else state).items()])
             if event.kind == "accepted" or (event.kind == "steady" and self._view != "board"):
@@ -288,59 +289,16 @@ class CameraFeed:
                 self.observer.observe(dict(state), "camera")
         if sight.chip:
             self._see_chip(obs, eyes["chips"])
-        if sight.start and eyes.get("taught") != sight.start:
-            self._learn_start(image, obs, sight, eyes)
-
-    def _learn_start(self, image: Any, obs: Any, sight: Sight, eyes: dict[str, Any]) -> None:
-        """Learn this table's colours from a frame of the confirmed start (see :mod:`.adapt`):
-        one with no hand over the board, whose robots read are all on their confirmed cells
-        (one at least: the cold reading may see few of them, which is when the lesson helps
-        most; it checks itself, see :mod:`.adapt`). The reader keeps the lesson until the
-        next start; the table's own profile (its calibration) stays the base of every
-        lesson."""
-        from .adapt import learn_start
-
-        start = dict(sight.start)
-        placed = obs.robots
-        if obs.occluded or not placed or any(start.get(c) != cell for c, cell in placed.items()):
-            return  # not the start as confirmed, or nothing of it seen to tell
-        eyes["taught"] = sight.start
-        import numpy as np
-
-        corners = np.asarray(self.corners, dtype=np.float32) if self.corners else None
-        try:
-            lesson = learn_start([image], start, tiles=sight.tiles, base=eyes["base"],
-                                 corners=corners, cells=eyes["reader"].cells or False)
-        except Exception as e:  # noqa: BLE001 - the cold reading goes on; the log says why
-            log.warning("camera: learning the table at the start: %s", e)
-            return
-        eyes["lesson"] = lesson
-        eyes["reader"].profile = lesson.profile
-        eyes["reader"].bars = dict(lesson.bars)
-        log.info("camera: learnt at the start: %s", lesson.to_dict())
-        self._changed()  # the page shows what the camera learnt
+        if sight.start and eyes.get("taught") != sight.start and learn_at_start(
+                image, obs, sight.start, sight.tiles, eyes, self.corners):
+            self._changed()  # the page shows what the camera learnt
 
     def _see_chip(self, obs: Any, chips: Any) -> None:
         """The chip on the centre piece, once it has settled over a few frames."""
-        if obs.occluded:
-            chips.update(None, occluded=True)
-            return
-        reading = obs.chip
-        if reading is None:
-            key = ""
-        elif reading.read:
-            key = reading.label()
-        else:
-            key = f"?{reading.color}"  # unread: its reasons may differ frame to frame
-        if chips.update({"chip": key}).kind != "accepted":
-            return
-        self._chip = reading.label() if reading is not None else None
-        if reading is None:
-            self.observer.observe_chip(None)
-        elif reading.read:
-            self.observer.observe_chip(reading.label(), color=reading.color)
-        else:
-            self.observer.observe_chip(None, reason=reading.reason, color=reading.color)
+        news = settled_chip(obs, chips)
+        if news is not None:
+            self._chip, chip, told = news
+            self.observer.observe_chip(chip, **told)
 
     # -- reading the Micro Robots board
     def _see_micro(self, image: Any, sight: Sight) -> None:
@@ -460,45 +418,11 @@ class CameraFeed:
         return shot.image, shot
 
     def jpeg(self, overlay: bool = True) -> bytes | None:
-        import cv2
-        import numpy as np
-
+        """The latest picture for the page, with what was read on it (:mod:`.overlay`)."""
         image, shot = self._image()
         if image is None:
             return None
-        img = image.copy()
-        if overlay and shot is not None:
-            quad = np.asarray(shot.corners, dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
-            if hasattr(shot, "layout"):  # a Micro Robots table: one robot
-                where = shot.robot_pixels["base"] if shot.robot_pixels else None
-                marks = [(shot.robot.name, where)] if shot.robot and where else []
-            else:
-                marks = [(f"{name} {shot.board.name(cell)}", shot.robot_pixels[name]["base"])
-                         for name, cell in shot.robots.items()]
-            for text, (x, y) in marks:
-                _mark(img, text, x, y)
-            if getattr(shot, "tiles", None):
-                for label, (x, y) in zip(shot.tiles, shot.corners, strict=False):
-                    cv2.putText(img, label, (int(x) + 6, int(y) + 20),
-                                cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 220, 255), 2, cv2.LINE_AA)
-        elif overlay and self._drawn is not None:
-            # what the camera read in its last frame: the board's outline, the robots' cells
-            corners, grid, labels = self._drawn
-            src = np.array([[0, 0], [grid, 0], [grid, grid], [0, grid]], dtype=np.float32)
-            H = cv2.getPerspectiveTransform(src, np.asarray(corners, dtype=np.float32))
-            quad = np.asarray(corners, dtype=np.int32).reshape(-1, 1, 2)
-            cv2.polylines(img, [quad], True, (0, 220, 255), 2, cv2.LINE_AA)
-            for text, uv in labels:
-                x, y = cv2.perspectiveTransform(np.array([[uv]], dtype=np.float32), H)[0, 0]
-                _mark(img, text, x, y)
-        if self.corners:
-            for i, (x, y) in enumerate(self.corners):
-                cv2.circle(img, (int(x), int(y)), 8, (255, 0, 255), 2, cv2.LINE_AA)
-                cv2.putText(img, str(i + 1), (int(x) + 10, int(y) - 10),
-                            cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 0, 255), 2, cv2.LINE_AA)
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return buf.tobytes() if ok else None
+        return jpeg(image, shot, self._drawn, self.corners, overlay)
 
     def detected(self) -> dict[str, Any]:
         _, shot = self._image() if not self.reads_frames else (None, None)
@@ -570,18 +494,3 @@ class CameraFeed:
         except VisionError as e:
             raise ValueError(Message("camera.no_micro_board", why=said(e))) from None
 
-
-def _cell_uv(name: str) -> tuple[float, float]:
-    """A cell's centre on the grid seen from above, north-west corner (0, 0), in cells."""
-    from ..board import parse_cell
-
-    index = parse_cell(name)
-    return index % 16 + 0.5, 15 - index // 16 + 0.5
-
-
-def _mark(img: Any, text: str, x: float, y: float) -> None:
-    import cv2
-
-    cv2.circle(img, (int(x), int(y)), 14, (255, 255, 255), 2, cv2.LINE_AA)
-    cv2.putText(img, text, (int(x) + 16, int(y) - 8), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
-                (255, 255, 255), 1, cv2.LINE_AA)

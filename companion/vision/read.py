@@ -257,6 +257,16 @@ class Reader:
         chip = None
         if self.read_chip and board is not None:
             chip = read_chip(image, oriented, board, self.profile)
+        notes, missing = self._notes(loc, robots, doubtful, reading)
+        return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
+                           reading.confidence if reading else None, robots, scores, chip, False,
+                           [], loc.method, notes, missing, doubtful)
+
+    def _notes(self, loc: Location, robots: dict[str, str], doubtful: dict[str, str],
+               reading: TileReading | None) -> tuple[list[str], list[str]]:
+        """What the page and the log are told beside the robots placed: the robots expected
+        (those of the profile and any this game has shown) not seen, the doubtful ones, tiles
+        read uncertainly; and the robots missing."""
         notes = list(loc.notes)
         expected = {c for c in self.profile.robots if c not in OPTIONAL} | self._seen
         missing = sorted(c for c in expected if c not in robots)
@@ -268,9 +278,7 @@ class Reader:
         self._seen |= set(robots)
         if reading is not None and reading.confidence < 0.9:
             notes.append(f"tiles uncertain ({reading.confidence:.2f}): confirm them with --board")
-        return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
-                           reading.confidence if reading else None, robots, scores, chip, False,
-                           [], loc.method, notes, missing, doubtful)
+        return notes, missing
 
     def _orientation(self, image: np.ndarray, loc: Location, hits: dict) -> TileReading | None:
         """The tiles and north, reused while the board has not moved by a quarter cell."""
