@@ -33,6 +33,10 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
 may begin only once the board is restored, and the round ends with the optimal solution.
 
+A demonstration works through collaborators: :mod:`companion.verify_explain` explains a look
+by legal moves (:class:`MoveFinder`, the ``Explainer``) and :mod:`companion.verify_doubts`
+keeps the readings in doubt and the robots the count waits for.
+
 Every event is a JSON-serialisable ``dict`` with a ``"type"``, the time ``"at"`` of the look
 that caused it, the ``"bid"`` (and ``"player"`` when known); verdict events also carry
 ``"verdict"`` (one of :data:`VERDICTS`) and ``"reason"``; most carry a ``"message"`` for the
@@ -99,6 +103,7 @@ from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
 from .rules import Move, Position, RouteResult, format_route, validate_route
+from .verify_doubts import Doubts, Unread, back_on
 
 # The search and its explanations live in verify_explain; their names are this module's too.
 from .verify_explain import DEFAULT_MAX_GAP as DEFAULT_MAX_GAP
@@ -191,7 +196,6 @@ class _Look:
     """What the last observations said, to report each problem once."""
 
     occluded: bool = False
-    problem: tuple | None = None
     unmet: tuple | None = None
     restore: tuple | None = None
 
@@ -232,25 +236,22 @@ class Demonstration:
         self.state: State = self.start_state
         self.finder = finder_for(self.board, self.rules, self.names)
         self._look = _Look()
-        self._lifted: dict[str, Cell] = {}
+        # the collaborators: explaining a look by legal moves, the readings in doubt, and
+        # the robots the count waits for (lifted, not seen, or back where nothing explains)
         self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
                                     self.node_budget)
-        # Readings taken for misreadings: robot → the cell it is seen on, while it is believed
-        # where it stood (see the module docstring), and the questions already asked.
-        self.doubts: dict[str, Cell] = {}
-        self._asked: set[tuple[str, Cell]] = set()
-        # A robot whose own change was legal in a look that moved several robots at once,
-        # doubted with the others of that look (robot → those others): once they are all
-        # seen back where they stood, its reading is judged afresh (see :meth:`_suspects`).
-        self._mover: dict[str, frozenset[str]] = {}
-        # robots lifted back onto a cell no legal move explains, while the count waits: the
-        # cells they are seen on (see :meth:`_misplaced`)
-        self._misread: dict[str, Cell] = {}
-        self._unseen: list[str] = []  # … and those not seen (or seen as one) in the last look
+        self._doubts = Doubts(self.names, self.board, self._event)
+        self._unread = Unread(self.names, self.board, self._event)
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
     # -- reading
+    @property
+    def doubts(self) -> dict[str, Cell]:
+        """Readings taken for misreadings: robot → the cell it is seen on, while it is
+        believed where it stood (see the module docstring)."""
+        return self._doubts.cells
+
     @property
     def count(self) -> int:
         """Moves made so far (the bid is met on cost, which differs only for the transparent
@@ -296,8 +297,7 @@ class Demonstration:
         self.cost = sum(m.cost for m in route)
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
-        self._lifted = {}
-        self._misread = {}
+        self._unread.reset()
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -322,24 +322,20 @@ class Demonstration:
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
-            self._misread = {}
-            self._unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
+            self._unread.look(missing, merged)
             events = self._count_without(seen, at) if not merged else []
             if self.verdict is not None:
                 return events
             return events + self._robot_off(missing, merged, at)
-        self._unseen = []
+        self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
-        obs, again = self._recheck(obs, at, events)
+        obs, again = self._doubts.recheck(self.state, obs, at, events)
         if obs == self.state:
-            self.phase = WATCHING
-            self._lifted.clear()
-            self._misread = {}
-            self._look.problem = None
+            self._watching()
             return events
         return events + self._explain(obs, at, hand, again)
 
@@ -349,13 +345,13 @@ class Demonstration:
         doubt, a robot unread, the board hidden), or did it already?"""
         if self.verdict is not None:
             return self.verdict.get("verdict") == Verdict.UNSURE
-        return bool(self.doubts) or self.phase == WAITING or self._look.occluded
+        return bool(self._doubts.cells) or self.phase == WAITING or self._look.occluded
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
             return []
-        if self.doubts:
+        if self._doubts.cells:
             return self._unsure(self.state, at, Message("verify.unexplained_end"))
         if self.phase == WAITING or self._look.occluded:
             # a robot unread (or two seen as one, or one back on a cell nothing explains), or
@@ -395,7 +391,7 @@ class Demonstration:
         camera): counted when legal with the missing ones where they stood; anything else
         waits until every robot is seen again."""
         filled = tuple(seen.get(n, c) for n, c in zip(self.names, self.state, strict=True))
-        if filled == self.state or any(n not in seen for n in self.doubts):
+        if filled == self.state or any(n not in seen for n in self._doubts.cells):
             return []
         chosen, _tried, _result = self._search(filled)
         self._explainer.last_rejection = None
@@ -410,61 +406,35 @@ class Demonstration:
         return self.cost + sum(s.cost for s in steps) > self.bid
 
     def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
-        if self.phase == WATCHING:
-            self._lifted = {}
+        afresh = self.phase == WATCHING  # robots lifted in an earlier spell are back
         self.phase = WAITING
-        for n in missing:
-            self._lifted.setdefault(n, self.state[self.names.index(n)])
-        for group in merged:
-            for n in group:
-                self._lifted.setdefault(n, self.state[self.names.index(n)])
-        key = (tuple(missing), tuple(tuple(g) for g in merged))
-        if key == self._look.problem:
-            return []
-        self._look.problem = key
-        put_back = {n: self._name(self.state[self.names.index(n)])
-                    for n in [*missing, *(n for g in merged for n in g)]}
-        if missing:
-            words = _on_cells(put_back, missing)
-            who = i18n.listed([i18n.color(n) for n in missing])
-            # lifted off, or only not seen surely enough to be placed: the camera cannot tell
-            msg = Message("verify.missing", robots=who, n=len(missing), waits=words)
-            return [self._event("robot_missing", at, robots=missing, put_back=put_back,
-                                message=msg)]
-        group = merged[0]
-        cell = self._name(self.state[self.names.index(group[0])])
-        words = _on_cells(put_back, group)
-        return [self._event(
-            "robots_merged", at, robots=[n for g in merged for n in g], put_back=put_back,
-            message=Message("verify.merged", robots=i18n.listed([i18n.color(n) for n in group]),
-                            waits=words, cell=cell))]
+        return self._unread.off(self.state, missing, merged, at, afresh=afresh)
 
     def _explain(self, obs: State, at: float, hand: bool = True,
                  again: frozenset[str] = frozenset()) -> list[Event]:
         """Explain a new look by the shortest legal moves (:meth:`_search`); a look nothing
         explains is ``illegal`` only when every robot it changed was read with confidence
-        and none was standing still (:meth:`_suspects`): otherwise those robots are believed
+        and none was standing still (:meth:`Doubts.suspects`): otherwise those robots are believed
         where they stood and asked about, and the rest of the look is explained without
         them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
         before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
         if chosen is None:
-            if self.phase == WAITING and self._lifted_misplaced(obs):
-                return self._misplaced(obs, at)
-            suspects = self._suspects(obs, hand, again)
+            if self.phase == WAITING and self._unread.moved(obs):
+                return self._unread.misplaced(obs, at)
+            suspects = self._doubts.suspects(
+                self.state, obs, again, unwatched=bool(self._hands) and not hand,
+                explains=lambda o: self._explainer.probe(self.state, self.route, self.cost, o))
             if not suspects:
-                if self.doubts:  # the doubted robots may be what makes it unexplained
+                if self._doubts.cells:  # the doubted robots may be what makes it unexplained
                     return self._unsure(obs, at, self._why(obs, tried, result))
                 return self._illegal(obs, at, tried, result)
             why = self._why(obs, tried, result)
-            events = self._doubt(obs, suspects, at, why)
+            events = self._doubts.doubt(self.state, obs, suspects, at, why)
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
-                self.phase = WATCHING
-                self._lifted.clear()
-                self._misread = {}
-                self._look.problem = None
+                self._watching()
                 return events
             chosen, tried, result = self._search(obs)
             if chosen is None:
@@ -479,115 +449,21 @@ class Demonstration:
     def _why(self, obs: State, tried: int, result: SearchResult) -> str:
         return self._explainer.why(self.state, obs, tried, result)
 
-    def _accept(self, chosen: Choice, obs: State, at: float) -> list[Event]:
+    def _watching(self) -> None:
+        """Every robot is read where the count goes on from."""
         self.phase = WATCHING
-        self._lifted.clear()
-        self._misread = {}
-        self._look.problem = None
+        self._unread.reset()
+
+    def _accept(self, chosen: Choice, obs: State, at: float) -> list[Event]:
+        self._watching()
         return self._play(chosen, obs, at)
-
-    def _recheck(self, obs: State, at: float, events: list[Event]
-                 ) -> tuple[State, frozenset[str]]:
-        """The look with every doubted robot still seen on its doubted cell believed where it
-        stood; a doubted robot seen back there clears its doubt (an event), one seen on a
-        third cell is judged afresh (returned: it stays a suspect if nothing explains it)."""
-        if not self.doubts:
-            return obs, frozenset()
-        out = list(obs)
-        cleared, again = [], set()
-        for n, cell in list(self.doubts.items()):
-            i = self.names.index(n)
-            if obs[i] == cell:
-                out[i] = self.state[i]
-                continue
-            del self.doubts[n]
-            if obs[i] == self.state[i]:
-                cleared.append(n)
-            else:
-                again.add(n)
-        for n, others in list(self._mover.items()):
-            if n not in self.doubts:
-                del self._mover[n]
-            elif not others & self.doubts.keys():
-                # the misreading that came with it is gone and it is still seen where it went:
-                # two readings agree, so its move is judged as any other
-                i = self.names.index(n)
-                del self.doubts[n], self._mover[n]
-                out[i] = obs[i]
-                again.add(n)
-        if cleared:
-            words = _on_cells({n: self._name(self.state[self.names.index(n)])
-                               for n in cleared}, cleared)
-            events.append(self._event("doubt_cleared", at, robots=cleared,
-                                      message=Message("verify.seen_again", robots=words)))
-        return tuple(out), frozenset(again)
-
-    def _suspects(self, obs: State, hand: bool, again: frozenset[str]) -> set[str]:
-        """The robots of an unexplained look whose readings may be wrong rather than their
-        moves: those doubted before; every robot that changed while no hand reached over the
-        board (in a stream that shows hands); and, of several changes, the robot without
-        which the rest is legal in the fewest moves (a robot standing still, misread while
-        another one moved); when no such robot exists, every changed robot (one whose own
-        change alone is legal is judged afresh once the others are seen back, :meth:`_recheck`)."""
-        changed = [i for i, (a, b) in enumerate(zip(self.state, obs, strict=True)) if a != b]
-        out = {self.names[i] for i in changed if self.names[i] in again}
-        if self._hands and not hand:
-            return out | {self.names[i] for i in changed}
-        if len(changed) == 1:
-            return out  # the robot moved: its reading agreed over the tracker's frames
-        odd: dict[str, int] = {}
-        for i in changed:
-            # the odd one out: the rest is legal without it (a misread cell may well be
-            # one a few legal moves could reach: it is the sum that no hand makes)
-            rest = (*obs[:i], self.state[i], *obs[i + 1:])
-            cost = self._explainer.probe(self.state, self.route, self.cost, rest)
-            if cost is not None:
-                odd[self.names[i]] = cost
-        if odd:
-            # … and of several, the one whose absence leaves the fewest moves to explain
-            return out | {n for n, c in odd.items() if c == min(odd.values())}
-        # No one misread robot explains it: several robots changed at once and no legal
-        # moves explain them together (every robot seen jumping at once, as when the board is
-        # read under a wrong north). A hand moves one robot at a time; if exactly one
-        # robot's own change is legal, it may be the one that moved and the others stood
-        # still; otherwise no robot can be told the moving one. Every change is doubted.
-        alone = [i for i in changed
-                 if self._explainer.probe(self.state, self.route, self.cost, tuple(
-                     obs[j] if j == i else a for j, a in enumerate(self.state))) is not None]
-        if len(alone) == 1:
-            # … but its reading comes from the same look as the misread ones (a look read
-            # under a wrong north can move one robot to a cell it could reach): it is doubted
-            # too, until the others are seen back where they stood.
-            mover = self.names[alone[0]]
-            self._mover[mover] = frozenset(self.names[i] for i in changed if i != alone[0])
-        return out | {self.names[i] for i in changed}
-
-    def _question(self, cells: Mapping[str, Cell]) -> str:
-        seen = i18n.listed([Message("verify.seen", robot=i18n.color(n), cell=self._name(c))
-                            for n, c in cells.items()], "list.comma")
-        return Message("verify.question", seen=seen)
-
-    def _doubt(self, obs: State, suspects: set[str], at: float, why: str) -> list[Event]:
-        """Take the suspects' readings for misreadings: believe them where they stood, and
-        ask about each reading once."""
-        cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
-        self.doubts.update(cells)
-        new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
-        if not new:
-            return []
-        self._asked.update(new.items())
-        question = self._question(new)
-        robots = {n: {"seen": self._name(c), "believed": self._name(self.state[
-            self.names.index(n)])} for n, c in new.items()}
-        return [self._event("doubt", at, robots=robots, question=question, reason=why,
-                            message=Message("verify.doubt", question=question, n=len(new)))]
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
         """The verdict when what no legal move explains rests on a doubtful reading: no
         failure, a question for the players."""
-        cells = dict(self.doubts) or {n: c for n, a, c in zip(self.names, self.state, obs,
+        cells = dict(self._doubts.cells) or {n: c for n, a, c in zip(self.names, self.state, obs,
                                                               strict=True) if a != c}
-        question = self._question(cells)
+        question = self._doubts.question(cells)
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
                           message=Message("verify.unsure", question=question))
 
@@ -596,20 +472,9 @@ class Demonstration:
         seen (or seen as one with another), or seen back on a cell nothing explains; or
         while the board itself is hidden or unreadable (every robot unread). The camera
         cannot tell whether the route was made: ``unsure``, never a failure."""
-        if self._misread and not self._look.occluded:
-            question = self._question(self._misread)
-            return self._fail(Verdict.UNSURE, at, Message("verify.unexplained_end"),
-                              restore=False, question=question,
-                              message=Message("verify.unsure", question=question))
-        unread = ([] if self._look.occluded else self._unseen) or [
-            n for n in self.names if n in self._lifted or self._look.occluded]
-        who = i18n.listed([i18n.color(n) for n in unread])
-        cells = i18n.listed([self._name(self._lifted.get(n, self.state[self.names.index(n)]))
-                             for n in unread])
-        question = Message("verify.where", robots=who, cells=cells, n=len(unread))
-        return self._fail(Verdict.UNSURE, at, Message("verify.unread_end", robots=who,
-                                                      n=len(unread)),
-                          restore=False, question=question, unread=unread,
+        reason, question, fields = self._unread.ending(self.state, self._look.occluded,
+                                                       self._doubts)
+        return self._fail(Verdict.UNSURE, at, reason, restore=False, **fields,
                           message=Message("verify.unsure", question=question))
 
     def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
@@ -720,24 +585,9 @@ class Demonstration:
         if key == self._look.restore:
             return []
         self._look.restore = key
-        words = _back_on(wrong)
+        words = back_on(wrong)
         return [self._event("restore", at, robots=wrong,
                             message=Message("verify.put_back", robots=words))]
-
-    def _lifted_misplaced(self, obs: State) -> bool:
-        return any(obs[self.names.index(n)] != c for n, c in self._lifted.items())
-
-    def _misplaced(self, obs: State, at: float) -> list[Event]:
-        wrong = {n: {"at": self._name(obs[self.names.index(n)]), "to": self._name(c)}
-                 for n, c in self._lifted.items() if obs[self.names.index(n)] != c}
-        key = ("misplaced", tuple(sorted((n, w["at"]) for n, w in wrong.items())))
-        if key == self._look.problem:
-            return []
-        self._look.problem = key
-        self._misread = {n: obs[self.names.index(n)] for n in wrong}
-        words = _back_on(wrong)
-        return [self._event("misplaced", at, robots=wrong,
-                            message=Message("verify.misplaced", robots=words))]
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)
@@ -746,18 +596,6 @@ class Demonstration:
                                                                     strict=True)})
 
 
-
-
-def _on_cells(where: Mapping[str, str], robots: list[str]) -> Any:
-    """``blue on k10, red on c2`` for players."""
-    return i18n.listed([Message("verify.on", robot=i18n.color(n), cell=where[n])
-                        for n in robots], "list.comma")
-
-
-def _back_on(wrong: Mapping[str, Mapping[str, str]]) -> Any:
-    """``blue back on k10, red back on c2`` for players."""
-    return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
-                        for n, w in wrong.items()], "list.comma")
 
 
 # ---------------------------------------------------------------- a whole round
