@@ -33,6 +33,10 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 A :class:`RoundVerifier` strings the demonstrations of one round together: the next bidder
 may begin only once the board is restored, and the round ends with the optimal solution.
 
+A demonstration works through collaborators: :mod:`companion.verify_explain` explains a look
+by legal moves (:class:`MoveFinder`, the ``Explainer``) and :mod:`companion.verify_doubts`
+keeps the readings in doubt and the robots the count waits for.
+
 Every event is a JSON-serialisable ``dict`` with a ``"type"``, the time ``"at"`` of the look
 that caused it, the ``"bid"`` (and ``"player"`` when known); verdict events also carry
 ``"verdict"`` (one of :data:`VERDICTS`) and ``"reason"``; most carry a ``"message"`` for the
@@ -88,32 +92,31 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from . import i18n
-from .board import DIRECTIONS, Board, Cell, Direction
+from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
-from .rules import (
-    MAX_PASSES,
-    TRANSPARENT,
-    Move,
-    Position,
-    RouteResult,
-    Rules,
-    format_route,
-    slide,
-    transparent_options,
-    validate_route,
-)
+from .rules import Move, Position, RouteResult, format_route, validate_route
+from .verify_doubts import Doubts, Unread, back_on
+
+# The search and its explanations live in verify_explain; their names are this module's too.
+from .verify_explain import DEFAULT_MAX_GAP as DEFAULT_MAX_GAP
+from .verify_explain import DEFAULT_NODE_BUDGET as DEFAULT_NODE_BUDGET
+from .verify_explain import MAX_EXPLANATIONS as MAX_EXPLANATIONS
+from .verify_explain import Choice, Explainer, SearchResult
+from .verify_explain import MoveFinder as MoveFinder
+from .verify_explain import State as State
+from .verify_explain import Step as Step
+from .verify_explain import describe_change as describe_change
+from .verify_explain import finder_for as finder_for
 
 Event = dict[str, Any]
-State = tuple[Cell, ...]
 
 
 class Verdict(StrEnum):
@@ -131,238 +134,9 @@ class Verdict(StrEnum):
 VERDICTS = tuple(v.value for v in Verdict)
 FAILURES = ("over_bid", "illegal", "incomplete", "gave_up")
 
-# More moves than this between two looks is not believed: the hand would have been seen.
-DEFAULT_MAX_GAP = 4
-# Search states expanded before a change is declared unexplained (keeps a look bounded in time).
-DEFAULT_NODE_BUDGET = 60_000
-# Shortest explanations collected per change (enough to see whether there is an alternative).
-MAX_EXPLANATIONS = 24
-
 
 class NotRestoredError(CompanionError, RuntimeError):
     """The next bidder may not begin: the board does not show the round's snapshot yet."""
-
-
-# ---------------------------------------------------------------- the search
-
-
-@dataclass(frozen=True)
-class Step:
-    """One move of an explanation, with the cells it went between and what it cost."""
-
-    move: Move
-    start: Cell
-    end: Cell
-    cost: int
-
-
-@dataclass
-class SearchResult:
-    """The shortest explanations of a change (each a tuple of steps), all of one cost."""
-
-    explanations: list[tuple[Step, ...]]
-    cost: int | None  # their cost; None when nothing within the bound explains the change
-    exhausted: bool = False  # the node budget ran out before the bound was fully searched
-    expanded: int = 0
-
-
-class MoveFinder:
-    """The shortest sequences of legal moves that turn one robot placement into another.
-
-    An iterative-deepening best-first search over robot placements, bounded by cost. Slides
-    come from :func:`companion.rules.slide` (the robot-free path of each robot from each cell
-    in each direction is computed once and cut short at the first robot in the way, which is
-    exactly what a slide does); the transparent robot's choices come from
-    :func:`companion.rules.transparent_options`. The lower bound that prunes the search: a robot
-    not on its final cell needs one more move if that cell lies on one of its slide paths,
-    two otherwise.
-    """
-
-    def __init__(self, board: Board, rules: Rules, names: Sequence[str]) -> None:
-        self.board = board
-        self.rules = rules
-        self.names = tuple(names)
-        self._walks: dict[tuple[str, Cell, Direction], tuple[tuple[Cell, ...], bool]] = {}
-        self._reach: dict[tuple[str, Cell], frozenset[Cell]] = {}
-        # Only barriers care about a robot's colour; robots no barrier lets through share paths.
-        colours = {d.color for d in board.diagonals}
-        self._path_key = {n: (n if n in colours or n == TRANSPARENT else "") for n in self.names}
-        self._diag_cells = frozenset(d.cell for d in board.diagonals)
-
-    # -- slides
-    def _walk(self, robot: str, cell: Cell, d: Direction) -> tuple[tuple[Cell, ...], bool]:
-        """The cells a robot crosses from ``cell`` with no other robot on the board, and
-        whether that walk would loop for ever."""
-        key = (self._path_key[robot], cell, d)
-        w = self._walks.get(key)
-        if w is None:
-            s = slide(self.board, frozenset(), cell, robot, d, (), self.rules)
-            w = (s.path[1:], s.rule == "endless_loop")
-            self._walks[key] = w
-        return w
-
-    def successors(self, state: State, max_cost: int = MAX_PASSES) -> Iterator[Step]:
-        """Every legal move from ``state`` (robots in :attr:`names` order)."""
-        for i, d, passes, end, cost in self._moves(state, max_cost):
-            yield Step(Move(self.names[i], d, passes), state[i], end, cost)
-
-    def _moves(
-        self, state: State, max_cost: int
-    ) -> Iterator[tuple[int, Direction, tuple[str, ...], Cell, int]]:
-        """``successors`` as plain tuples ``(robot index, direction, passes, end, cost)``."""
-        occupied = set(state)
-        barrier_stop_illegal = self.rules.barrier_stop == "illegal"
-        diag_cells = self._diag_cells
-        for i, robot in enumerate(self.names):
-            start = state[i]
-            if robot == TRANSPARENT:
-                occ = frozenset(occupied - {start})
-                for d in DIRECTIONS:
-                    for passes, s in transparent_options(
-                        self.board, occ, start, d, self.rules, limit=max(0, max_cost - 1)
-                    ):
-                        yield i, d, passes, s.end, s.cost
-                continue
-            for d in DIRECTIONS:
-                path, loops = self._walk(robot, start, d)
-                end = start
-                blocked = False
-                for c in path:
-                    if c in occupied and c != start:
-                        blocked = True
-                        break
-                    end = c
-                if end == start or (loops and not blocked):
-                    continue
-                if barrier_stop_illegal and end in diag_cells:
-                    continue
-                yield i, d, (), end, 1
-
-    # -- the lower bound
-    def _reachable(self, robot: str, cell: Cell) -> frozenset[Cell]:
-        key = (self._path_key[robot], cell)
-        r = self._reach.get(key)
-        if r is None:
-            cells: set[Cell] = set()
-            for d in DIRECTIONS:
-                cells.update(self._walk(robot, cell, d)[0])
-            r = frozenset(cells)
-            self._reach[key] = r
-        return r
-
-    def _robot_bound(self, i: int, cell: Cell, goal: Cell) -> int:
-        if cell == goal:
-            return 0
-        robot = self.names[i]
-        return 1 if robot == TRANSPARENT or goal in self._reachable(robot, cell) else 2
-
-    def _bound(self, state: State, goal: State) -> int:
-        return sum(self._robot_bound(i, c, g) for i, (c, g) in enumerate(zip(state, goal,
-                                                                               strict=True)))
-
-    # -- the search
-    def explain(
-        self,
-        start: State,
-        goal: State,
-        max_cost: int,
-        *,
-        min_cost: int = 1,
-        node_budget: int = DEFAULT_NODE_BUDGET,
-        limit: int = MAX_EXPLANATIONS,
-    ) -> SearchResult:
-        """All shortest move sequences (up to ``limit``) from ``start`` to ``goal`` costing at
-        most ``max_cost``, looking no shorter than ``min_cost``."""
-        if start == goal:
-            return SearchResult([()], 0)
-        h0 = self._bound(start, goal)
-        expanded = 0
-        for bound in range(max(h0, min_cost, 1), max_cost + 1):
-            found, n, exhausted = self._search(start, goal, bound, node_budget - expanded, limit,
-                                               min_cost)
-            expanded += n
-            if found:
-                return SearchResult(found, bound, False, expanded)
-            if exhausted:
-                return SearchResult([], None, True, expanded)
-        return SearchResult([], None, False, expanded)
-
-    def _search(
-        self, start: State, goal: State, bound: int, budget: int, limit: int,
-        min_cost: int = 1,
-    ) -> tuple[list[tuple[Step, ...]], int, bool]:
-        """Uniform-cost search pruned by ``g + h <= bound``; the shortest paths are read back
-        through every parent that reached a placement at its best cost. Arrivals cheaper than
-        ``min_cost`` are ignored (to find the next-longer readings when the rules reject the
-        shortest ones)."""
-        best: dict[State, int] = {start: 0}
-        h_of: dict[State, int] = {start: self._bound(start, goal)}
-        parents: dict[State, list[tuple[State, tuple]]] = {start: []}
-        buckets: dict[int, list[State]] = {0: [start]}
-        # Each robot's share of the bound, by cell: the only part a move changes.
-        shares: list[dict[Cell, int]] = [{} for _ in self.names]
-        expanded = 0
-        g = 0
-        reached = False
-        while g <= bound and not reached:
-            layer = buckets.pop(g, [])
-            for state in layer:
-                if best.get(state) != g:
-                    continue
-                if state == goal:
-                    reached = True
-                    continue
-                expanded += 1
-                if expanded > budget:
-                    return [], expanded, True
-                h = h_of[state]
-                for move in self._moves(state, bound - g):
-                    i, _d, _passes, end, cost = move
-                    ng = g + cost
-                    if ng > bound:
-                        continue
-                    share = shares[i]
-                    new = share.get(end)
-                    if new is None:
-                        new = share[end] = self._robot_bound(i, end, goal[i])
-                    old_share = share.get(state[i])
-                    if old_share is None:
-                        old_share = share[state[i]] = self._robot_bound(i, state[i], goal[i])
-                    nh = h - old_share + new
-                    if ng + nh > bound or (nh == 0 and ng < min_cost):
-                        continue
-                    nxt = (*state[:i], end, *state[i + 1:])
-                    old = best.get(nxt)
-                    if old is None or ng < old:
-                        best[nxt] = ng
-                        h_of[nxt] = nh
-                        parents[nxt] = [(state, move)]
-                        buckets.setdefault(ng, []).append(nxt)
-                    elif ng == old:
-                        parents[nxt].append((state, move))
-            g += 1
-        if goal not in best or best[goal] > bound:
-            return [], expanded, False
-        paths: list[tuple[Step, ...]] = []
-
-        def back(state: State, tail: tuple[Step, ...]) -> None:
-            if len(paths) >= limit:
-                return
-            if state == start:
-                paths.append(tail)
-                return
-            for parent, (i, d, passes, end, cost) in parents[state]:
-                step = Step(Move(self.names[i], d, passes), parent[i], end, cost)
-                back(parent, (step, *tail))
-
-        back(goal, ())
-        return paths, expanded, False
-
-
-@lru_cache(maxsize=8)
-def finder_for(board: Board, rules: Rules, names: tuple[str, ...]) -> MoveFinder:
-    """One finder (and its slide caches) shared by every demonstration on the same board."""
-    return MoveFinder(board, rules, names)
 
 
 # ---------------------------------------------------------------- the solver, behind one door
@@ -422,7 +196,6 @@ class _Look:
     """What the last observations said, to report each problem once."""
 
     occluded: bool = False
-    problem: tuple | None = None
     unmet: tuple | None = None
     restore: tuple | None = None
 
@@ -463,24 +236,22 @@ class Demonstration:
         self.state: State = self.start_state
         self.finder = finder_for(self.board, self.rules, self.names)
         self._look = _Look()
-        self._lifted: dict[str, Cell] = {}
-        self._last_rejection: str | None = None
-        # Readings taken for misreadings: robot → the cell it is seen on, while it is believed
-        # where it stood (see the module docstring), and the questions already asked.
-        self.doubts: dict[str, Cell] = {}
-        self._asked: set[tuple[str, Cell]] = set()
-        # A robot whose own change was legal in a look that moved several robots at once,
-        # doubted with the others of that look (robot → those others): once they are all
-        # seen back where they stood, its reading is judged afresh (see :meth:`_suspects`).
-        self._mover: dict[str, frozenset[str]] = {}
-        # robots lifted back onto a cell no legal move explains, while the count waits: the
-        # cells they are seen on (see :meth:`_misplaced`)
-        self._misread: dict[str, Cell] = {}
-        self._unseen: list[str] = []  # … and those not seen (or seen as one) in the last look
+        # the collaborators: explaining a look by legal moves, the readings in doubt, and
+        # the robots the count waits for (lifted, not seen, or back where nothing explains)
+        self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
+                                    self.node_budget)
+        self._doubts = Doubts(self.names, self.board, self._event)
+        self._unread = Unread(self.names, self.board, self._event)
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
     # -- reading
+    @property
+    def doubts(self) -> dict[str, Cell]:
+        """Readings taken for misreadings: robot → the cell it is seen on, while it is
+        believed where it stood (see the module docstring)."""
+        return self._doubts.cells
+
     @property
     def count(self) -> int:
         """Moves made so far (the bid is met on cost, which differs only for the transparent
@@ -526,8 +297,7 @@ class Demonstration:
         self.cost = sum(m.cost for m in route)
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
-        self._lifted = {}
-        self._misread = {}
+        self._unread.reset()
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -552,24 +322,20 @@ class Demonstration:
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
-            self._misread = {}
-            self._unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
+            self._unread.look(missing, merged)
             events = self._count_without(seen, at) if not merged else []
             if self.verdict is not None:
                 return events
             return events + self._robot_off(missing, merged, at)
-        self._unseen = []
+        self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
-        obs, again = self._recheck(obs, at, events)
+        obs, again = self._doubts.recheck(self.state, obs, at, events)
         if obs == self.state:
-            self.phase = WATCHING
-            self._lifted.clear()
-            self._misread = {}
-            self._look.problem = None
+            self._watching()
             return events
         return events + self._explain(obs, at, hand, again)
 
@@ -579,13 +345,13 @@ class Demonstration:
         doubt, a robot unread, the board hidden), or did it already?"""
         if self.verdict is not None:
             return self.verdict.get("verdict") == Verdict.UNSURE
-        return bool(self.doubts) or self.phase == WAITING or self._look.occluded
+        return bool(self._doubts.cells) or self.phase == WAITING or self._look.occluded
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
             return []
-        if self.doubts:
+        if self._doubts.cells:
             return self._unsure(self.state, at, Message("verify.unexplained_end"))
         if self.phase == WAITING or self._look.occluded:
             # a robot unread (or two seen as one, or one back on a cell nothing explains), or
@@ -625,76 +391,50 @@ class Demonstration:
         camera): counted when legal with the missing ones where they stood; anything else
         waits until every robot is seen again."""
         filled = tuple(seen.get(n, c) for n, c in zip(self.names, self.state, strict=True))
-        if filled == self.state or any(n not in seen for n in self.doubts):
+        if filled == self.state or any(n not in seen for n in self._doubts.cells):
             return []
         chosen, _tried, _result = self._search(filled)
-        self._last_rejection = None
+        self._explainer.last_rejection = None
         if chosen is None or self._passes_bid(chosen):
             # past the bid only if the unseen robots stood still: not readings that agree
             return []
         return self._play(chosen, filled, at)
 
-    def _passes_bid(self, chosen: _Choice) -> bool:
+    def _passes_bid(self, chosen: Choice) -> bool:
         """Would these moves pass the bid before they succeed?"""
         steps = chosen.steps[:chosen.success_at] if chosen.success_at else chosen.steps
         return self.cost + sum(s.cost for s in steps) > self.bid
 
     def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
-        if self.phase == WATCHING:
-            self._lifted = {}
+        afresh = self.phase == WATCHING  # robots lifted in an earlier spell are back
         self.phase = WAITING
-        for n in missing:
-            self._lifted.setdefault(n, self.state[self.names.index(n)])
-        for group in merged:
-            for n in group:
-                self._lifted.setdefault(n, self.state[self.names.index(n)])
-        key = (tuple(missing), tuple(tuple(g) for g in merged))
-        if key == self._look.problem:
-            return []
-        self._look.problem = key
-        put_back = {n: self._name(self.state[self.names.index(n)])
-                    for n in [*missing, *(n for g in merged for n in g)]}
-        if missing:
-            words = _on_cells(put_back, missing)
-            who = i18n.listed([i18n.color(n) for n in missing])
-            # lifted off, or only not seen surely enough to be placed: the camera cannot tell
-            msg = Message("verify.missing", robots=who, n=len(missing), waits=words)
-            return [self._event("robot_missing", at, robots=missing, put_back=put_back,
-                                message=msg)]
-        group = merged[0]
-        cell = self._name(self.state[self.names.index(group[0])])
-        words = _on_cells(put_back, group)
-        return [self._event(
-            "robots_merged", at, robots=[n for g in merged for n in g], put_back=put_back,
-            message=Message("verify.merged", robots=i18n.listed([i18n.color(n) for n in group]),
-                            waits=words, cell=cell))]
+        return self._unread.off(self.state, missing, merged, at, afresh=afresh)
 
     def _explain(self, obs: State, at: float, hand: bool = True,
                  again: frozenset[str] = frozenset()) -> list[Event]:
         """Explain a new look by the shortest legal moves (:meth:`_search`); a look nothing
         explains is ``illegal`` only when every robot it changed was read with confidence
-        and none was standing still (:meth:`_suspects`): otherwise those robots are believed
+        and none was standing still (:meth:`Doubts.suspects`): otherwise those robots are believed
         where they stood and asked about, and the rest of the look is explained without
         them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
         before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
         if chosen is None:
-            if self.phase == WAITING and self._lifted_misplaced(obs):
-                return self._misplaced(obs, at)
-            suspects = self._suspects(obs, hand, again)
+            if self.phase == WAITING and self._unread.moved(obs):
+                return self._unread.misplaced(obs, at)
+            suspects = self._doubts.suspects(
+                self.state, obs, again, unwatched=bool(self._hands) and not hand,
+                explains=lambda o: self._explainer.probe(self.state, self.route, self.cost, o))
             if not suspects:
-                if self.doubts:  # the doubted robots may be what makes it unexplained
+                if self._doubts.cells:  # the doubted robots may be what makes it unexplained
                     return self._unsure(obs, at, self._why(obs, tried, result))
                 return self._illegal(obs, at, tried, result)
             why = self._why(obs, tried, result)
-            events = self._doubt(obs, suspects, at, why)
+            events = self._doubts.doubt(self.state, obs, suspects, at, why)
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
-                self.phase = WATCHING
-                self._lifted.clear()
-                self._misread = {}
-                self._look.problem = None
+                self._watching()
                 return events
             chosen, tried, result = self._search(obs)
             if chosen is None:
@@ -702,144 +442,28 @@ class Demonstration:
             return events + self._accept(chosen, obs, at)
         return self._accept(chosen, obs, at)
 
-    def _accept(self, chosen: _Choice, obs: State, at: float) -> list[Event]:
+    def _search(self, obs: State) -> tuple[Choice | None, int, SearchResult]:
+        """The shortest legal moves from the believed state to ``obs`` (:class:`Explainer`)."""
+        return self._explainer.search(self.state, self.route, self.cost, obs)
+
+    def _why(self, obs: State, tried: int, result: SearchResult) -> str:
+        return self._explainer.why(self.state, obs, tried, result)
+
+    def _watching(self) -> None:
+        """Every robot is read where the count goes on from."""
         self.phase = WATCHING
-        self._lifted.clear()
-        self._misread = {}
-        self._look.problem = None
+        self._unread.reset()
+
+    def _accept(self, chosen: Choice, obs: State, at: float) -> list[Event]:
+        self._watching()
         return self._play(chosen, obs, at)
-
-    def _search(self, obs: State) -> tuple[_Choice | None, int, SearchResult]:
-        """The shortest legal moves from the believed state to ``obs``: first within the bid
-        (plus the move that would pass it), then, only to say whether it is over the bid or
-        not legal at all, up to :attr:`max_gap`. Sequences the rules reject (an immediate
-        reversal) make the search go on to longer ones. Returns the choice (None when nothing
-        explains it), how many moves were tried, and the last search."""
-        within = max(1, min(self.bid - self.cost + 1, self.max_gap))
-        low, tried = 1, 0
-        chosen: _Choice | None = None
-        result = SearchResult([], None)
-        while chosen is None and low <= self.max_gap:
-            high = within if low <= within else self.max_gap
-            result = self.finder.explain(self.state, obs, high, min_cost=low,
-                                         node_budget=self.node_budget)
-            tried = high
-            if result.explanations:
-                assert result.cost is not None
-                chosen = self._choose(result)
-                low = result.cost + 1
-            elif result.exhausted:
-                break
-            else:
-                low = high + 1
-        return chosen, tried, result
-
-    # -- doubtful readings
-    def _recheck(self, obs: State, at: float, events: list[Event]
-                 ) -> tuple[State, frozenset[str]]:
-        """The look with every doubted robot still seen on its doubted cell believed where it
-        stood; a doubted robot seen back there clears its doubt (an event), one seen on a
-        third cell is judged afresh (returned: it stays a suspect if nothing explains it)."""
-        if not self.doubts:
-            return obs, frozenset()
-        out = list(obs)
-        cleared, again = [], set()
-        for n, cell in list(self.doubts.items()):
-            i = self.names.index(n)
-            if obs[i] == cell:
-                out[i] = self.state[i]
-                continue
-            del self.doubts[n]
-            if obs[i] == self.state[i]:
-                cleared.append(n)
-            else:
-                again.add(n)
-        for n, others in list(self._mover.items()):
-            if n not in self.doubts:
-                del self._mover[n]
-            elif not others & self.doubts.keys():
-                # the misreading that came with it is gone and it is still seen where it went:
-                # two readings agree, so its move is judged as any other
-                i = self.names.index(n)
-                del self.doubts[n], self._mover[n]
-                out[i] = obs[i]
-                again.add(n)
-        if cleared:
-            words = _on_cells({n: self._name(self.state[self.names.index(n)])
-                               for n in cleared}, cleared)
-            events.append(self._event("doubt_cleared", at, robots=cleared,
-                                      message=Message("verify.seen_again", robots=words)))
-        return tuple(out), frozenset(again)
-
-    def _suspects(self, obs: State, hand: bool, again: frozenset[str]) -> set[str]:
-        """The robots of an unexplained look whose readings may be wrong rather than their
-        moves: those doubted before; every robot that changed while no hand reached over the
-        board (in a stream that shows hands); and, of several changes, the robot without
-        which the rest is legal in the fewest moves (a robot standing still, misread while
-        another one moved); when no such robot exists, every changed robot (one whose own
-        change alone is legal is judged afresh once the others are seen back, :meth:`_recheck`)."""
-        changed = [i for i, (a, b) in enumerate(zip(self.state, obs, strict=True)) if a != b]
-        out = {self.names[i] for i in changed if self.names[i] in again}
-        if self._hands and not hand:
-            return out | {self.names[i] for i in changed}
-        if len(changed) == 1:
-            return out  # the robot moved: its reading agreed over the tracker's frames
-        kept = self._last_rejection
-        odd: dict[str, int] = {}
-        for i in changed:
-            # the odd one out: the rest is legal without it (a misread cell may well be
-            # one a few legal moves could reach: it is the sum that no hand makes)
-            rest = (*obs[:i], self.state[i], *obs[i + 1:])
-            chosen = self._search(rest)[0]
-            if chosen is not None:
-                odd[self.names[i]] = sum(s.cost for s in chosen.steps)
-        if odd:
-            self._last_rejection = kept
-            # … and of several, the one whose absence leaves the fewest moves to explain
-            return out | {n for n, c in odd.items() if c == min(odd.values())}
-        # No one misread robot explains it: several robots changed at once and no legal
-        # moves explain them together (every robot seen jumping at once, as when the board is
-        # read under a wrong north). A hand moves one robot at a time; if exactly one
-        # robot's own change is legal, it may be the one that moved and the others stood
-        # still; otherwise no robot can be told the moving one. Every change is doubted.
-        alone = [i for i in changed
-                 if self._search(tuple(obs[j] if j == i else a
-                                       for j, a in enumerate(self.state)))[0] is not None]
-        self._last_rejection = kept
-        if len(alone) == 1:
-            # … but its reading comes from the same look as the misread ones (a look read
-            # under a wrong north can move one robot to a cell it could reach): it is doubted
-            # too, until the others are seen back where they stood.
-            mover = self.names[alone[0]]
-            self._mover[mover] = frozenset(self.names[i] for i in changed if i != alone[0])
-        return out | {self.names[i] for i in changed}
-
-    def _question(self, cells: Mapping[str, Cell]) -> str:
-        seen = i18n.listed([Message("verify.seen", robot=i18n.color(n), cell=self._name(c))
-                            for n, c in cells.items()], "list.comma")
-        return Message("verify.question", seen=seen)
-
-    def _doubt(self, obs: State, suspects: set[str], at: float, why: str) -> list[Event]:
-        """Take the suspects' readings for misreadings: believe them where they stood, and
-        ask about each reading once."""
-        cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
-        self.doubts.update(cells)
-        new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
-        if not new:
-            return []
-        self._asked.update(new.items())
-        question = self._question(new)
-        robots = {n: {"seen": self._name(c), "believed": self._name(self.state[
-            self.names.index(n)])} for n, c in new.items()}
-        return [self._event("doubt", at, robots=robots, question=question, reason=why,
-                            message=Message("verify.doubt", question=question, n=len(new)))]
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
         """The verdict when what no legal move explains rests on a doubtful reading: no
         failure, a question for the players."""
-        cells = dict(self.doubts) or {n: c for n, a, c in zip(self.names, self.state, obs,
+        cells = dict(self._doubts.cells) or {n: c for n, a, c in zip(self.names, self.state, obs,
                                                               strict=True) if a != c}
-        question = self._question(cells)
+        question = self._doubts.question(cells)
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
                           message=Message("verify.unsure", question=question))
 
@@ -848,97 +472,12 @@ class Demonstration:
         seen (or seen as one with another), or seen back on a cell nothing explains; or
         while the board itself is hidden or unreadable (every robot unread). The camera
         cannot tell whether the route was made: ``unsure``, never a failure."""
-        if self._misread and not self._look.occluded:
-            question = self._question(self._misread)
-            return self._fail(Verdict.UNSURE, at, Message("verify.unexplained_end"),
-                              restore=False, question=question,
-                              message=Message("verify.unsure", question=question))
-        unread = ([] if self._look.occluded else self._unseen) or [
-            n for n in self.names if n in self._lifted or self._look.occluded]
-        who = i18n.listed([i18n.color(n) for n in unread])
-        cells = i18n.listed([self._name(self._lifted.get(n, self.state[self.names.index(n)]))
-                             for n in unread])
-        question = Message("verify.where", robots=who, cells=cells, n=len(unread))
-        return self._fail(Verdict.UNSURE, at, Message("verify.unread_end", robots=who,
-                                                      n=len(unread)),
-                          restore=False, question=question, unread=unread,
+        reason, question, fields = self._unread.ending(self.state, self._look.occluded,
+                                                       self._doubts)
+        return self._fail(Verdict.UNSURE, at, reason, restore=False, **fields,
                           message=Message("verify.unsure", question=question))
 
-    def _why(self, obs: State, tried: int, result: SearchResult) -> str:
-        """Words for a change no legal sequence explains (consumes the last rejection)."""
-        reason = describe_change(self.finder, self.state, obs, self.rules)
-        rejection, self._last_rejection = self._last_rejection, None
-        if reason is not None:
-            return reason
-        if rejection:
-            return rejection
-        changes = i18n.listed([
-            Message("verify.change", robot=i18n.color(n), start=self._name(a), end=self._name(b))
-            for n, a, b in zip(self.names, self.state, obs, strict=True) if a != b], "list.comma")
-        if result.exhausted:
-            return Message("verify.no_sequence_gave_up", changes=changes)
-        return Message("verify.no_sequence", changes=changes, tried=tried)
-
-    def _choose(self, result: SearchResult) -> _Choice | None:
-        """Among explanations of equal length: the legal ones (by the rules' own judge); of
-        those, one that succeeds (with all its moves: :meth:`_judge`); note whether a
-        different one was possible."""
-        legal: list[_Choice] = []
-        for steps in result.explanations:
-            c = self._judge(steps)
-            if c is not None:
-                legal.append(c)
-        if not legal:
-            self._last_rejection = self._rejection(result.explanations[0])
-            return None
-        # Every move a look needs was made. Where some order of them ends on the arrival,
-        # that is the order (the player stops on arriving): they all count, and the look
-        # succeeds only if the route with all of them does. An order arriving earlier would
-        # leave the rest uncounted, an over-bid judged a success. Only moves that cannot
-        # have come before the arrival are left for after it, and do not undo the success.
-        last = [c for c in legal if self._ends_arriving(c.steps)]
-        if last:
-            legal = [c if c.success_at == len(c.steps) else _Choice(c.steps, None)
-                     for c in last]
-        # a success first; of those, the reading in which arriving is the last move seen
-        legal.sort(key=lambda c: (c.success_at is None, c.success_at != len(c.steps),
-                                  c.success_at or 0))
-        chosen = legal[0]
-        sig = _signature(chosen.steps)
-        others: list[tuple[Step, ...]] = []
-        sigs = {sig}
-        for c in legal[1:]:
-            s = _signature(c.steps)
-            if s not in sigs:
-                sigs.add(s)
-                others.append(c.steps)
-        chosen.alternatives = others
-        return chosen
-
-    def _judge(self, steps: tuple[Step, ...]) -> _Choice | None:
-        route = [*self.route, *(s.move for s in steps)]
-        result = validate_route(self.snapshot, route, self.bid)
-        if not result.legal:
-            return None
-        success_at = None
-        for k in range(1, len(steps) + 1):
-            s = steps[k - 1]
-            if self.goal.claims(s.move.robot) and s.end == self.goal.cell:
-                r = validate_route(self.snapshot, route[: len(self.route) + k], self.bid)
-                if r.reached and r.meets_bid:
-                    success_at = k
-                    break
-        return _Choice(steps, success_at)
-
-    def _ends_arriving(self, steps: tuple[Step, ...]) -> bool:
-        """Is the last of these moves a claimant arriving on the target?"""
-        return self.goal.claims(steps[-1].move.robot) and steps[-1].end == self.goal.cell
-
-    def _rejection(self, steps: tuple[Step, ...]) -> str | None:
-        route = [*self.route, *(s.move for s in steps)]
-        return validate_route(self.snapshot, route, self.bid).reason
-
-    def _play(self, chosen: _Choice, obs: State, at: float) -> list[Event]:
+    def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
         events: list[Event] = []
         steps = chosen.steps
         if chosen.alternatives:
@@ -1046,24 +585,9 @@ class Demonstration:
         if key == self._look.restore:
             return []
         self._look.restore = key
-        words = _back_on(wrong)
+        words = back_on(wrong)
         return [self._event("restore", at, robots=wrong,
                             message=Message("verify.put_back", robots=words))]
-
-    def _lifted_misplaced(self, obs: State) -> bool:
-        return any(obs[self.names.index(n)] != c for n, c in self._lifted.items())
-
-    def _misplaced(self, obs: State, at: float) -> list[Event]:
-        wrong = {n: {"at": self._name(obs[self.names.index(n)]), "to": self._name(c)}
-                 for n, c in self._lifted.items() if obs[self.names.index(n)] != c}
-        key = ("misplaced", tuple(sorted((n, w["at"]) for n, w in wrong.items())))
-        if key == self._look.problem:
-            return []
-        self._look.problem = key
-        self._misread = {n: obs[self.names.index(n)] for n in wrong}
-        words = _back_on(wrong)
-        return [self._event("misplaced", at, robots=wrong,
-                            message=Message("verify.misplaced", robots=words))]
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)
@@ -1072,94 +596,6 @@ class Demonstration:
                                                                     strict=True)})
 
 
-@dataclass
-class _Choice:
-    steps: tuple[Step, ...]
-    success_at: int | None
-    alternatives: list[tuple[Step, ...]] = field(default_factory=list)
-
-
-def _signature(steps: tuple[Step, ...]) -> tuple:
-    """Two explanations that are the same moves in another order are one explanation."""
-    return tuple(sorted((s.move.text(), s.start, s.end) for s in steps))
-
-
-# ---------------------------------------------------------------- saying what went wrong
-
-
-def describe_change(finder: MoveFinder, before: State, after: State, rules: Rules) -> str | None:
-    """Words for a change no legal move explains, when one robot's slide says why; else None.
-
-    "blue stopped on f7: nothing stops it there", "blue cannot get from f2 to f14 going up:
-    a wall stops it on f9", "blue up from f2 would stop on the barrier at f6"."""
-    moved = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
-    if len(moved) > 1:
-        # Speak of the robot whose own change no short legal sequence explains.
-        def alone_explained(i: int) -> bool:
-            solo = (*before[:i], after[i], *before[i + 1:])
-            return bool(finder.explain(before, solo, 2, node_budget=2_000).explanations)
-
-        moved.sort(key=alone_explained)
-    for i in moved:
-        robot = finder.names[i]
-        if robot == TRANSPARENT:
-            continue
-        a, b = before[i], after[i]
-        # Judge the slide among the others as they stood before and as they stand after: a
-        # robot that moved under the same hand may have been the stop.
-        placements = [before]
-        if any(before[j] != after[j] for j in moved if j != i):
-            placements.append((*after[:i], a, *after[i + 1:]))
-        for d in DIRECTIONS:
-            words = {_slide_words(finder, rules, place, i, a, b, d) for place in placements}
-            if len(words) == 1 and None not in words:
-                return words.pop()
-    return None
-
-
-def _on_cells(where: Mapping[str, str], robots: list[str]) -> Any:
-    """``blue on k10, red on c2`` for players."""
-    return i18n.listed([Message("verify.on", robot=i18n.color(n), cell=where[n])
-                        for n in robots], "list.comma")
-
-
-def _back_on(wrong: Mapping[str, Mapping[str, str]]) -> Any:
-    """``blue back on k10, red back on c2`` for players."""
-    return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
-                        for n, w in wrong.items()], "list.comma")
-
-
-def _slide_words(finder: MoveFinder, rules: Rules, place: State, i: int, a: Cell, b: Cell,
-                 d: Direction) -> str | None:
-    """Why robot ``i`` cannot have slid from ``a`` to ``b`` going ``d`` among ``place``."""
-    board = finder.board
-    robot = finder.names[i]
-    occ = frozenset(c for j, c in enumerate(place) if j != i)
-    s = slide(board, occ, a, robot, d, (), rules)
-    name_a, name_b = board.name(a), board.name(b)
-    if b in s.path[1:]:
-        if b != s.end and board.diagonal_at(b) is not None:
-            return Message("why.barrier_turns", robot=i18n.color(robot), cell=name_b,
-                           end=board.name(s.end))
-        if b != s.end:
-            return Message("why.no_stop", robot=i18n.color(robot), cell=name_b,
-                           dir=i18n.direction(d.word), start=name_a, end=board.name(s.end))
-        if s.error:
-            return Message("why.slide", robot=i18n.color(robot), dir=i18n.direction(d.word),
-                           start=name_a, why=s.error)
-        return None
-    if s.final_direction != d:
-        return None
-    line, c = [], s.end
-    while (c := board.neighbour(c, d)) is not None:
-        line.append(c)
-    if b not in line:
-        return None
-    who = next((finder.names[j] for j, c in enumerate(place) if c == line[0] and j != i), None)
-    what = (Message("why.robot_on", robot=i18n.color(who), cell=board.name(line[0])) if who
-            else Message("why.wall"))
-    return Message("why.blocked", robot=i18n.color(robot), start=name_a, cell=name_b,
-                   dir=i18n.direction(d.word), what=what, end=board.name(s.end))
 
 
 # ---------------------------------------------------------------- a whole round

@@ -1,0 +1,249 @@
+"""The readings a demonstration cannot take at face value (see :mod:`companion.verify`).
+
+:class:`Doubts` holds the readings taken for misreadings (a robot believed where it stood
+while it is seen elsewhere), picks the suspects of a look no legal move explains, asks about
+them and clears them when the robots are seen back. :class:`Unread` holds the robots the count
+waits for: lifted off the board, not seen, seen as one with another, or put back on a cell no
+legal move explains. Both report through the demonstration's own ``event`` maker, so every
+event carries its bid and player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import i18n
+from .board import Board, Cell
+from .i18n import Message
+
+State = tuple[Cell, ...]
+Event = dict[str, Any]
+EventMaker = Callable[..., Event]
+
+
+def on_cells(where: Mapping[str, str | None], robots: list[str]) -> Any:
+    """``blue on k10, red on c2`` for players."""
+    return i18n.listed([Message("verify.on", robot=i18n.color(n), cell=where[n])
+                        for n in robots], "list.comma")
+
+
+def back_on(wrong: Mapping[str, Mapping[str, str | None]]) -> Any:
+    """``blue back on k10, red back on c2`` for players."""
+    return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
+                        for n, w in wrong.items()], "list.comma")
+
+
+class Doubts:
+    """Readings taken for misreadings: robot → the cell it is seen on, while it is believed
+    where it stood (:attr:`cells`), and the questions already asked.
+
+    ``names``: the robots in the demonstration's order; ``board`` names the cells; ``event``
+    makes the demonstration's events."""
+
+    def __init__(self, names: tuple[str, ...], board: Board, event: EventMaker) -> None:
+        self.names = names
+        self.board = board
+        self._event = event
+        self.cells: dict[str, Cell] = {}
+        self._asked: set[tuple[str, Cell]] = set()
+        # A robot whose own change was legal in a look that moved several robots at once,
+        # doubted with the others of that look (robot → those others): once they are all
+        # seen back where they stood, its reading is judged afresh (see :meth:`suspects`).
+        self._mover: dict[str, frozenset[str]] = {}
+
+    def recheck(self, state: State, obs: State, at: float, events: list[Event]
+                ) -> tuple[State, frozenset[str]]:
+        """The look with every doubted robot still seen on its doubted cell believed where it
+        stood (``state``); a doubted robot seen back there clears its doubt (an event), one
+        seen on a third cell is judged afresh (returned: it stays a suspect if nothing
+        explains it)."""
+        if not self.cells:
+            return obs, frozenset()
+        out = list(obs)
+        cleared, again = [], set()
+        for n, cell in list(self.cells.items()):
+            i = self.names.index(n)
+            if obs[i] == cell:
+                out[i] = state[i]
+                continue
+            del self.cells[n]
+            if obs[i] == state[i]:
+                cleared.append(n)
+            else:
+                again.add(n)
+        for n, others in list(self._mover.items()):
+            if n not in self.cells:
+                del self._mover[n]
+            elif not others & self.cells.keys():
+                # the misreading that came with it is gone and it is still seen where it went:
+                # two readings agree, so its move is judged as any other
+                i = self.names.index(n)
+                del self.cells[n], self._mover[n]
+                out[i] = obs[i]
+                again.add(n)
+        if cleared:
+            words = on_cells({n: self.board.name(state[self.names.index(n)])
+                              for n in cleared}, cleared)
+            events.append(self._event("doubt_cleared", at, robots=cleared,
+                                      message=Message("verify.seen_again", robots=words)))
+        return tuple(out), frozenset(again)
+
+    def suspects(self, state: State, obs: State, again: frozenset[str], *, unwatched: bool,
+                 explains: Callable[[State], int | None]) -> set[str]:
+        """The robots of an unexplained look whose readings may be wrong rather than their
+        moves: those doubted before (``again``); every robot that changed while no hand
+        reached over the board (``unwatched``, in a stream that shows hands); and, of several
+        changes, the robot without which the rest is legal in the fewest moves (a robot
+        standing still, misread while another one moved); when no such robot exists, every
+        changed robot (one whose own change alone is legal is judged afresh once the others
+        are seen back, :meth:`recheck`). ``explains``: what the shortest legal moves from
+        ``state`` to a placement cost, None when none explains it."""
+        changed = [i for i, (a, b) in enumerate(zip(state, obs, strict=True)) if a != b]
+        out = {self.names[i] for i in changed if self.names[i] in again}
+        if unwatched:
+            return out | {self.names[i] for i in changed}
+        if len(changed) == 1:
+            return out  # the robot moved: its reading agreed over the tracker's frames
+        odd: dict[str, int] = {}
+        for i in changed:
+            # the odd one out: the rest is legal without it (a misread cell may well be
+            # one a few legal moves could reach: it is the sum that no hand makes)
+            cost = explains((*obs[:i], state[i], *obs[i + 1:]))
+            if cost is not None:
+                odd[self.names[i]] = cost
+        if odd:
+            # … and of several, the one whose absence leaves the fewest moves to explain
+            return out | {n for n, c in odd.items() if c == min(odd.values())}
+        # No one misread robot explains it: several robots changed at once and no legal
+        # moves explain them together (every robot seen jumping at once, as when the board is
+        # read under a wrong north). A hand moves one robot at a time; if exactly one
+        # robot's own change is legal, it may be the one that moved and the others stood
+        # still; otherwise no robot can be told the moving one. Every change is doubted.
+        alone = [i for i in changed
+                 if explains(tuple(obs[j] if j == i else a for j, a in enumerate(state)))
+                 is not None]
+        if len(alone) == 1:
+            # … but its reading comes from the same look as the misread ones (a look read
+            # under a wrong north can move one robot to a cell it could reach): it is doubted
+            # too, until the others are seen back where they stood.
+            mover = self.names[alone[0]]
+            self._mover[mover] = frozenset(self.names[i] for i in changed if i != alone[0])
+        return out | {self.names[i] for i in changed}
+
+    def question(self, cells: Mapping[str, Cell]) -> str:
+        """The page's question about these readings ("blue seen on k10 — is that right?")."""
+        seen = i18n.listed([Message("verify.seen", robot=i18n.color(n),
+                                    cell=self.board.name(c)) for n, c in cells.items()],
+                           "list.comma")
+        return Message("verify.question", seen=seen)
+
+    def doubt(self, state: State, obs: State, suspects: set[str], at: float, why: str
+              ) -> list[Event]:
+        """Take the suspects' readings for misreadings: believe them where they stood
+        (``state``), and ask about each reading once."""
+        cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
+        self.cells.update(cells)
+        new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
+        if not new:
+            return []
+        self._asked.update(new.items())
+        question = self.question(new)
+        robots = {n: {"seen": self.board.name(c), "believed": self.board.name(state[
+            self.names.index(n)])} for n, c in new.items()}
+        return [self._event("doubt", at, robots=robots, question=question, reason=why,
+                            message=Message("verify.doubt", question=question, n=len(new)))]
+
+
+class Unread:
+    """The robots the count waits for: lifted off the board or not seen (:attr:`lifted`:
+    robot → the cell it stood on), seen as one with another (:attr:`unseen`, of the last
+    look), or put back on a cell no legal move explains (:attr:`misread`: the cells they are
+    seen on). Each problem is reported once (:attr:`problem`)."""
+
+    def __init__(self, names: tuple[str, ...], board: Board, event: EventMaker) -> None:
+        self.names = names
+        self.board = board
+        self._event = event
+        self.lifted: dict[str, Cell] = {}
+        self.misread: dict[str, Cell] = {}
+        self.unseen: list[str] = []
+        self.problem: tuple | None = None
+
+    def reset(self) -> None:
+        """Every robot is read again where the count can go on from."""
+        self.lifted = {}
+        self.misread = {}
+        self.problem = None
+
+    def look(self, missing: list[str], merged: list[list[str]]) -> None:
+        """The robots of the last look not seen, or seen as one with another."""
+        self.misread = {}
+        self.unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
+
+    def off(self, state: State, missing: list[str], merged: list[list[str]], at: float, *,
+            afresh: bool) -> list[Event]:
+        """Robots not seen (``missing``) or seen on one cell (``merged``): they are taken
+        for standing where they stood (``state``); the page says where they go back.
+        ``afresh``: the count went on since the last robot was lifted."""
+        if afresh:
+            self.lifted = {}
+        for n in missing:
+            self.lifted.setdefault(n, state[self.names.index(n)])
+        for group in merged:
+            for n in group:
+                self.lifted.setdefault(n, state[self.names.index(n)])
+        key = (tuple(missing), tuple(tuple(g) for g in merged))
+        if key == self.problem:
+            return []
+        self.problem = key
+        put_back = {n: self.board.name(state[self.names.index(n)])
+                    for n in [*missing, *(n for g in merged for n in g)]}
+        if missing:
+            words = on_cells(put_back, missing)
+            who = i18n.listed([i18n.color(n) for n in missing])
+            # lifted off, or only not seen surely enough to be placed: the camera cannot tell
+            msg = Message("verify.missing", robots=who, n=len(missing), waits=words)
+            return [self._event("robot_missing", at, robots=missing, put_back=put_back,
+                                message=msg)]
+        group = merged[0]
+        cell = self.board.name(state[self.names.index(group[0])])
+        words = on_cells(put_back, group)
+        return [self._event(
+            "robots_merged", at, robots=[n for g in merged for n in g], put_back=put_back,
+            message=Message("verify.merged", robots=i18n.listed([i18n.color(n) for n in group]),
+                            waits=words, cell=cell))]
+
+    def moved(self, obs: State) -> bool:
+        """Is a lifted robot seen back elsewhere than where it stood?"""
+        return any(obs[self.names.index(n)] != c for n, c in self.lifted.items())
+
+    def misplaced(self, obs: State, at: float) -> list[Event]:
+        """Lifted robots back on a cell no legal move explains: the page says where they go."""
+        wrong = {n: {"at": self.board.name(obs[self.names.index(n)]),
+                     "to": self.board.name(c)}
+                 for n, c in self.lifted.items() if obs[self.names.index(n)] != c}
+        key = ("misplaced", tuple(sorted((n, w["at"]) for n, w in wrong.items())))
+        if key == self.problem:
+            return []
+        self.problem = key
+        self.misread = {n: obs[self.names.index(n)] for n in wrong}
+        words = back_on(wrong)
+        return [self._event("misplaced", at, robots=wrong,
+                            message=Message("verify.misplaced", robots=words))]
+
+    def ending(self, state: State, occluded: bool, doubts: Doubts
+               ) -> tuple[str, str, dict[str, Any]]:
+        """Why a demonstration ending now is ``unsure`` (the robots unread, or every one while
+        the board is ``occluded``), the question for the players, and the verdict's fields."""
+        if self.misread and not occluded:
+            question = doubts.question(self.misread)
+            return Message("verify.unexplained_end"), question, {"question": question}
+        unread = ([] if occluded else self.unseen) or [
+            n for n in self.names if n in self.lifted or occluded]
+        who = i18n.listed([i18n.color(n) for n in unread])
+        cells = i18n.listed([self.board.name(self.lifted.get(n, state[self.names.index(n)]))
+                             for n in unread])
+        question = Message("verify.where", robots=who, cells=cells, n=len(unread))
+        reason = Message("verify.unread_end", robots=who, n=len(unread))
+        return reason, question, {"question": question, "unread": unread}
