@@ -15,8 +15,9 @@ model as good:
   light; hands, blur, noise, JPEG). The grid is the rendered truth moved by up to a tenth of a
   cell at each corner, or the one :func:`~.locate.locate` finds, as at the table. Per frame
   the crops are every robot's cell, its eight neighbours (a robot in front of or behind a cell
-  shows in that cell's crop too: the hard cases) and a few cells anywhere, with the robots'
-  pixels (the renderer's mask) cut the same way.
+  shows in that cell's crop too: the hard cases), every printed target (a symbol of a robot's
+  colour) and a few cells anywhere, with the robots' pixels (the renderer's mask) cut the
+  same way.
 * **the 3D source** (:mod:`.render3d`, ``--frames-3d``, none by default): the same from the
   rasteriser made apart from the reader, on seeds far from those its benchmark reads. Left
   out, that source stays a measure of frames the network never saw.
@@ -140,12 +141,12 @@ def _located(image: np.ndarray, truth: np.ndarray, rng: np.random.Generator):
 
 def _frame_crops(image: np.ndarray, loc, label: dict[tuple[int, int], int],
                  hidden: set[tuple[int, int]], rng: np.random.Generator, extra: int,
-                 mask: np.ndarray | None = None):
+                 mask: np.ndarray | None = None, also: set[tuple[int, int]] = frozenset()):
     """The crops of one located frame: every robot's cell, its eight neighbours (a robot in
-    front of or behind a cell shows in that cell's crop too: the hard cases) and ``extra``
-    cells anywhere; packed crops, class numbers, and the robots' mask cut the same way
-    (``mask``: the picture's robot pixels, or ``None`` for none known)."""
-    want: set[tuple[int, int]] = set()
+    front of or behind a cell shows in that cell's crop too: the hard cases), the cells of
+    ``also`` and ``extra`` cells anywhere; packed crops, class numbers, and the robots' mask
+    cut the same way (``mask``: the picture's robot pixels, or ``None`` for none known)."""
+    want: set[tuple[int, int]] = set(also)
     for c, r in label:
         want |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
     for _ in range(extra):
@@ -198,7 +199,11 @@ def render_set(seeds: range, *, quiet: bool = False
         hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
         label = {_truth_grid(board, c): CLASSES.index(name)
                  for name, c in shot.robots.items() if name in CLASSES}
-        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask))
+        # every printed target too: on a small board a symbol of a robot's colour is the
+        # likeliest cell to be taken for that robot
+        targets = {_truth_grid(board, t.cell) for t in board.targets}
+        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask,
+                                  targets))
         _gather(parts, quiet, "rendered", n, len(seeds), t0)
     return _joined(parts)
 
