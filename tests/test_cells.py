@@ -373,3 +373,25 @@ def test_a_missing_model_stops_companion_run_and_read_naming_the_file(tmp_path, 
         monkeypatch.undo()
         shipped.cache_clear()
 
+
+# ---------------------------------------------------------------- real tables never trained on
+
+REAL = ROOT.parent / "shared" / "photos" / "real"
+TRAINED_ON = ("blefeuvr",)  # the table whose photos train_cells cuts crops from
+HELD_OUT_MISSES = 2  # robots of those photos the shipped model may leave not seen
+
+
+@pytest.mark.skipif(not (REAL / "truth.jsonl").exists(), reason="real photos not available")
+@pytest.mark.slow
+def test_the_shipped_model_reads_the_tables_it_was_never_trained_on():
+    from companion.benchmarks.vision_real import load_truth, read_photo
+
+    held = [t for t in load_truth(REAL) if t.kind == "whole" and t.table not in TRAINED_ON]
+    assert len(held) >= 4
+    right = total = 0
+    for t in held:
+        r = read_photo(REAL, t, shipped())
+        assert r.found and r.wrong == 0 and r.invented == 0, (t.file, r.details)
+        right += r.right
+        total += r.total
+    assert right >= total - HELD_OUT_MISSES
