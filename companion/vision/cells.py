@@ -237,11 +237,22 @@ def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[s
     return out
 
 
+def ranked(score: np.ndarray | None, cell: tuple[int, int]) -> bool:
+    """Whether ``cell`` (col, row) is among the best :data:`TOP_CELLS` of one colour's scores
+    (``(16, 16)``, by row and column). The classifier alone places a robot only there: a
+    cell it is looked at for being a neighbour along the line of sight, with no colour of the
+    robot's own, is where a tall robot on the cell behind it leans into its crop."""
+    if score is None:
+        return False
+    return int((score > score[cell[1], cell[0]]).sum()) < TOP_CELLS
+
+
 def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hits: dict,
            colours: list[str]) -> tuple[dict, dict[str, CellVerdict], int]:
     """The robots of ``hits`` (from :func:`~.robots.place`) with the classifier's word on
     them: a robot both place on one cell stands (the classifier likely there, if not well
-    ahead of every other cell); one the classifier alone is sure of stands where it says; one
+    ahead of every other cell); one the classifier alone is sure of stands where it says, if
+    the colour scores rank that cell among their best (:func:`ranked`); one
     they put on different cells, or that the classifier is not sure of, is doubtful (said to
     be not seen, with the reason). Also the verdicts, and how many cells were classified."""
     from .robots import RobotHit
@@ -261,7 +272,8 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
             out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
             taken[v.at] = colour
             continue
-        if v.cell is not None and (h is None or h.doubt is not None) and v.own < ALONE:
+        if v.cell is not None and (h is None or h.doubt is not None) and (
+                v.own < ALONE or not ranked(scores.get(colour), v.cell)):
             v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
@@ -287,5 +299,5 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
 
 
 __all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict",
-           "all_cells", "candidates", "crop_frames", "cut", "decide", "shipped", "softmax",
-           "verdicts"]
+           "all_cells", "candidates", "crop_frames", "cut", "decide", "ranked", "shipped",
+           "softmax", "verdicts"]

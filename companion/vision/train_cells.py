@@ -1,7 +1,7 @@
 """Train the cell classifier of :mod:`.cells` and export it to ONNX.
 
     pip install -e '.[train]'
-    python -m companion.vision.train_cells [--frames 1000] [--real ../shared/photos/real]
+    python -m companion.vision.train_cells [--frames 1200] [--real ../shared/photos/real]
 
 Nothing here runs at the table or in CI: the reader loads the exported file only.
 
@@ -15,18 +15,25 @@ model as good:
   light; hands, blur, noise, JPEG). The grid is the rendered truth moved by up to a tenth of a
   cell at each corner, or the one :func:`~.locate.locate` finds, as at the table. Per frame
   the crops are every robot's cell, its eight neighbours (a robot in front of or behind a cell
-  shows in that cell's crop too: the hard cases) and a few cells anywhere.
-* **real crops** (``--real``): the labelled photos of real tables in that folder
-  (``truth.jsonl`` beside them) are read at training time, their boards located as the reader
-  does, and the cells of the tables named by ``--real-tables`` (default: ``blefeuvr``) cut with
-  the same geometry and mixed into the training set, many times over with changed light,
-  colour, noise and shift: the network sees real plastic and real print. The photos stay where
-  they are; nothing cut from them is written into the repository. The other tables' photos
-  are only measured (printed at the end), never trained on.
+  shows in that cell's crop too: the hard cases), every printed target (a symbol of a robot's
+  colour) and a few cells anywhere, with the robots' pixels (the renderer's mask) cut the
+  same way.
+* **the 3D source** (:mod:`.render3d`, ``--frames-3d``, none by default): the same from the
+  rasteriser made apart from the reader, on seeds far from those its benchmark reads. Left
+  out, that source stays a measure of frames the network never saw.
+* **real crops** (``--real``): the labelled whole-board photos of the tables named by
+  ``--real-tables`` (default: ``blefeuvr``) are read at training time, their boards located
+  as the reader does, and their cells cut with the same geometry, each photo several times
+  as another camera would have taken it (JPEG, defocus, a smaller sensor); each robot's
+  plastic is masked by its hue (:func:`colour_mask`). The photos stay where they are;
+  nothing cut from them is written into the repository. The other tables' photos are only
+  measured (printed at the end), never trained on.
 
-Crops are augmented on the fly (light level, colour gains, haze, noise, a shift of a pixel or
-two). The network is small (three convolutions and two dense layers) and the run takes a few
-minutes on two cores.
+Every batch then gets robots pasted onto a share of its empty cells, real robots onto
+rendered print and rendered robots onto real print, and every crop's light and lens are
+changed (haze, casts, washed-out plastic, glare, a flash's fall-off, blur, noise, the robot's
+height and width): see :mod:`.train_augment`. The network is small (three convolutions and
+two dense layers) and the run takes about half an hour on a busy shared core.
 """
 
 from __future__ import annotations
@@ -132,9 +139,50 @@ def _located(image: np.ndarray, truth: np.ndarray, rng: np.random.Generator):
         return None
 
 
-def render_set(seeds: range, *, quiet: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Crops ``(N, 3, H, W)`` as uint8 (see :func:`_pack`) and their class numbers."""
-    xs, ys = [], []
+def _frame_crops(image: np.ndarray, loc, label: dict[tuple[int, int], int],
+                 hidden: set[tuple[int, int]], rng: np.random.Generator, extra: int,
+                 mask: np.ndarray | None = None, also: set[tuple[int, int]] = frozenset()):
+    """The crops of one located frame: every robot's cell, its eight neighbours (a robot in
+    front of or behind a cell shows in that cell's crop too: the hard cases), the cells of
+    ``also`` and ``extra`` cells anywhere; packed crops, class numbers, and the robots' mask
+    cut the same way (``mask``: the picture's robot pixels, or ``None`` for none known)."""
+    want: set[tuple[int, int]] = set(also)
+    for c, r in label:
+        want |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+    for _ in range(extra):
+        want.add((int(rng.integers(GRID)), int(rng.integers(GRID))))
+    cells = np.array(sorted((c, r) for c, r in want if 0 <= c < GRID and 0 <= r < GRID
+                            and (c, r) not in hidden
+                            and not (7 <= c <= 8 and 7 <= r <= 8)), np.int64).reshape(-1, 2)
+    frame = prepare(image, loc)
+    x = _pack(cut(frame.image, frame.scale, frame.white, loc, cells))
+    y = np.array([label.get((int(c), int(r)), 0) for c, r in cells], np.int64)
+    m = np.zeros((len(cells), CROP_H, CROP_W), np.uint8)
+    if mask is not None and (y > 0).any():
+        m3 = np.repeat(mask[..., None], 3, axis=2)
+        cutm = cut(m3, 1.0, np.array([255.0, 255.0, 255.0]), loc, cells[y > 0])[:, 0] + 0.5
+        m[y > 0] = np.clip(np.rint(cutm * 255.0), 0, 255).astype(np.uint8)
+    return x, y, m
+
+
+def _gather(parts: list, quiet: bool, what: str, n: int, total: int, t0: float) -> None:
+    if not quiet and (n + 1) % 100 == 0:
+        print(f"  {what} {n + 1}/{total} frames, {sum(len(p[1]) for p in parts)} crops, "
+              f"{time.time() - t0:.0f} s", file=sys.stderr)
+
+
+def _joined(parts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if not parts:
+        return (np.zeros((0, 3, CROP_H, CROP_W), np.uint8), np.zeros(0, np.int64),
+                np.zeros((0, CROP_H, CROP_W), np.uint8))
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore
+
+
+def render_set(seeds: range, *, quiet: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops ``(N, 3, H, W)`` as uint8 (see :func:`_pack`), their class numbers, and each
+    robot crop's mask of robot pixels ``(N, H, W)`` (0 … 255; zero for the other crops)."""
+    parts = []
     t0 = time.time()
     for n, seed in enumerate(seeds):
         rng = np.random.default_rng([seed, 13])
@@ -151,21 +199,43 @@ def render_set(seeds: range, *, quiet: bool = False) -> tuple[np.ndarray, np.nda
         hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
         label = {_truth_grid(board, c): CLASSES.index(name)
                  for name, c in shot.robots.items() if name in CLASSES}
-        want: set[tuple[int, int]] = set()
-        for c, r in label:
-            want |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
-        for _ in range(6):
-            want.add((int(rng.integers(GRID)), int(rng.integers(GRID))))
-        cells = sorted((c, r) for c, r in want if 0 <= c < GRID and 0 <= r < GRID
-                       and (c, r) not in hidden
-                       and not (7 <= c <= 8 and 7 <= r <= 8))
-        frame = prepare(shot.image, loc)
-        xs.append(_pack(cut(frame.image, frame.scale, frame.white, loc, np.array(cells))))
-        ys.append(np.array([label.get(c, 0) for c in cells], np.int64))
-        if not quiet and (n + 1) % 100 == 0:
-            print(f"  rendered {n + 1}/{len(seeds)} frames, "
-                  f"{sum(map(len, ys))} crops, {time.time() - t0:.0f} s", file=sys.stderr)
-    return np.concatenate(xs), np.concatenate(ys)
+        # every printed target too: on a small board a symbol of a robot's colour is the
+        # likeliest cell to be taken for that robot
+        targets = {_truth_grid(board, t.cell) for t in board.targets}
+        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask,
+                                  targets))
+        _gather(parts, quiet, "rendered", n, len(seeds), t0)
+    return _joined(parts)
+
+
+SIZES_3D = ((640, 480), (800, 600), (960, 720))
+
+
+def render3d_set(seeds: range, *, quiet: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """As :func:`render_set`, from the 3D source (:func:`~.render3d.random_frame`). The
+    benchmark of that source reads seeds 6000 on; the seeds trained on here must not be
+    those (see ``--seed-3d``)."""
+    from .render3d import random_frame
+
+    parts = []
+    t0 = time.time()
+    for n, seed in enumerate(seeds):
+        rng = np.random.default_rng([seed, 31])
+        size = SIZES_3D[int(rng.integers(len(SIZES_3D)))]
+        shot = random_frame(seed, size=size, hands=0.15)
+        if not shot.in_frame:
+            continue
+        loc = _located(shot.image, np.asarray(shot.corners, np.float64), rng)
+        if loc is None:
+            continue
+        board = shot.board
+        hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
+        label = {_truth_grid(board, c): CLASSES.index(name)
+                 for name, c in shot.robots.items() if name in CLASSES}
+        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask))
+        _gather(parts, quiet, "3D", n, len(seeds), t0)
+    return _joined(parts)
 
 
 def _pack(crops: np.ndarray) -> np.ndarray:
@@ -190,13 +260,77 @@ def _upright(loc, size: tuple[int, int]):
     return loc.rotated(int(np.argmin(errs)))
 
 
-def real_set(folder: Path, tables: set[str] | None, *, rng: np.random.Generator,
-             quiet: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Crops of the labelled photos in ``folder`` whose table (the file name up to its first
-    ``-``) is in ``tables`` (``None``: every other table), as :func:`render_set`."""
+# hue ranges (OpenCV's 0 … 180) of the coloured robots' plastic, for their masks in photos
+HUES = {"red": ((0, 9), (168, 180)), "yellow": ((16, 38),), "green": ((40, 88),),
+        "blue": ((92, 132),)}
+
+
+def colour_mask(packed: np.ndarray, name: str) -> np.ndarray:
+    """``(H, W)`` uint8, 255 on a coloured robot's plastic in one packed crop of its own
+    cell (saturated pixels of its hue, the blob standing nearest the crop's lower middle,
+    filled to its convex hull);
+    all zero where none is clear, or for a colourless robot (no hue tells it from the
+    print)."""
+    out = np.zeros((CROP_H, CROP_W), np.uint8)
+    if name not in HUES:
+        return out
+    bgr = np.clip(packed.transpose(1, 2, 0).astype(np.float32) * 2.0, 0, 255).astype(np.uint8)
+    hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV)
+    hit = np.zeros((CROP_H, CROP_W), bool)
+    for lo, hi in HUES[name]:
+        hit |= (hsv[..., 0] >= lo) & (hsv[..., 0] <= hi)
+    hit &= (hsv[..., 1] >= (45 if name == "yellow" else 70)) & (hsv[..., 2] >= 40)
+    hit = cv2.morphologyEx(hit.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, lab, stats, cent = cv2.connectedComponentsWithStats(hit, connectivity=8)
+    if n < 2:
+        return out
+    aim = np.array([CROP_W / 2, CROP_H * 0.62])
+    best = min(range(1, n), key=lambda i: np.linalg.norm(cent[i] - aim) - 0.05 * stats[i, 4])
+    if stats[best, 4] < 40 or np.linalg.norm(cent[best] - aim) > 0.3 * CROP_H:
+        return out
+    # the blob's convex hull: a shine or a washed-out flank is plastic too
+    pts = cv2.findNonZero((lab == best).astype(np.uint8))
+    return cv2.fillConvexPoly(out, cv2.convexHull(pts), 255)
+
+
+def _variant(image: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """The photo as another camera would have taken it: ``k`` 0 is itself, then JPEG at a
+    low quality, a defocus blur, a smaller sensor, and combinations."""
+    out = image
+    if k % 4 in (1, 3):
+        q = int(rng.integers(25, 60))
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+    if k % 4 in (2, 3):
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.8, 2.0)))
+    if k >= 4:
+        f = float(rng.uniform(0.3, 0.6))
+        small = cv2.resize(out, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        out = cv2.resize(small, (image.shape[1], image.shape[0]),
+                         interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def _photo_labels(d: dict) -> dict[tuple[int, int], int]:
+    """A photo's robots as grid ``(col, row)`` → class number (the picture's top north)."""
     from ..board import parse_cell
 
-    xs, ys, used = [], [], []
+    label = {}
+    for name, cell in d["robots"].items():
+        if name in CLASSES:
+            rank, file = divmod(parse_cell(cell), GRID)
+            label[(file, GRID - 1 - rank)] = CLASSES.index(name)
+    return label
+
+
+def real_set(folder: Path, tables: set[str] | None, *, rng: np.random.Generator,
+             quiet: bool = False, variants: int = 1
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Crops of the labelled whole-board photos in ``folder`` whose table (the file name up
+    to its first ``-``) is in ``tables`` (``None``: every other table), as
+    :func:`render_set` (the robots' masks by :func:`colour_mask`), each photo cut
+    ``variants`` times as :func:`_variant` changes it, and the photos used."""
+    parts, used = [], []
     for line in (folder / "truth.jsonl").read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
@@ -214,25 +348,15 @@ def real_set(folder: Path, tables: set[str] | None, *, rng: np.random.Generator,
             if not quiet:
                 print(f"  {d['file']}: not located ({e})", file=sys.stderr)
             continue
-        label = {}
-        for name, cell in d["robots"].items():
-            if name in CLASSES:
-                rank, file = divmod(parse_cell(cell), GRID)
-                label[(file, GRID - 1 - rank)] = CLASSES.index(name)
-        want = set()
-        for c, r in label:
-            want |= {(c + dc, r + dr) for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
-        for _ in range(12):
-            want.add((int(rng.integers(GRID)), int(rng.integers(GRID))))
-        cells = sorted((c, r) for c, r in want if 0 <= c < GRID and 0 <= r < GRID
-                       and not (7 <= c <= 8 and 7 <= r <= 8))
-        frame = prepare(image, loc)
-        xs.append(_pack(cut(frame.image, frame.scale, frame.white, loc, np.array(cells))))
-        ys.append(np.array([label.get(c, 0) for c in cells], np.int64))
+        label = _photo_labels(d)
+        for k in range(variants):
+            x, y, m = _frame_crops(_variant(image, k, rng), loc, label, set(), rng, 12)
+            for i in np.nonzero(y > 0)[0]:
+                m[i] = colour_mask(x[i], CLASSES[y[i]])
+            parts.append((x, y, m))
         used.append(d["file"])
-    if not xs:
-        return (np.zeros((0, 3, CROP_H, CROP_W), np.uint8), np.zeros(0, np.int64), used)
-    return np.concatenate(xs), np.concatenate(ys), used
+    x, y, m = _joined(parts)
+    return x, y, m, used
 
 
 _TRAINED: set[str] = set()
@@ -256,27 +380,16 @@ def _network():
     )
 
 
-def _augment(x, gen):
-    """Changed light, colour gains, haze, noise and a small shift, per crop."""
-    import torch
-
-    n = x.shape[0]
-    v = x + 0.5
-    v = v * torch.empty(n, 1, 1, 1).uniform_(0.7, 1.3, generator=gen)
-    v = v * torch.empty(n, 3, 1, 1).uniform_(0.88, 1.12, generator=gen)
-    haze = torch.empty(n, 1, 1, 1).uniform_(0.0, 0.35, generator=gen) * (
-        torch.rand(n, 1, 1, 1, generator=gen) < 0.3)
-    v = v * (1 - haze) + haze * 1.0
-    v = v + torch.randn(v.shape, generator=gen) * torch.empty(n, 1, 1, 1).uniform_(
-        0.0, 0.05, generator=gen)
-    dx, dy = (int(t) for t in torch.randint(-2, 3, (2,), generator=gen))
-    v = torch.roll(v, shifts=(dy, dx), dims=(2, 3))
-    return (v.clamp(0.0, 2.0) - 0.5)
-
-
-def train(x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, quiet: bool = False):
+def train(x: np.ndarray, y: np.ndarray, origin: np.ndarray, pool, *, epochs: int,
+          seed: int, paste_share: float = 0.15, quiet: bool = False):
+    """The network trained on packed crops ``x``, classes ``y`` and origins ``origin``
+    (:data:`~.train_augment.REAL` or ``RENDERED``), robots of ``pool`` pasted onto a share
+    of the empty cells of every batch (:func:`~.train_augment.paste`), every crop then
+    changed by :func:`~.train_augment.augment`."""
     import torch
     import torch.nn as nn
+
+    from .train_augment import augment, paste
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
@@ -288,8 +401,7 @@ def train(x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, quiet: bool =
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * ((len(x) + 127) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    xt = torch.from_numpy(x)
-    yt = torch.from_numpy(y)
+    xt, yt, ot = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(origin)
     t0 = time.time()
     for epoch in range(epochs):
         net.train()
@@ -297,9 +409,9 @@ def train(x: np.ndarray, y: np.ndarray, *, epochs: int, seed: int, quiet: bool =
         total, right, seen = 0.0, 0, 0
         for i in range(0, len(x), 128):
             idx = order[i:i + 128]
-            xb = _augment(xt[idx].float() / 127.0 - 0.5, gen)
-            yb = yt[idx]
-            out = net(xb)
+            xb, yb = paste(xt[idx].float() / 127.0 - 0.5, yt[idx], ot[idx], pool, gen,
+                           paste_share)
+            out = net(augment(xb, gen))
             loss = loss_fn(out, yb)
             opt.zero_grad()
             loss.backward()
@@ -339,67 +451,110 @@ def measure(path: Path, x: np.ndarray, y: np.ndarray) -> str:
             f"/{int((~robot).sum())}")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _cached(cache: Path | None, name: str, make) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``make()``'s crops, classes and masks, kept in ``cache/name`` when a folder is given."""
+    path = cache / name if cache is not None else None
+    if path is not None and path.is_file():
+        data = np.load(path)
+        return data["x"], data["y"], data["m"]
+    x, y, m = make()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, x=x, y=y, m=m)
+    return x, y, m
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m companion.vision.train_cells",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--frames", type=int, default=1000, help="rendered frames (1000)")
+    parser.add_argument("--frames", type=int, default=1200, help="rendered frames (1200)")
     parser.add_argument("--seed", type=int, default=0, help="first render seed (0)")
+    parser.add_argument("--frames-3d", type=int, default=0,
+                        help="frames of the 3D source too (0: none, so that source stays "
+                             "unseen and its benchmark measures what the network never saw)")
+    parser.add_argument("--seed-3d", type=int, default=500_000,
+                        help="first seed of those (500000; the benchmark reads 6000 on)")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--real", default="../shared/photos/real",
                         help="labelled real photos (a truth.jsonl beside them); '' for none")
     parser.add_argument("--real-tables", default="blefeuvr",
                         help="the tables whose photos are trained on, comma separated")
-    parser.add_argument("--real-repeat", type=int, default=8,
-                        help="how many times each real crop is in the training set")
+    parser.add_argument("--real-variants", type=int, default=8,
+                        help="how many times each real photo is cut, as another camera "
+                             "would have taken it (8)")
+    parser.add_argument("--paste", type=float, default=0.15,
+                        help="the share of each batch's empty cells a robot is pasted on")
     parser.add_argument("--empty-share", type=float, default=0.4,
                         help="the share of the rendered empty cells trained on (0.4)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--cache", default="", help="an .npz to keep the rendered crops in")
+    parser.add_argument("--cache", default="", help="a folder to keep the rendered crops in")
     parser.add_argument("--out", default=str(MODEL))
     parser.add_argument("--quiet", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _data(args, rng: np.random.Generator):
+    """The training set: crops, classes, origins, the pool of robots to paste, and the real
+    crops (for the closing measure)."""
+    from .train_augment import REAL, RENDERED, joined, make_pool
+
+    cache = Path(args.cache) if args.cache else None
+    a, b = args.seed, args.seed + args.frames
+    x, y, m = _cached(cache, f"render-{a}-{b}.npz",
+                      lambda: render_set(range(a, b), quiet=args.quiet))
+    if args.frames_3d:
+        a3, b3 = args.seed_3d, args.seed_3d + args.frames_3d
+        x3, y3, m3 = _cached(cache, f"render3d-{a3}-{b3}.npz",
+                             lambda: render3d_set(range(a3, b3), quiet=args.quiet))
+        x, y, m = np.concatenate([x, x3]), np.concatenate([y, y3]), np.concatenate([m, m3])
+    print(f"renders: {len(y)} crops, per class {np.bincount(y, minlength=len(CLASSES))}",
+          file=sys.stderr)
+    keep = (y > 0) | (rng.random(len(y)) < args.empty_share)
+    x, y, m = x[keep], y[keep], m[keep]
+    real_x, real_y, real_m = _joined([])
+    folder = Path(args.real) if args.real else None
+    tables = {t for t in args.real_tables.split(",") if t}
+    _TRAINED.update(tables)
+    if folder is not None and (folder / "truth.jsonl").is_file() and tables:
+        real_x, real_y, real_m, used = real_set(folder, tables, rng=rng, quiet=args.quiet,
+                                                variants=args.real_variants)
+        print(f"real photos trained on: {len(used)} ({', '.join(sorted(tables))}), "
+              f"{len(real_y)} crops, robots {int((real_y > 0).sum())}, "
+              f"{int((real_m.reshape(len(real_m), -1).max(axis=1) > 0).sum())} with a mask",
+              file=sys.stderr)
+    pool = joined(make_pool(real_x, real_m, real_y, REAL, limit=len(real_y), rng=rng),
+                  make_pool(x, m, y, RENDERED, limit=4000, rng=rng))
+    origin = np.concatenate([np.full(len(y), RENDERED), np.full(len(real_y), REAL)])
+    return (np.concatenate([x, real_x]), np.concatenate([y, real_y]), origin, pool,
+            real_x, real_y)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     import torch
 
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     t0 = time.time()
-    cache = Path(args.cache) if args.cache else None
-    if cache is not None and cache.is_file():
-        data = np.load(cache)
-        x, y = data["x"], data["y"]
-    else:
-        x, y = render_set(range(args.seed, args.seed + args.frames), quiet=args.quiet)
-        if cache is not None:
-            np.savez_compressed(cache, x=x, y=y)
-    print(f"renders: {len(y)} crops, per class {np.bincount(y, minlength=len(CLASSES))}, "
-          f"{time.time() - t0:.0f} s", file=sys.stderr)
     rng = np.random.default_rng(args.seed)
-    keep = (y > 0) | (rng.random(len(y)) < args.empty_share)
-    x, y = x[keep], y[keep]
-    real_x = np.zeros((0, 3, CROP_H, CROP_W), np.uint8)
-    real_y = np.zeros(0, np.int64)
-    folder = Path(args.real) if args.real else None
-    tables = {t for t in args.real_tables.split(",") if t}
-    _TRAINED.update(tables)
-    if folder is not None and (folder / "truth.jsonl").is_file() and tables:
-        real_x, real_y, used = real_set(folder, tables, rng=rng, quiet=args.quiet)
-        print(f"real photos trained on: {len(used)} ({', '.join(sorted(tables))}), "
-              f"{len(real_y)} crops, robots {int((real_y > 0).sum())}", file=sys.stderr)
-    train_x = np.concatenate([x] + [real_x] * args.real_repeat)
-    train_y = np.concatenate([y] + [real_y] * args.real_repeat)
-    net = train(train_x, train_y, epochs=args.epochs, seed=args.seed, quiet=args.quiet)
+    x, y, origin, pool, real_x, real_y = _data(args, rng)
+    print(f"training on {len(y)} crops, {len(pool)} robots to paste, {time.time() - t0:.0f} s",
+          file=sys.stderr)
+    net = train(x, y, origin, pool, epochs=args.epochs, seed=args.seed,
+                paste_share=args.paste, quiet=args.quiet)
     out = Path(args.out)
     export(net, out)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB) after {time.time() - t0:.0f} s",
           file=sys.stderr)
     # measured on what it never saw: fresh render seeds, and the other tables' photos
-    fresh_x, fresh_y = render_set(range(10_000_000 + args.seed, 10_000_000 + args.seed + 100),
-                                  quiet=True)
+    fresh_x, fresh_y, _ = render_set(range(10_000_000 + args.seed,
+                                           10_000_000 + args.seed + 100), quiet=True)
     print(f"fresh renders: {measure(out, fresh_x, fresh_y)}", file=sys.stderr)
+    folder = Path(args.real) if args.real else None
     if folder is not None and (folder / "truth.jsonl").is_file():
         print(f"real, trained on: {measure(out, real_x, real_y)}", file=sys.stderr)
-        ox, oy, used = real_set(folder, None, rng=rng, quiet=True)
+        ox, oy, _, used = real_set(folder, None, rng=rng, quiet=True)
         print(f"real, not trained on ({len(used)} photos): {measure(out, ox, oy)}",
               file=sys.stderr)
     return 0
