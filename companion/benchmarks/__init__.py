@@ -27,3 +27,14 @@ def percentile(values: list[float], q: float) -> float:
     import numpy as np
 
     return float(np.percentile(values, q)) if values else float("nan")
+
+
+def frame_size(parser, text: str, option: str = "--size") -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` of a rendered frame, or the parser's error naming the option."""
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+        if not (160 <= w <= 4000 and 120 <= h <= 4000):
+            raise ValueError
+    except ValueError:
+        parser.error(f"{option}: WIDTHxHEIGHT between 160x120 and 4000x4000, not {text!r}")
+    return w, h

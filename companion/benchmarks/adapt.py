@@ -29,7 +29,7 @@ from typing import Any
 
 import cv2
 
-from . import write_report
+from . import frame_size, write_report
 
 ROBOTS = ("red", "green", "blue", "yellow")
 LOOKED = (*ROBOTS, "black")  # the table looks for a black robot too, so none is invented
@@ -184,12 +184,7 @@ def run(argv: list[str]) -> int:
         parser.error("--demos: 0 or more")
     if args.photos is not None and args.photos < 1:
         parser.error("--photos: at least 1")
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-        if not (160 <= w <= 4000 and 120 <= h <= 4000):
-            raise ValueError
-    except ValueError:
-        parser.error(f"--size: WIDTHxHEIGHT between 160x120 and 4000x4000, not {args.size!r}")
+    w, h = frame_size(parser, args.size)
     cells = not args.no_cells
     report: dict[str, Any] = {"benchmark": "adapt", "seed": args.seed, "cells": cells}
     if args.demos:

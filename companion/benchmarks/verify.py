@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 from ..board import Board, tile_names
 from ..rules import Goal, Move, Position
 from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for, replay, stable_looks
-from . import write_report
+from . import frame_size, write_report
 
 GOAL_MEDIAN_MS = 50.0
 ROBOTS = ("red", "green", "blue", "yellow")
@@ -407,12 +407,7 @@ def run(argv: list[str]) -> int:
         parser.error("--demos: at least 1")
     if args.judged < 0 or args.frames < 0 or args.frames3d < 0:
         parser.error("--judged, --frames and --frames3d: 0 or more")
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-        if not (160 <= w <= 4000 and 120 <= h <= 4000):
-            raise ValueError
-    except ValueError:
-        parser.error(f"--size: WIDTHxHEIGHT between 160x120 and 4000x4000, not {args.size!r}")
+    w, h = frame_size(parser, args.size)
     from ..vision.read import use_cells
 
     was = use_cells(not args.no_cells)
