@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -241,10 +242,24 @@ def _sample(resp: np.ndarray, G: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return out.reshape(pts.shape[:-1])
 
 
-def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.55,
-              hi: float = 1.6) -> tuple[LatticeFit, np.ndarray | None]:
-    """One pass (see the module docstring): the fit, and the lattice corners in the image
-    (grid order) even when the lattice did not hold, for the next pass to start from."""
+class _Lines(NamedTuple):
+    """The lattice lines one pass found: ``M`` (image → rectified), the line responses with
+    NaN out of the picture (``rvn`` vertical, ``rhn`` horizontal), the indices of the lines
+    kept each way (``iv``, ``ih``) and ``G`` (line indices → rectified pixels)."""
+
+    M: np.ndarray
+    rvn: np.ndarray
+    rhn: np.ndarray
+    iv: np.ndarray
+    ih: np.ndarray
+    G: np.ndarray
+
+
+def _find_lines(gray: np.ndarray, rough: np.ndarray, px: int, lo: float, hi: float
+                ) -> _Lines | None:
+    """Steps 1 and 2 of the module docstring: the rough region rectified, its thin dark lines
+    found, those on one evenly spaced sequence each way kept, and the homography from their
+    indices to pixels; ``None`` when there is no such lattice."""
     warped, M = _prepare(gray, rough, px)
     rv, rh = _responses(warped)
     off = warped[..., 1] == 0  # out of the picture: says nothing either way
@@ -258,105 +273,112 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
     sv = _sequence(V[:, 0], V[:, 2], lo * px, hi * px) if len(V) else None
     sh = _sequence(Hh[:, 0], Hh[:, 2], lo * px, hi * px) if len(Hh) else None
     if sv is None or sh is None:
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+        return None
     iv, rows_v = sv
     ih, rows_h = sh
     pts = _crossings(V[rows_v], Hh[rows_h], c)  # (len iv, len ih, 2)
     src = np.dstack(np.meshgrid(iv, ih, indexing="ij")).reshape(-1, 2).astype(np.float32)
     dst = pts.reshape(-1, 2).astype(np.float32)
     if len(src) < 12:
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+        return None
     G, _ = cv2.findHomography(src, dst, cv2.RANSAC, 0.25 * lo * px)
     if G is None:
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
-    # line strengths and rows of cells, over a range of indices round the lines found
-    # a board partly out of the picture shows fewer than 17 lines: look well past them
-    ext_v, ext_h = 3, 3
-    lo_v, hi_v = int(iv.min()) - ext_v, int(iv.max()) + ext_v
-    lo_h, hi_h = int(ih.min()) - ext_h, int(ih.max()) + ext_h
-    us = np.arange(lo_v, hi_v + 1, dtype=np.float64)
-    vs = np.arange(lo_h, hi_h + 1, dtype=np.float64)
-    t = np.linspace(0, 1, 48)
+        return None
+    return _Lines(M, rvn, rhn, iv, ih, G)
 
-    def strengths(resp: np.ndarray, idx: np.ndarray, other: tuple[float, float],
-                  vertical: bool) -> np.ndarray:
-        """Median response along each line ``idx`` over the other family's span."""
-        a, b = other
-        along = a + (b - a) * t
-        if vertical:
-            p = np.dstack(np.meshgrid(idx, along, indexing="ij"))
+
+def _strengths(resp: np.ndarray, G: np.ndarray, t: np.ndarray, idx: np.ndarray,
+               other: tuple[float, float], vertical: bool) -> np.ndarray:
+    """Median response along each line ``idx`` over the other family's span (sampled at
+    ``t`` along it)."""
+    a, b = other
+    along = a + (b - a) * t
+    if vertical:
+        p = np.dstack(np.meshgrid(idx, along, indexing="ij"))
+    else:
+        p = np.dstack(np.meshgrid(along, idx, indexing="xy"))
+    s = _sample(resp, G, p)
+    with np.errstate(all="ignore"):
+        out = np.median(np.where(np.isnan(s), 0.0, s), axis=1)
+        seen = np.mean(~np.isnan(s), axis=1)
+    return np.where(seen > 0.6, out, np.nan)
+
+
+def _strips(resp: np.ndarray, G: np.ndarray, t: np.ndarray, idx: np.ndarray,
+            cross: np.ndarray, vertical_cross: bool) -> np.ndarray:
+    """For each strip between lines ``idx`` and ``idx + 1``: how strongly the lines of
+    the other family (indices ``cross``) run across it (median over them)."""
+    out = []
+    for k in idx:
+        along = k + 0.2 + 0.6 * t[::3]
+        if vertical_cross:  # strip between horizontal lines k, k+1; vertical lines cross
+            p = np.dstack(np.meshgrid(cross, along, indexing="ij"))
         else:
-            p = np.dstack(np.meshgrid(along, idx, indexing="xy"))
+            p = np.dstack(np.meshgrid(along, cross, indexing="xy"))
         s = _sample(resp, G, p)
         with np.errstate(all="ignore"):
-            out = np.median(np.where(np.isnan(s), 0.0, s), axis=1)
-            seen = np.mean(~np.isnan(s), axis=1)
-        return np.where(seen > 0.6, out, np.nan)
+            per = _nanmedian(s, axis=1)
+            frac = np.mean(~np.isnan(s))
+        out.append(float(_nanmedian(per, axis=0)) if frac > 0.6 else np.nan)
+    return np.array(out, dtype=np.float64)
 
-    span_h = (float(ih.min()), float(ih.max()))
-    span_v = (float(iv.min()), float(iv.max()))
-    Lv = strengths(rvn, us, span_h, True)
-    Lh = strengths(rhn, vs, span_v, False)
-    mid_v = strengths(rvn, us + 0.5, span_h, True)
-    mid_h = strengths(rhn, vs + 0.5, span_v, False)
 
-    def strips(resp: np.ndarray, idx: np.ndarray, cross: np.ndarray, vertical_cross: bool
-               ) -> np.ndarray:
-        """For each strip between lines ``idx`` and ``idx + 1``: how strongly the lines of
-        the other family (indices ``cross``) run across it (median over them)."""
-        out = []
-        for k in idx:
-            along = k + 0.2 + 0.6 * t[::3]
-            if vertical_cross:  # strip between horizontal lines k, k+1; vertical lines cross
-                p = np.dstack(np.meshgrid(cross, along, indexing="ij"))
-            else:
-                p = np.dstack(np.meshgrid(along, cross, indexing="xy"))
-            s = _sample(resp, G, p)
-            with np.errstate(all="ignore"):
-                per = _nanmedian(s, axis=1)
-                frac = np.mean(~np.isnan(s))
-            out.append(float(_nanmedian(per, axis=0)) if frac > 0.6 else np.nan)
-        return np.array(out, dtype=np.float64)
+def _window(L: np.ndarray, S: np.ndarray, typical: float) -> int:
+    """The first of the 17 lines (step 3): lines seen along the board and rows of cells
+    between them count for it, places where the cells stop against it; what lies out of the
+    picture counts neither way. ``typical`` is how strongly lines run across a row of cells."""
+    tl = 0.5 * float(np.nanpercentile(L, 75)) if np.isfinite(L).any() else 0.0
+    ts = 0.45 * typical
+    Lz, Sz = np.nan_to_num(L - tl), np.nan_to_num(S - ts)
+    best, best_s = 0, -np.inf
+    for s in range(0, len(L) - GRID):
+        sc = Lz[s:s + GRID + 1].sum() + 2 * Sz[s:s + GRID].sum()
+        if s > 0:
+            sc -= 2 * Sz[s - 1]
+        if s + GRID < len(S):
+            sc -= 2 * Sz[s + GRID]
+        if sc > best_s:
+            best, best_s = s, sc
+    return best
 
-    core_v = iv[(iv > iv.min()) & (iv < iv.max())].astype(np.float64)
-    core_h = ih[(ih > ih.min()) & (ih < ih.max())].astype(np.float64)
-    Sh = strips(rvn, vs, core_v, True)  # rows of cells (between horizontal lines)
-    Sv = strips(rhn, us, core_h, False)  # columns of cells
 
-    if len(Lv) < GRID + 1 or len(Lh) < GRID + 1:
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
-    rows_all = np.concatenate([Sv, Sh])
-    if not np.isfinite(rows_all).any():
-        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
-    typical = float(np.nanpercentile(rows_all, 75))
-
-    def window(L: np.ndarray, S: np.ndarray) -> int:
-        """The first of the 17 lines: lines seen along the board and rows of cells between
-        them count for it, places where the cells stop against it; what lies out of the
-        picture counts neither way."""
-        tl = 0.5 * float(np.nanpercentile(L, 75)) if np.isfinite(L).any() else 0.0
-        ts = 0.45 * typical
-        Lz, Sz = np.nan_to_num(L - tl), np.nan_to_num(S - ts)
-        best, best_s = 0, -np.inf
-        for s in range(0, len(L) - GRID):
-            sc = Lz[s:s + GRID + 1].sum() + 2 * Sz[s:s + GRID].sum()
-            if s > 0:
-                sc -= 2 * Sz[s - 1]
-            if s + GRID < len(S):
-                sc -= 2 * Sz[s + GRID]
-            if sc > best_s:
-                best, best_s = s, sc
-        return best
-
-    wv, wh = window(Lv, Sv), window(Lh, Sh)
-    u0, v0 = us[wv], vs[wh]
+def _image_corners(G: np.ndarray, M: np.ndarray, u0: float, v0: float) -> np.ndarray:
+    """The corners of the lattice whose first lines are ``u0``, ``v0``, in image pixels (grid
+    order)."""
     grid = np.array([[u0, v0], [u0 + GRID, v0], [u0 + GRID, v0 + GRID], [u0, v0 + GRID]])
     h_ = grid @ G[:, :2].T + G[:, 2]
     warp_pts = h_[:, :2] / h_[:, 2:3]
     Mi = np.linalg.inv(M)
     h2 = warp_pts @ Mi[:, :2].T + Mi[:, 2]
-    corners = h2[:, :2] / h2[:, 2:3]
+    return h2[:, :2] / h2[:, 2:3]
 
+
+def _outside(shape: tuple[int, ...], corners: np.ndarray) -> list[str]:
+    """Which picture edges (of a picture of ``shape``) the lattice's corners run out at."""
+    h, w = shape[:2]
+    cell = np.sqrt(max(cv2.contourArea(corners.astype(np.float32)), 1.0)) / GRID
+    m = 0.3 * cell
+    outside = []
+    if corners[:, 1].min() < -m:
+        outside.append("top")
+    if corners[:, 1].max() > h - 1 + m:
+        outside.append("bottom")
+    if corners[:, 0].min() < -m:
+        outside.append("left")
+    if corners[:, 0].max() > w - 1 + m:
+        outside.append("right")
+    return outside
+
+
+def _verdict(lines: tuple[np.ndarray, np.ndarray], mids: tuple[np.ndarray, np.ndarray],
+             strips: tuple[np.ndarray, np.ndarray], wv: int, wh: int, typical: float,
+             outside: list[str]) -> tuple[str | None, str | None, float]:
+    """Step 4: whether the lattice holds on what of it is in the picture — its lines
+    (vertical, horizontal), the responses midway between them, the rows of cells (columns,
+    rows) — from its first lines ``wv``, ``wh``; returns (problem, out edge, score)."""
+    Lv, Lh = lines
+    mid_v, mid_h = mids
+    Sv, Sh = strips
     problem = None
     out_edge = None
     # how the lattice holds, on what of it is in the picture: lines, rows of cells, and
@@ -375,19 +397,6 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
         for k, name in ((w_ - 1, names[0]), (w_ + GRID, names[1])):
             val = S[k] if 0 <= k < len(S) else np.nan
             beyond.append((name, val))
-    # which picture edge a cut-off lattice side runs out at
-    h, w = gray.shape[:2]
-    cell = np.sqrt(max(cv2.contourArea(corners.astype(np.float32)), 1.0)) / GRID
-    m = 0.3 * cell
-    outside = []
-    if corners[:, 1].min() < -m:
-        outside.append("top")
-    if corners[:, 1].max() > h - 1 + m:
-        outside.append("bottom")
-    if corners[:, 0].min() < -m:
-        outside.append("left")
-    if corners[:, 0].max() > w - 1 + m:
-        outside.append("right")
     # the outermost rows and columns inside the lattice must be cells too: a lattice one
     # row off takes in a strip of frame and table on one side and leaves cells on the other
     edges = np.array([Sv[wv], Sv[wv + GRID - 1], Sh[wh], Sh[wh + GRID - 1]])
@@ -410,6 +419,49 @@ def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.5
                 problem = Message("vision.cells_run_on")
                 break
     score = float(min(strong_v, strong_h) / (GRID - 1)) * float(row_ok / (2 * GRID))
+    return problem, out_edge, score
+
+
+def _fit_once(gray: np.ndarray, rough: np.ndarray, px: int = PX, lo: float = 0.55,
+              hi: float = 1.6) -> tuple[LatticeFit, np.ndarray | None]:
+    """One pass (see the module docstring): the fit, and the lattice corners in the image
+    (grid order) even when the lattice did not hold, for the next pass to start from."""
+    found = _find_lines(gray, rough, px, lo, hi)
+    if found is None:
+        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+    M, rvn, rhn, iv, ih, G = found
+    # line strengths and rows of cells, over a range of indices round the lines found
+    # a board partly out of the picture shows fewer than 17 lines: look well past them
+    ext_v, ext_h = 3, 3
+    lo_v, hi_v = int(iv.min()) - ext_v, int(iv.max()) + ext_v
+    lo_h, hi_h = int(ih.min()) - ext_h, int(ih.max()) + ext_h
+    us = np.arange(lo_v, hi_v + 1, dtype=np.float64)
+    vs = np.arange(lo_h, hi_h + 1, dtype=np.float64)
+    t = np.linspace(0, 1, 48)
+    span_h = (float(ih.min()), float(ih.max()))
+    span_v = (float(iv.min()), float(iv.max()))
+    Lv = _strengths(rvn, G, t, us, span_h, True)
+    Lh = _strengths(rhn, G, t, vs, span_v, False)
+    mid_v = _strengths(rvn, G, t, us + 0.5, span_h, True)
+    mid_h = _strengths(rhn, G, t, vs + 0.5, span_v, False)
+    core_v = iv[(iv > iv.min()) & (iv < iv.max())].astype(np.float64)
+    core_h = ih[(ih > ih.min()) & (ih < ih.max())].astype(np.float64)
+    Sh = _strips(rvn, G, t, vs, core_v, True)  # rows of cells (between horizontal lines)
+    Sv = _strips(rhn, G, t, us, core_h, False)  # columns of cells
+
+    if len(Lv) < GRID + 1 or len(Lh) < GRID + 1:
+        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+    rows_all = np.concatenate([Sv, Sh])
+    if not np.isfinite(rows_all).any():
+        return LatticeFit(None, 0.0, "no lattice of cells in view"), None
+    typical = float(np.nanpercentile(rows_all, 75))
+
+    wv, wh = _window(Lv, Sv, typical), _window(Lh, Sh, typical)
+    corners = _image_corners(G, M, us[wv], vs[wh])
+    # which picture edge a cut-off lattice side runs out at
+    outside = _outside(gray.shape, corners)
+    problem, out_edge, score = _verdict((Lv, Lh), (mid_v, mid_h), (Sv, Sh), wv, wh, typical,
+                                        outside)
     if problem is not None:
         return LatticeFit(None, score, problem, out_edge), corners
     return LatticeFit(_screen_order(corners), score), corners
