@@ -27,7 +27,6 @@ EXEMPT = ("companion/solver.py::_Search", "companion/solver_small.py::solve_smal
 EXCEPTIONS = {
     # long single algorithms, each one function for now
     "companion/rules.py::slide": 82,
-    "companion/benchmarks/vision.py::_evaluate": 182,
 }
 
 

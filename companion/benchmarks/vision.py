@@ -138,6 +138,76 @@ def _located(found: Any, shot: Any) -> bool:
     return bool(err < 0.25 * cell)
 
 
+def _read_from_scratch(shot: Any) -> tuple[Any, float]:
+    """The frame read with no hints (tiles identified too): what was read (``None`` when
+    nothing was) and the milliseconds it took."""
+    t0 = time.perf_counter()
+    try:
+        obs0 = read_frame(shot.image, cells=_RUN["cells"])
+    except VisionError:
+        obs0 = None
+    return obs0, (time.perf_counter() - t0) * 1000
+
+
+def _read_in_game(shot: Any, truth: dict[str, str], tiles: list[str]) -> tuple[Any, Any, float]:
+    """The frame read by a game's reader: tiles known, north found once on this board (the
+    first read, with the chip), its robots asked for; then the timed read of a frame in the
+    game. Returns (first read, timed read, its milliseconds); a read that failed is its
+    :class:`VisionError`."""
+    reader = Reader(tiles=tiles, profile=_game_profile(truth), read_chip=True,
+                    cells=_RUN["cells"])
+    first: Any
+    try:
+        first = reader.read(shot.image)
+    except VisionError as e:
+        first = e
+    reader.read_chip = False
+    t0 = time.perf_counter()
+    try:
+        obs: Any = reader.read(shot.image)
+    except VisionError as e:
+        obs = e
+    return first, obs, (time.perf_counter() - t0) * 1000
+
+
+def _lifted_off(seed: int, shot: Any, tiles: list[str], absent: dict[str, int],
+                failures: list[dict[str, Any]]) -> None:
+    """The silver and the transparent robot in play but lifted off the board: each one seen
+    all the same is counted in ``absent`` and noted in ``failures``."""
+    try:
+        lifted = read_frame(shot.image, tiles=tiles, chip=False, cells=_RUN["cells"],
+                            profile=Profile().for_robots(list(FOUR) + ["silver", CLEAR]))
+        for r in ("silver", CLEAR):
+            if r in lifted.robots:
+                absent[r] += 1
+                failures.append({"seed": seed, "what": f"{r} invented",
+                                 "read": lifted.robots[r]})
+    except VisionError:
+        pass
+
+
+def _judge_chip(seed: int, shot: Any, first: Any, size: tuple[int, int],
+                chip_times: list[float], failures: list[dict[str, Any]]) -> tuple[bool, bool]:
+    """The target chip as the game's first read saw it: (right, left unread); a miss is noted
+    in ``failures``, and where the tiles were read the chip read is timed on its own into
+    ``chip_times``."""
+    got = first.chip
+    right = got is not None and got.read and (got.color, got.shape) == tuple(shot.chip)
+    unread = got is None or not got.read
+    if not right:
+        failures.append({"seed": seed, "what": "chip unread" if unread else "chip wrong",
+                         "truth": list(shot.chip),
+                         "read": None if got is None else [got.color, got.shape],
+                         "why": None if got is None else got.reason})
+    if first.tiles:
+        loc = from_corners(np.array(first.corners), size)
+        board = Board.from_tiles(first.tiles)
+        t0 = time.perf_counter()
+        read_chip(shot.image, loc, board)
+        chip_times.append((time.perf_counter() - t0) * 1000)
+    return right, unread
+
+
 def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bool,
               progress: bool) -> dict[str, Any]:
     per_robot = {r: [0, 0] for r in ROBOTS}  # right, total (unoccluded, board in frame)
@@ -161,12 +231,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
         truth = {k: cell_name(v) for k, v in shot.robots.items()}
         tiles = list(shot.tiles)
         if scratch:
-            t0 = time.perf_counter()
-            try:
-                obs0 = read_frame(shot.image, cells=_RUN["cells"])
-            except VisionError:
-                obs0 = None
-            times_scratch.append((time.perf_counter() - t0) * 1000)
+            obs0, ms = _read_from_scratch(shot)
+            times_scratch.append(ms)
             if shot.in_frame and not shot.occluded:
                 tiles_total += 1
                 same, exact = _same_board(obs0.tiles if obs0 else None, shot.tiles)
@@ -177,21 +243,8 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
                 if not same or (shot.scene.markers and not exact):
                     failures.append({"seed": seed, "what": "tiles", "truth": tiles,
                                      "read": list(obs0.tiles) if obs0 and obs0.tiles else None})
-        # A game's reader: tiles known, north found once on this board, its robots asked for.
-        reader = Reader(tiles=tiles, profile=_game_profile(truth), read_chip=True,
-                        cells=_RUN["cells"])
-        first: Any
-        try:
-            first = reader.read(shot.image)
-        except VisionError as e:
-            first = e
-        reader.read_chip = False
-        t0 = time.perf_counter()
-        try:
-            obs: Any = reader.read(shot.image)
-        except VisionError as e:
-            obs = e
-        times.append((time.perf_counter() - t0) * 1000)
+        first, obs, ms = _read_in_game(shot, truth, tiles)
+        times.append(ms)
         if not shot.in_frame:
             out_of_frame += 1
             out_refused += isinstance(obs, VisionError) or obs.occluded
@@ -243,35 +296,13 @@ def _evaluate(seeds: list[int], size: tuple[int, int], hands: float, scratch: bo
             # The silver and the transparent robot in play, neither on the board (lifted off
             # it): nothing must be seen for them.
             absent["frames"] += 1
-            try:
-                lifted = read_frame(shot.image, tiles=tiles, chip=False, cells=_RUN["cells"],
-                                    profile=Profile().for_robots(list(FOUR) + ["silver", CLEAR]))
-                for r in ("silver", CLEAR):
-                    if r in lifted.robots:
-                        absent[r] += 1
-                        failures.append({"seed": seed, "what": f"{r} invented",
-                                         "read": lifted.robots[r]})
-            except VisionError:
-                pass
+            _lifted_off(seed, shot, tiles, absent, failures)
         if not isinstance(first, VisionError) and shot.chip is not None:
             chips_total += 1
-            got = first.chip
-            right = got is not None and got.read and (got.color, got.shape) == tuple(shot.chip)
-            unread = got is None or not got.read
+            right, unread = _judge_chip(seed, shot, first, size, chip_times, failures)
             chips_ok += right
             chips_unread += unread
             chips_wrong += not right and not unread
-            if not right:
-                failures.append({"seed": seed, "what": "chip unread" if unread else "chip wrong",
-                                 "truth": list(shot.chip),
-                                 "read": None if got is None else [got.color, got.shape],
-                                 "why": None if got is None else got.reason})
-            if first.tiles:
-                loc = from_corners(np.array(first.corners), size)
-                board = Board.from_tiles(first.tiles)
-                t0 = time.perf_counter()
-                read_chip(shot.image, loc, board)
-                chip_times.append((time.perf_counter() - t0) * 1000)
         if seed % 5 == 0:
             bare = _bare_piece(seed, size, hands, tiles)
             if bare is not None:
