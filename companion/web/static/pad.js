@@ -37,6 +37,7 @@
     who.textContent = t(state && state.game === "micro-robots" ? "pad.who_micro" : "pad.who", {name});
     who.dataset.seat = String(me.seat);
     document.body.dataset.joined = "1";
+    if (state) setKeys(state);  // joined now: a key is live only if a bid would be taken
   }
 
   async function send(path, body) {
@@ -77,6 +78,7 @@
     const box = $("keys");
     for (let n = 1; n <= 24; n++) {
       const b = el("button", {type: "button", "data-moves": String(n), text: String(n)});
+      b.disabled = true;  // until the first state says what a tap would do
       // a bid in the classic game; in Micro Robots the call of that many moves
       b.addEventListener("click", () => state && state.game === "micro-robots"
         ? send("/api/call", {moves: n}) : send("/api/bid", {moves: n}));
