@@ -178,6 +178,22 @@ def _joined(parts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore
 
 
+def _shot_crops(shot, rng: np.random.Generator, *, targets: bool):
+    """The labelled crops of one rendered frame (either renderer), or None when its board is
+    out of the picture or not found; ``targets``: the printed targets as empty cells too."""
+    if not shot.in_frame:
+        return None
+    loc = _located(shot.image, np.asarray(shot.corners, np.float64), rng)
+    if loc is None:
+        return None
+    board = shot.board
+    hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
+    label = {_truth_grid(board, c): CLASSES.index(name)
+             for name, c in shot.robots.items() if name in CLASSES}
+    printed = {_truth_grid(board, t.cell) for t in board.targets} if targets else frozenset()
+    return _frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask, printed)
+
+
 def render_set(seeds: range, *, quiet: bool = False
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops ``(N, 3, H, W)`` as uint8 (see :func:`_pack`), their class numbers, and each
@@ -190,20 +206,12 @@ def render_set(seeds: range, *, quiet: bool = False
         scene = _scene(rng)
         size = SIZES[int(rng.integers(len(SIZES)))]
         shot = render(pos, seed=seed, size=size, scene=scene)
-        if not shot.in_frame:
-            continue
-        loc = _located(shot.image, np.asarray(shot.corners, np.float64), rng)
-        if loc is None:
-            continue
-        board = shot.board
-        hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
-        label = {_truth_grid(board, c): CLASSES.index(name)
-                 for name, c in shot.robots.items() if name in CLASSES}
         # every printed target too: on a small board a symbol of a robot's colour is the
         # likeliest cell to be taken for that robot
-        targets = {_truth_grid(board, t.cell) for t in board.targets}
-        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask,
-                                  targets))
+        crops = _shot_crops(shot, rng, targets=True)
+        if crops is None:
+            continue
+        parts.append(crops)
         _gather(parts, quiet, "rendered", n, len(seeds), t0)
     return _joined(parts)
 
@@ -224,16 +232,10 @@ def render3d_set(seeds: range, *, quiet: bool = False
         rng = np.random.default_rng([seed, 31])
         size = SIZES_3D[int(rng.integers(len(SIZES_3D)))]
         shot = random_frame(seed, size=size, hands=0.15)
-        if not shot.in_frame:
+        crops = _shot_crops(shot, rng, targets=False)
+        if crops is None:
             continue
-        loc = _located(shot.image, np.asarray(shot.corners, np.float64), rng)
-        if loc is None:
-            continue
-        board = shot.board
-        hidden = {_truth_grid(board, c) for c in shot.hidden_cells}
-        label = {_truth_grid(board, c): CLASSES.index(name)
-                 for name, c in shot.robots.items() if name in CLASSES}
-        parts.append(_frame_crops(shot.image, loc, label, hidden, rng, 6, shot.robot_mask))
+        parts.append(crops)
         _gather(parts, quiet, "3D", n, len(seeds), t0)
     return _joined(parts)
 
