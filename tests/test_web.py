@@ -370,6 +370,9 @@ def test_setup_starts_a_new_game_with_the_chosen_rules_and_tiles(app, screen, ta
     ({"players": ["Ann", "Ben"], "tiles": ["1A", "1B", "2A", "3A"]}, "same board"),
     ({"players": ["Ann", "Ben"], "tiles": ["1A"]}, "tiles"),
     ({"players": ["Ann", "Ann"], "replace": True}, "two players are called"),
+    ({"players": ["Ann", "Ben"], "board": {"tiles": ["4B", "3B", "2B", "1A"]}},
+     "board: not a field"),
+    ({"players": ["Ann", "Ben"], "robots": {"red": "c2"}}, "robots: not a field"),
 ])
 def test_a_bad_setup_names_what_is_wrong_and_keeps_the_game(app, game, screen, body, words):
     r = screen.post("/api/setup", body)

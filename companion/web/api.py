@@ -337,6 +337,10 @@ def setup() -> Response:
         return _micro_setup(data, players, replace)
     if data.get("game", "ricochet-robots") != "ricochet-robots":
         abort(400, description="game: ricochet-robots or micro-robots")
+    unknown = sorted(set(data) - {"game", "players", "preset", "rules", "tiles"})
+    if unknown:
+        abort(400, description=f"{unknown[0]}: not a field of a Ricochet Robots setup "
+                               "(game, players, preset, rules, tiles)")
     preset = data.get("preset", "abacus-2013")
     options = data.get("rules", {})
     tiles = data.get("tiles")
