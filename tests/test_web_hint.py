@@ -23,7 +23,6 @@ from companion.web import create_app
 
 PIN = "135790"
 BOARD = {"tiles": ["4B", "3B", "2B", "1A"]}
-ROBOTS = {"red": "c2", "green": "a13", "blue": "l14", "yellow": "c15"}
 
 
 @pytest.fixture
@@ -59,7 +58,7 @@ def journaled(tmp_path) -> list[dict]:
 
 def start_round(table, players):
     page = Page(create_app(table, {"PUBLIC_URL": "http://table.local:8000/"}))
-    r = page.post("/api/setup", {"players": players, "board": BOARD, "robots": ROBOTS})
+    r = page.post("/api/setup", {"players": players, "tiles": BOARD["tiles"]})
     assert r.status_code == 200, r.json
     assert page.post("/api/command", {"type": "reveal"}).status_code == 200
     for _ in range(400):  # the table's solver works in its own thread
