@@ -21,6 +21,12 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
   demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
   players judge;
+* a failure never rests on one misreading that legal moves happen to explain
+  (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
+  changed, when one of them alone is the whole failure, doubts that robot until a later look,
+  after a hand, shows it there again; what is left of a look with a misreading in it gives
+  no verdict when it would pass the bid or run past the target. At the arrival on the
+  target every move a look needs counts;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
@@ -34,8 +40,9 @@ A :class:`RoundVerifier` strings the demonstrations of one round together: the n
 may begin only once the board is restored, and the round ends with the optimal solution.
 
 A demonstration works through collaborators: :mod:`companion.verify_explain` explains a look
-by legal moves (:class:`MoveFinder`, the ``Explainer``) and :mod:`companion.verify_doubts`
-keeps the readings in doubt and the robots the count waits for.
+by legal moves (:class:`MoveFinder`, the ``Explainer``), :mod:`companion.verify_doubts`
+keeps the readings in doubt and the robots the count waits for, and
+:mod:`companion.verify_caution` asks whether a failing look rests on one reading.
 
 Every event is a JSON-serialisable ``dict`` with a ``"type"``, the time ``"at"`` of the look
 that caused it, the ``"bid"`` (and ``"player"`` when known); verdict events also carry
@@ -102,7 +109,8 @@ from . import i18n
 from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
-from .rules import Move, Position, RouteResult, format_route, validate_route
+from .rules import Move, Position, format_route, validate_route
+from .verify_caution import Caution
 from .verify_doubts import Doubts, Unread, back_on
 
 # The search and its explanations live in verify_explain; their names are this module's too.
@@ -191,6 +199,40 @@ WATCHING, WAITING, SUCCEEDED, RESTORING, RESTORED = (
     "watching", "waiting", "succeeded", "restoring", "restored")
 
 
+def read_cells(snapshot: Position, robots: Mapping[str, Cell | str]) -> dict[str, Cell]:
+    """A look's robots as cells: those not in the round (stray detections, the tracker's
+    concern) and unread ones left out; a cell off the board is a :class:`ValueError`."""
+    out: dict[str, Cell] = {}
+    for name, cell in robots.items():
+        if name not in snapshot.robots or cell is None:
+            continue
+        if isinstance(cell, str):
+            cell = snapshot.board.cell(cell)
+        if not 0 <= cell < snapshot.board.size:
+            raise ValueError(f"robots.{name}: cell {cell} is off the board")
+        out[name] = cell
+    return out
+
+
+def played(snapshot: Position, moves: Iterable[Move | str]) -> tuple[list[Move], Position]:
+    """The moves (or their texts) played from ``snapshot``, and where they leave the robots;
+    :class:`~companion.rules.IllegalMoveError` names the first that cannot be played."""
+    pos, route = snapshot, []
+    for m in moves:
+        move = m if isinstance(m, Move) else Move.parse(m)
+        pos = pos.push(move)
+        route.append(move)
+    return route, pos
+
+
+def misplaced(snapshot: Position, seen: Mapping[str, Cell]) -> dict[str, dict[str, str | None]]:
+    """The robots not on their start cells: robot → where it is seen (``at``, None when not
+    seen) and where it goes back (``to``)."""
+    board = snapshot.board
+    return {n: {"at": None if seen.get(n) is None else board.name(seen[n]),
+                "to": board.name(c)} for n, c in snapshot.robots.items() if seen.get(n) != c}
+
+
 @dataclass
 class _Look:
     """What the last observations said, to report each problem once."""
@@ -242,6 +284,7 @@ class Demonstration:
                                     self.node_budget)
         self._doubts = Doubts(self.names, self.board, self._event)
         self._unread = Unread(self.names, self.board, self._event)
+        self._caution = Caution(self.snapshot, self.names, self.bid)
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
@@ -287,14 +330,8 @@ class Demonstration:
         these moves were made and judged already, and the robots stand where they left them.
         No event: nothing new was seen. A later look is explained from here, so the same moves
         are never counted twice."""
-        pos = self.snapshot
-        route: list[Move] = []
-        for m in moves:
-            move = m if isinstance(m, Move) else Move.parse(m)
-            pos = pos.push(move)
-            route.append(move)
-        self.route = route
-        self.cost = sum(m.cost for m in route)
+        self.route, pos = played(self.snapshot, moves)
+        self.cost = sum(m.cost for m in self.route)
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
         self._unread.reset()
@@ -312,7 +349,7 @@ class Demonstration:
             self._hand_since = True
             return [self._event("occluded", at, message=Message("verify.hidden"))]
         self._look.occluded = False
-        seen = self._read(robots)
+        seen = read_cells(self.snapshot, robots)
         if self.phase in (RESTORING, RESTORED):
             # Until the next bidder begins, a robot nudged off its place undoes "restored".
             return self._restore_events(seen, at)
@@ -333,7 +370,7 @@ class Demonstration:
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
-        obs, again = self._doubts.recheck(self.state, obs, at, events)
+        obs, again = self._doubts.recheck(self.state, obs, at, events, hand=hand)
         if obs == self.state:
             self._watching()
             return events
@@ -374,18 +411,6 @@ class Demonstration:
         return self._fail("gave_up", at, "the player gave up")
 
     # -- the work
-    def _read(self, robots: Mapping[str, Cell | str]) -> dict[str, Cell]:
-        out: dict[str, Cell] = {}
-        for name, cell in robots.items():
-            if name not in self.snapshot.robots or cell is None:
-                continue  # not in this round (a stray detection); the tracker's concern
-            if isinstance(cell, str):
-                cell = self.board.cell(cell)
-            if not 0 <= cell < self.board.size:
-                raise ValueError(f"robots.{name}: cell {cell} is off the board")
-            out[name] = cell
-        return out
-
     def _count_without(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
         """The moves of the robots seen while others are not (lifted, or lost to the
         camera): counted when legal with the missing ones where they stood; anything else
@@ -439,7 +464,21 @@ class Demonstration:
             chosen, tried, result = self._search(obs)
             if chosen is None:
                 return events + self._unsure(obs, at, self._why(obs, tried, result))
+            if chosen.past_stop or self._passes_bid(chosen):
+                # the rest of a look with a misreading in it would end the demonstration (past
+                # the bid, or past the target): no verdict from it; the next looks tell
+                self._watching()
+                return events
             return events + self._accept(chosen, obs, at)
+        if self._passes_bid(chosen) and not self._caution.arrives(self.state, obs):
+            # a failure only from readings that agree (companion.verify_caution; at the
+            # arrival, every move hidden under the hand counts)
+            one = self._caution.one_reading(self.state, obs, lambda o: self._search(o)[0],
+                                            self._passes_bid)
+            if one is not None:
+                i, held, alt = one
+                return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
+                    "verify.would_end", bid=self.bid), confirm=True) + self._accept(alt, held, at)
         return self._accept(chosen, obs, at)
 
     def _search(self, obs: State) -> tuple[Choice | None, int, SearchResult]:
@@ -512,34 +551,19 @@ class Demonstration:
         events.extend(self._unmet(at))
         return events
 
-    def _on_goal(self) -> bool:
-        return any(self.goal.claims(n) and c == self.goal.cell
-                   for n, c in zip(self.names, self.state, strict=True))
-
     def _unmet(self, at: float) -> list[Event]:
         """A claimant on the target without a success: say which rule is still missing."""
-        if not self._on_goal():
+        unmet = self._caution.unmet(self.state, self.route, self.cost)
+        if unmet is None:
             self._look.unmet = None
             return []
-        result: RouteResult = validate_route(self.snapshot, self.route, self.bid)
-        reason = result.reason
-        if result.reached and not result.meets_bid:
-            reason = Message("verify.not_exact", cost=self.cost, bid=self.bid)
-        elif reason is None or result.rule == "not_reached":
-            arriving = self.route[-1].robot if self.route else None
-            who = next(n for n, c in zip(self.names, self.state, strict=True)
-                       if self.goal.claims(n) and c == self.goal.cell)
-            if arriving != who:
-                reason = Message("verify.not_arriving", robot=i18n.color(who),
-                                 goal=self.goal.message(self.board),
-                                 arriving=i18n.color(arriving))
+        rule, reason = unmet
         key = (self.state, reason)
         if key == self._look.unmet:
             return []
         self._look.unmet = key
-        return [self._event("rule_unmet", at, rule=result.rule, reason=reason,
-                            count=self.count, cost=self.cost,
-                            message=Message("verify.not_yet", why=reason))]
+        return [self._event("rule_unmet", at, rule=rule, reason=reason, count=self.count,
+                            cost=self.cost, message=Message("verify.not_yet", why=reason))]
 
     def _succeed(self, at: float) -> list[Event]:
         self.phase = SUCCEEDED
@@ -572,8 +596,7 @@ class Demonstration:
 
     # -- failures and restoring
     def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        wrong = {n: {"at": self._name(seen.get(n)), "to": self._name(self.snapshot.robots[n])}
-                 for n in self.names if seen.get(n) != self.snapshot.robots[n]}
+        wrong = misplaced(self.snapshot, seen)
         if not wrong:
             if self.phase == RESTORED:
                 return []

@@ -51,23 +51,31 @@ class Doubts:
         # doubted with the others of that look (robot → those others): once they are all
         # seen back where they stood, its reading is judged afresh (see :meth:`suspects`).
         self._mover: dict[str, frozenset[str]] = {}
+        # Robots doubted only because their reading alone would end the demonstration in
+        # failure: judged as any other once a later look, after a hand, shows them there again.
+        self._confirm: set[str] = set()
 
-    def recheck(self, state: State, obs: State, at: float, events: list[Event]
-                ) -> tuple[State, frozenset[str]]:
+    def recheck(self, state: State, obs: State, at: float, events: list[Event], *,
+                hand: bool = False) -> tuple[State, frozenset[str]]:
         """The look with every doubted robot still seen on its doubted cell believed where it
         stood (``state``); a doubted robot seen back there clears its doubt (an event), one
         seen on a third cell is judged afresh (returned: it stays a suspect if nothing
-        explains it)."""
+        explains it). ``hand``: the board was hidden since the last look, so a robot doubted
+        only for the verdict its reading alone would give and seen on the same cell again is
+        read twice alike: its move is judged as any other."""
         if not self.cells:
             return obs, frozenset()
         out = list(obs)
         cleared, again = [], set()
         for n, cell in list(self.cells.items()):
             i = self.names.index(n)
-            if obs[i] == cell:
+            if obs[i] == cell and not (hand and n in self._confirm):
                 out[i] = state[i]
                 continue
             del self.cells[n]
+            self._confirm.discard(n)
+            if obs[i] == cell:
+                continue  # confirmed: judged with the look
             if obs[i] == state[i]:
                 cleared.append(n)
             else:
@@ -138,12 +146,16 @@ class Doubts:
                            "list.comma")
         return Message("verify.question", seen=seen)
 
-    def doubt(self, state: State, obs: State, suspects: set[str], at: float, why: str
-              ) -> list[Event]:
+    def doubt(self, state: State, obs: State, suspects: set[str], at: float, why: str, *,
+              confirm: bool = False) -> list[Event]:
         """Take the suspects' readings for misreadings: believe them where they stood
-        (``state``), and ask about each reading once."""
+        (``state``), and ask about each reading once. ``confirm``: their moves are legal but
+        would end the demonstration on this one reading; a later look that agrees settles them
+        (:meth:`recheck`)."""
         cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
         self.cells.update(cells)
+        if confirm:
+            self._confirm.update(cells)
         new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
         if not new:
             return []
@@ -151,8 +163,9 @@ class Doubts:
         question = self.question(new)
         robots = {n: {"seen": self.board.name(c), "believed": self.board.name(state[
             self.names.index(n)])} for n, c in new.items()}
+        key = "verify.doubt_verdict" if confirm else "verify.doubt"
         return [self._event("doubt", at, robots=robots, question=question, reason=why,
-                            message=Message("verify.doubt", question=question, n=len(new)))]
+                            message=Message(key, question=question, n=len(new)))]
 
 
 class Unread:

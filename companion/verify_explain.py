@@ -270,6 +270,12 @@ class Choice:
     success_at: int | None
     alternatives: list[tuple[Step, ...]] = field(default_factory=list)
 
+    @property
+    def past_stop(self) -> bool:
+        """Do these moves reach the target before their last move, so that the look shows the
+        robot gone on past it?"""
+        return self.success_at is not None and self.success_at < len(self.steps)
+
 
 def _signature(steps: tuple[Step, ...]) -> tuple:
     """Two explanations that are the same moves in another order are one explanation."""
