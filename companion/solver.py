@@ -107,8 +107,10 @@ SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Py
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
-SMALL_BUDGET = 100  # the plain-Python search's work (look-aheads, expansions at 3) before the
-# numpy one takes over: a median position needs about 50; past 100, under a millisecond is lost
+SMALL_BUDGET = 150  # the plain-Python search's work (look-aheads, expansions at 3) before the
+# numpy one takes over, with four robots or more: a median position needs about 50; at 150 it
+# solves a fifth of the A-C positions more (5- and 6-movers: 1 ms, not 3-4 by numpy), and one
+# that gives up there loses about 1 ms
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
@@ -274,9 +276,7 @@ def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | 
             cancel is not None and cancel.is_set()) or (
             deadline is not None and time.monotonic() >= deadline):
         return None
-    # a fifth robot or more: more moves to try from each position, as much work per length
-    budget = SMALL_BUDGET if len(position.robots) <= 4 else SMALL_BUDGET * 3 // 2
-    found = solve_small(position, claimers, max_cost, budget)
+    found = solve_small(position, claimers, max_cost, SMALL_BUDGET)
     if found is None:
         return None
     moves, cost, expanded = found

@@ -3,7 +3,8 @@
 Most positions a round deals are solved in a handful of moves. For those, building the numpy
 move tables of a new board and the per-call cost of numpy calls are most of the time. This
 module searches them in plain Python on integers instead, and a new board costs only its walls
-as four bitboards (one bit per cell: a wall on that side):
+as four bitboards (one bit per cell: a wall on that side), or-ed together from each tile's,
+which are kept:
 
 * a slide goes to the first cell with a wall on its side (the lowest set bit past the start,
   or the highest below it), then stops short of the first robot on the way;
@@ -26,11 +27,14 @@ must-ricochet rule, and immediate reversal allowed. Everything else goes to the 
 
 from __future__ import annotations
 
+from functools import cache
 from heapq import heappop, heappush
+
+import numpy as np
 
 from .board import DIRECTIONS, Board
 from .rules import Move, Position
-from .solver_tables import _memo
+from .solver_tables import _frame_walls, _memo, _tile_walls
 
 __all__ = ["applies", "prepare", "solve_small"]
 
@@ -62,7 +66,14 @@ class _Walls:
         block = [0, 0, 0, 0]
         bit = _BIT
         w = board.width
-        if w == WIDTH:
+        if board.tiles is not None and w == board.height == WIDTH:
+            # a board of real tiles: each tile's walls where it lies, as the numpy tables
+            # assemble them (:func:`companion.solver_tables.board_walls`), kept per tile
+            block = list(_frame_bits())
+            for q, name in enumerate(board.tiles):
+                for i, b in enumerate(_tile_bits(name, q)):
+                    block[i] |= b
+        elif w == WIDTH:
             for cell, side in board.walls:  # each (cell, side) once: adding is or-ing
                 block[side] += bit[cell]
         else:  # a smaller board sits in the corner of a 16 x 16 one, the rest walled off
@@ -131,6 +142,25 @@ class _Walls:
             layers = _Layers(self.passes, target)
             d = self.dist[target] = ([-1] * SIZE, layers, *layers.lines)
         return d
+
+
+def _bits(walls: np.ndarray) -> tuple[int, ...]:
+    """A wall array of a 16 x 16 board (``walls[side * 256 + cell]``) as four bitboards."""
+    return tuple(int.from_bytes(np.packbits(side, bitorder="little").tobytes(), "little")
+                 for side in walls.reshape(4, SIZE))
+
+
+@cache
+def _tile_bits(name: str, quarter: int) -> tuple[int, ...]:
+    """One tile side's walls in one quarter of the board, as bitboards by side."""
+    return _bits(_tile_walls(name, quarter))
+
+
+@cache
+def _frame_bits() -> tuple[int, ...]:
+    """The board's edge and the walls round its centre block, as bitboards by side."""
+    return _bits(_frame_walls())
+
 
 class _Layers(list[int]):
     """Cells within 0, 1, 2, ... moves of a target if a robot could stop anywhere, as

@@ -147,3 +147,28 @@ def test_prepare_builds_the_small_search_walls_and_estimates_too():
     walls = _walls(pos.board)
     assert all(inner(pos.board, t.cell) in walls.dist for t in pos.board.targets)
     assert solve(pos).solved
+
+
+def test_the_walls_of_a_tiled_board_are_put_together_from_each_tile_as_the_board_has_them():
+    """The small search or-s each tile's walls together; read from the board's own set of
+    walls instead (as for a board given wall by wall), they are the same, with every tile side
+    laid in every quarter."""
+    from dataclasses import replace
+    from itertools import permutations
+
+    from companion.board import tile_library
+    from companion.solver_small import _Walls
+
+    sides: dict[int, list[str]] = {}
+    for name, tile in tile_library()["quadrants"].items():
+        sides.setdefault(tile["board"], []).append(name)
+    laid = set()
+    for order in permutations(sorted(sides)):
+        for i in range(len(sides[order[0]])):
+            names = [sides[n][i] for n in order]
+            board = Board.from_tiles(names)
+            by_tile = _Walls(board)
+            by_wall = _Walls(replace(board, tiles=None))
+            assert by_tile.block == by_wall.block, names
+            laid.update(enumerate(names))
+    assert len(laid) == 4 * sum(len(v) for v in sides.values())  # each side in each quarter
