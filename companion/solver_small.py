@@ -275,11 +275,14 @@ _FLAG_NEXT = [_flag_next(i >> 1, i & 1) for i in range(8)]
 
 
 def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
-                budget: int) -> tuple[tuple[Move, ...], int, int] | None:
+                budget: int, unproven: list[tuple[tuple[Move, ...], int]] | None = None
+                ) -> tuple[tuple[Move, ...], int, int] | None:
     """A* in plain Python: ``(moves, cost, expanded)`` of an optimal route within
     ``max_cost``, or None when it has no answer of that kind: past ``budget`` units of work
     (a look-ahead from a position is one, an expansion three), no route within ``max_cost``,
-    or none at all (the numpy search then says which, in its words).
+    or none at all (the numpy search then says which, in its words). Past the budget, a route
+    within ``max_cost`` found on the way but not proven optimal (an upper bound, below) is
+    added to ``unproven`` as ``(moves, cost)``, where given.
 
     The estimate of a position is the active robot's relaxed distance, raised to 2 under
     strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
@@ -464,7 +467,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         elif bare:
             work += 1
             if work > budget:
-                return None
+                break
             path, zone = alone(a, flag, cells[:k], bare)
             if path is not None:
                 # a route of f moves, and every position left costs at least f: done
@@ -502,7 +505,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         expanded += 1
         work += 3  # an expansion costs about three look-aheads
         if work > budget:
-            return None
+            break
         g1 = g + 1
         rank = 127 - g1
         # a helper's move leaves the active robot as it is (under lenient, no longer at the
@@ -588,4 +591,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         moves.append(Move(names[i], DIRECTIONS[d]))
         key = pk
     moves.reverse()
+    if work > budget:  # not proven: a cheaper route may be among the positions left
+        if unproven is not None:
+            unproven.append(((*moves, *tail), best[0]))
+        return None
     return (*moves, *tail), best[0], expanded
