@@ -21,7 +21,9 @@ The API, for the table, the verifier and the command line:
 Short positions under the classic rules (no diagonals or openings, no transparent robot, a
 coloured target, immediate reversal allowed) go first to a plain-Python A* that needs no move
 tables (:mod:`companion.solver_small`); it gives up past :data:`SMALL_BUDGET` units of work,
-and the numpy search below takes the position over.
+and the numpy search below takes the position over, with the route the small search found on
+the way but had not proven optimal, if any: the numpy search returns it as soon as no open
+position is cheaper, without working through the level of its cost.
 
 How the numpy search works: A* over whole positions packed into ``uint64`` keys (8 bits per
 robot, plus two bits for the active robot's must-ricochet progress, and five for the last move
@@ -107,8 +109,10 @@ SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Py
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
-SMALL_BUDGET = 100  # the plain-Python search's work (look-aheads, expansions at 3) before the
-# numpy one takes over: a median position needs about 50; past 100, under a millisecond is lost
+SMALL_BUDGET = 150  # the plain-Python search's work (look-aheads, expansions at 3) before the
+# numpy one takes over, with four robots or more: a median position needs about 50; at 150 it
+# solves a fifth of the A-C positions more (5- and 6-movers: 1 ms, not 3-4 by numpy), and one
+# that gives up there loses about 1 ms
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
@@ -246,15 +250,17 @@ def solve(
     if not claimers:
         raise SolverError(f"target: there is no {goal.robot} robot on the board")
     try:
-        result = _solve_small(position, claimers, max_cost, deadline, cancel)
+        unproven: list[tuple[tuple[Move, ...], int]] = []
+        result = _solve_small(position, claimers, max_cost, deadline, cancel, unproven)
         if result is not None:
             pass
         elif goal.is_vortex and position.rules.ricochet == "strict" and len(claimers) > 1:
             result = _solve_each_claimer(position, claimers, max_cost, deadline, cancel,
                                          memory_limit)
         else:
-            result = _Search(position, claimers, max_cost, deadline, cancel,
-                             memory_limit).run()
+            search = _Search(position, claimers, max_cost, deadline, cancel, memory_limit)
+            search.known = unproven[0] if unproven else None
+            result = search.run()
     except TableError as e:
         raise SolverError(str(e)) from None
     if result.moves is not None:
@@ -267,16 +273,16 @@ def solve(
 
 
 def _solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
-                 deadline: float | None, cancel: Cancel | None) -> Solution | None:
+                 deadline: float | None, cancel: Cancel | None,
+                 unproven: list[tuple[tuple[Move, ...], int]]) -> Solution | None:
     """The plain-Python search (:mod:`companion.solver_small`) where it applies and stays
-    within its budget; None to leave the position to the numpy search."""
+    within its budget; None to leave the position to the numpy search, with the route the
+    small search found but did not prove optimal in ``unproven``, if any."""
     if SMALL_BUDGET <= 0 or not small_applies(position, claimers) or (
             cancel is not None and cancel.is_set()) or (
             deadline is not None and time.monotonic() >= deadline):
         return None
-    # a fifth robot or more: more moves to try from each position, as much work per length
-    budget = SMALL_BUDGET if len(position.robots) <= 4 else SMALL_BUDGET * 3 // 2
-    found = solve_small(position, claimers, max_cost, budget)
+    found = solve_small(position, claimers, max_cost, SMALL_BUDGET, unproven)
     if found is None:
         return None
     moves, cost, expanded = found
@@ -956,6 +962,9 @@ class _Search:
         self.trail_size = 0
         self.recording = True
         self.deferred: np.ndarray | None = None  # a mask: see _fast_successors(look=...)
+        # a route found before the search (by the small search) and its cost: once every
+        # open position costs at least as much, it is optimal
+        self.known: tuple[tuple[Move, ...], int] | None = None
         # immediate reversal forbidden: each position (without its last move) and the last
         # move it was first expanded with, 0 once it has been expanded for every move
         self.firsts = _HashSet() if self.layout.reversal else None
@@ -1605,6 +1614,9 @@ class _Search:
             f = min(k[0] for k in open_)
             if best is not None and best[0] <= f:
                 break
+            if self.known is not None and self.known[1] <= f:
+                return Solution("solved", self.known[0], self.known[1], self.known[1], None,
+                                self.expanded)
             if self.max_cost is not None and f > self.max_cost:
                 break
             g = max(k[1] for k in open_ if k[0] == f)
@@ -1908,6 +1920,8 @@ class _Search:
             cost = best[0]
             moves = tuple(self._route(best, self.layout.pack(dict(self.position.robots),
                                                              UNMOVED)))
+        if self.known is not None and (cost is None or self.known[1] < cost):
+            moves, cost = self.known
         text = "stopped at the deadline" if why == "deadline" else "cancelled"
         return Solution(why, moves, cost, f,
                         f"{text} after proving that no route is shorter than {f} moves",

@@ -3,7 +3,8 @@
 Most positions a round deals are solved in a handful of moves. For those, building the numpy
 move tables of a new board and the per-call cost of numpy calls are most of the time. This
 module searches them in plain Python on integers instead, and a new board costs only its walls
-as four bitboards (one bit per cell: a wall on that side):
+as four bitboards (one bit per cell: a wall on that side), or-ed together from each tile's,
+which are kept:
 
 * a slide goes to the first cell with a wall on its side (the lowest set bit past the start,
   or the highest below it), then stops short of the first robot on the way;
@@ -26,11 +27,14 @@ must-ricochet rule, and immediate reversal allowed. Everything else goes to the 
 
 from __future__ import annotations
 
+from functools import cache
 from heapq import heappop, heappush
+
+import numpy as np
 
 from .board import DIRECTIONS, Board
 from .rules import Move, Position
-from .solver_tables import _memo
+from .solver_tables import _frame_walls, _memo, _tile_walls
 
 __all__ = ["applies", "prepare", "solve_small"]
 
@@ -62,7 +66,14 @@ class _Walls:
         block = [0, 0, 0, 0]
         bit = _BIT
         w = board.width
-        if w == WIDTH:
+        if board.tiles is not None and w == board.height == WIDTH:
+            # a board of real tiles: each tile's walls where it lies, as the numpy tables
+            # assemble them (:func:`companion.solver_tables.board_walls`), kept per tile
+            block = list(_frame_bits())
+            for q, name in enumerate(board.tiles):
+                for i, b in enumerate(_tile_bits(name, q)):
+                    block[i] |= b
+        elif w == WIDTH:
             for cell, side in board.walls:  # each (cell, side) once: adding is or-ing
                 block[side] += bit[cell]
         else:  # a smaller board sits in the corner of a 16 x 16 one, the rest walled off
@@ -131,6 +142,25 @@ class _Walls:
             layers = _Layers(self.passes, target)
             d = self.dist[target] = ([-1] * SIZE, layers, *layers.lines)
         return d
+
+
+def _bits(walls: np.ndarray) -> tuple[int, ...]:
+    """A wall array of a 16 x 16 board (``walls[side * 256 + cell]``) as four bitboards."""
+    return tuple(int.from_bytes(np.packbits(side, bitorder="little").tobytes(), "little")
+                 for side in walls.reshape(4, SIZE))
+
+
+@cache
+def _tile_bits(name: str, quarter: int) -> tuple[int, ...]:
+    """One tile side's walls in one quarter of the board, as bitboards by side."""
+    return _bits(_tile_walls(name, quarter))
+
+
+@cache
+def _frame_bits() -> tuple[int, ...]:
+    """The board's edge and the walls round its centre block, as bitboards by side."""
+    return _bits(_frame_walls())
+
 
 class _Layers(list[int]):
     """Cells within 0, 1, 2, ... moves of a target if a robot could stop anywhere, as
@@ -245,11 +275,14 @@ _FLAG_NEXT = [_flag_next(i >> 1, i & 1) for i in range(8)]
 
 
 def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | None,
-                budget: int) -> tuple[tuple[Move, ...], int, int] | None:
+                budget: int, unproven: list[tuple[tuple[Move, ...], int]] | None = None
+                ) -> tuple[tuple[Move, ...], int, int] | None:
     """A* in plain Python: ``(moves, cost, expanded)`` of an optimal route within
     ``max_cost``, or None when it has no answer of that kind: past ``budget`` units of work
     (a look-ahead from a position is one, an expansion three), no route within ``max_cost``,
-    or none at all (the numpy search then says which, in its words).
+    or none at all (the numpy search then says which, in its words). Past the budget, a route
+    within ``max_cost`` found on the way but not proven optimal (an upper bound, below) is
+    added to ``unproven`` as ``(moves, cost)``, where given.
 
     The estimate of a position is the active robot's relaxed distance, raised to 2 under
     strict must-ricochet where one move cannot claim the target yet (it has not moved, or the
@@ -434,7 +467,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         elif bare:
             work += 1
             if work > budget:
-                return None
+                break
             path, zone = alone(a, flag, cells[:k], bare)
             if path is not None:
                 # a route of f moves, and every position left costs at least f: done
@@ -472,7 +505,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         expanded += 1
         work += 3  # an expansion costs about three look-aheads
         if work > budget:
-            return None
+            break
         g1 = g + 1
         rank = 127 - g1
         # a helper's move leaves the active robot as it is (under lenient, no longer at the
@@ -558,4 +591,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         moves.append(Move(names[i], DIRECTIONS[d]))
         key = pk
     moves.reverse()
+    if work > budget:  # not proven: a cheaper route may be among the positions left
+        if unproven is not None:
+            unproven.append(((*moves, *tail), best[0]))
+        return None
     return (*moves, *tail), best[0], expanded

@@ -147,3 +147,124 @@ def test_prepare_builds_the_small_search_walls_and_estimates_too():
     walls = _walls(pos.board)
     assert all(inner(pos.board, t.cell) in walls.dist for t in pos.board.targets)
     assert solve(pos).solved
+
+
+def test_the_walls_of_a_tiled_board_are_put_together_from_each_tile_as_the_board_has_them():
+    """The small search or-s each tile's walls together; read from the board's own set of
+    walls instead (as for a board given wall by wall), they are the same, with every tile side
+    laid in every quarter."""
+    from dataclasses import replace
+    from itertools import permutations
+
+    from companion.board import tile_library
+    from companion.solver_small import _Walls
+
+    sides: dict[int, list[str]] = {}
+    for name, tile in tile_library()["quadrants"].items():
+        sides.setdefault(tile["board"], []).append(name)
+    laid = set()
+    for order in permutations(sorted(sides)):
+        for i in range(len(sides[order[0]])):
+            names = [sides[n][i] for n in order]
+            board = Board.from_tiles(names)
+            by_tile = _Walls(board)
+            by_wall = _Walls(replace(board, tiles=None))
+            assert by_tile.block == by_wall.block, names
+            laid.update(enumerate(names))
+    assert len(laid) == 4 * sum(len(v) for v in sides.values())  # each side in each quarter
+
+
+def _unproven(pos: Position, budget: int):
+    """The route the small search found but did not prove optimal, giving up at ``budget``."""
+    unproven = []
+    found = solve_small(pos, pos.active_robots(), None, budget, unproven)
+    return None if found is not None or not unproven else unproven[0]
+
+
+def _numpy_search(pos: Position, known=None):
+    search = solver_module._Search(pos, pos.active_robots(), None, None, None, 1 << 30)
+    search.known = known
+    return search.run()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.sampled_from(["strict", "lenient", "off"]))
+def test_a_route_the_small_search_gives_up_with_is_legal_and_never_beats_the_optimum(
+        seed, ricochet):
+    pos = random_position(random.Random(seed), "ABC", (), "colour")
+    pos = Position(pos.board, pos.robots, pos.target,
+                   pos.rules.__class__.from_spec({"ricochet": ricochet}))
+    plain = None
+    for budget in (5, 15, 40, 100):
+        known = _unproven(pos, budget)
+        if known is None:
+            continue
+        moves, cost = known
+        verdict = validate_route(pos, moves)
+        assert verdict.legal and verdict.reached and verdict.cost == cost == len(moves)
+        plain = plain or _numpy_search(pos)
+        assert cost >= plain.cost
+        # handed to the numpy search, it ends that search no sooner than it is proven optimal
+        helped = _numpy_search(pos, known)
+        assert helped.cost == plain.cost
+        assert helped.expanded <= plain.expanded
+
+
+def test_the_numpy_search_returns_a_known_route_only_once_nothing_cheaper_is_left():
+    """Over fixed positions the small search gives up on, the route it hands over is
+    sometimes optimal (the numpy search then stops as soon as nothing open is cheaper) and
+    sometimes not (the numpy search then finds the cheaper one): both are met here."""
+    optimal = dearer = 0
+    for seed in range(60):
+        pos = random_position(random.Random(seed), "ABC", (), "colour")
+        for budget in (20, 60):
+            known = _unproven(pos, budget)
+            if known is None:
+                continue
+            plain, helped = _numpy_search(pos), _numpy_search(pos, known)
+            assert helped.cost == plain.cost
+            if known[1] == plain.cost:
+                optimal += 1
+                assert helped.moves == known[0]
+                assert helped.expanded <= plain.expanded
+            else:
+                dearer += 1
+                assert helped.moves != known[0] and len(helped.moves) == plain.cost
+    assert optimal and dearer
+
+
+def test_solve_hands_the_small_search_route_to_the_numpy_search(monkeypatch):
+    """A position past the small search's budget, with a route found on the way: the
+    solution is that route, proven by the numpy search, which expanded fewer positions."""
+    pos = next(p for p in (random_position(random.Random(s), "ABC", (), "colour")
+                           for s in range(60))
+               if (k := _unproven(p, solver_module.SMALL_BUDGET)) is not None
+               and k[1] == _numpy_search(p).cost)
+    known = _unproven(pos, solver_module.SMALL_BUDGET)
+    result = solve(pos)
+    assert result.solved and result.moves == known[0]
+    monkeypatch.setattr(solver_module, "SMALL_BUDGET", 0)
+    alone = solve(pos)
+    assert alone.cost == result.cost and result.expanded < alone.expanded
+
+
+def test_a_numpy_search_stopped_at_its_deadline_still_gives_the_route_handed_to_it():
+    import time
+
+    stopped = []
+    for seed in range(60):
+        pos = random_position(random.Random(seed), "ABC", (), "colour")
+        known = _unproven(pos, 20)
+        if known is None:
+            continue
+        search = solver_module._Search(pos, pos.active_robots(), None, time.monotonic(), None,
+                                       1 << 30)
+        search.known = known
+        got = search.run()
+        if got.status == "solved":  # proven before the first check of the clock
+            assert got.moves == known[0]
+            continue
+        assert got.status == "deadline"
+        assert got.moves == known[0] and got.cost == known[1] >= got.lower_bound
+        stopped.append(seed)
+    assert stopped
