@@ -378,7 +378,7 @@ def test_a_missing_model_stops_companion_run_and_read_naming_the_file(tmp_path, 
 
 REAL = ROOT.parent / "shared" / "photos" / "real"
 TRAINED_ON = ("blefeuvr",)  # the table whose photos train_cells cuts crops from
-HELD_OUT_MISSES = 2  # robots of those photos the shipped model may leave not seen
+HELD_OUT_MISSES = 1  # robots of those photos the reader may leave not seen (kiboya's blue)
 
 
 @pytest.mark.skipif(not (REAL / "truth.jsonl").exists(), reason="real photos not available")

@@ -172,6 +172,19 @@ SURE_LEAD = 0.5  # … and no other cell within this of it
 ALONE = 0.9
 ABSENT = 0.2  # below this on every cell looked at, the classifier sees no such robot
 TOP_CELLS = 3  # per robot colour, its best cells by the colour scores are looked at
+# A tall robot leans into the crops of the cells next to it along the line of sight, so the
+# classifier is often as sure of a neighbour as of its own cell. Cells within RIVAL of the
+# classifier's best are its rivals; when they all lie round one cell, the colour scores
+# (which test the floor in front of a robot's foot) choose among them, if their choice leads
+# every other rival by NEAR_LEAD, scores at least FLOOR, and ranks among the colour's best.
+# A rival further away (a printed target of the robot's colour) leaves the robot unplaced.
+RIVAL = 0.5
+NEAR_LEAD = 0.05
+FLOOR = 0.05
+# A game plays one colourless fifth robot: the classifier's black and silver together are its
+# word for it, when one of the two alone is this likely (dim light makes one of the other; a
+# dim print corner that looks a little like both is no robot)
+ONE_COLOURLESS = 0.75
 
 
 def candidates(loc: Location, scores: dict[str, np.ndarray], hits: dict) -> np.ndarray:
@@ -295,9 +308,62 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     for colour, h in hits.items():  # colours the classifier does not know (transparent)
         if colour not in said:
             out[colour] = h
+    for colour in said:
+        h = out.get(colour)
+        if h is not None and h.doubt is None:
+            continue
+        cell = settle(probs, cells, colour, colours, scores.get(colour))
+        if cell is not None and cell[0] not in taken:
+            out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
+            taken[cell[0]] = colour
     return out, said, len(cells)
 
 
+def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
+    """``(N,)`` the classifier's word for one robot colour on each cell: its class's
+    probability, or for a game's one colourless robot black's and silver's together where
+    one of the two plainly leads (:data:`ONE_COLOURLESS`)."""
+    b, s = CLASSES.index("black"), CLASSES.index("silver")
+    if colour in ("black", "silver") and ("black" in colours) != ("silver" in colours):
+        pair = probs[:, b] + probs[:, s]
+        return np.where(np.maximum(probs[:, b], probs[:, s]) >= ONE_COLOURLESS, pair,
+                        probs[:, CLASSES.index(colour)])
+    return probs[:, CLASSES.index(colour)]
+
+
+def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
+           score: np.ndarray | None) -> tuple[tuple[int, int], float] | None:
+    """The cell ``(col, row)`` where the classifier and the colour scores ``score`` together
+    put a robot the two did not place alone, and the classifier's word there; or None.
+
+    The classifier must be sure (:data:`SURE`) of some cell, and every cell it nearly
+    likes as much (:data:`RIVAL`) must lie next to the one the colour scores prefer among
+    them: then the robot stands there, leaning into the others' crops, if the colour scores
+    lead every rival by :data:`NEAR_LEAD`, reach :data:`FLOOR` (not for a colourless robot,
+    whose scores are often nil where the print is dark) and rank the cell among the colour's
+    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it."""
+    if score is None or not len(cells):
+        return None
+    own = _own(probs, colour, colours)
+    best = float(own.max())
+    if best < SURE:
+        return None
+    rivals = np.nonzero(own >= best - RIVAL)[0]
+    sc = score[cells[rivals, 1], cells[rivals, 0]]
+    order = np.argsort(-sc, kind="stable")
+    pick = rivals[order[0]]
+    here = cells[pick]
+    for o in order[1:]:
+        if (np.abs(cells[rivals[o]] - here).max() > 1
+                or sc[order[0]] - sc[o] < NEAR_LEAD):
+            return None
+    cell = (int(here[0]), int(here[1]))
+    floor = -np.inf if colour in ("black", "silver") else FLOOR
+    if own[pick] < ALONE or sc[order[0]] < floor or not ranked(score, cell):
+        return None
+    return cell, float(own[pick])
+
+
 __all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict",
-           "all_cells", "candidates", "crop_frames", "cut", "decide", "ranked", "shipped",
-           "softmax", "verdicts"]
+           "all_cells", "candidates", "crop_frames", "cut", "decide", "ranked", "settle",
+           "shipped", "softmax", "verdicts"]

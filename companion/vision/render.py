@@ -129,6 +129,9 @@ class Scene:
     chip: bool = True  # the target chip lies on the centre piece
     distortion: float = 0.0  # lens distortion k1 (negative: the barrel of a wide-angle lens)
     haze: float = 0.0  # a veil of scattered light over everything (a window behind), 0–0.6
+    # 0: every robot is the real piece; above: each robot gets a look of its own (shape, height,
+    # width, gloss, washed-out or dull plastic, :class:`RobotLook`), this share of them
+    robot_variety: float = 0.0
 
     @classmethod
     def random(
@@ -782,14 +785,84 @@ _RING = np.stack([np.cos(np.linspace(0, 2 * math.pi, _N_RING, endpoint=False)),
                   np.sin(np.linspace(0, 2 * math.pi, _N_RING, endpoint=False))], axis=1)
 
 
+ROBOT_SHAPES = ("egg", "cylinder", "cone", "bullet", "pawn")
+
+
+@dataclass(frozen=True)
+class RobotLook:
+    """How one robot is made, for robots unlike the real pieces (other editions, other
+    plastics): its outline (:data:`ROBOT_SHAPES`; "egg" is the real piece), its height and
+    width against the real piece's, how glossy it is, and how its colour comes out."""
+
+    shape: str = "egg"
+    height: float = 1.0
+    width: float = 1.0
+    gloss: float = 1.0  # the highlight's strength against the real piece's
+    sharp: float = 18.0  # the highlight's exponent: small, a broad sheen; large, a pin point
+    wash: float = 0.0  # washed out towards white: translucent plastic in bright light, 0–0.6
+    dull: float = 0.0  # its colour greyed (less saturated), 0–0.5
+
+    def __post_init__(self) -> None:
+        if self.shape not in ROBOT_SHAPES:
+            raise ValueError(f"robot look: unknown shape {self.shape!r} "
+                             f"(known: {', '.join(ROBOT_SHAPES)})")
+        if not (0.3 <= self.height <= 2.0 and 0.3 <= self.width <= 2.0):
+            raise ValueError(f"robot look: height {self.height} and width {self.width} must "
+                             f"lie between 0.3 and 2 of the real piece's")
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> RobotLook:
+        return cls(shape=str(rng.choice(ROBOT_SHAPES)), height=float(rng.uniform(0.75, 1.25)),
+                   width=float(rng.uniform(0.8, 1.15)), gloss=float(rng.uniform(0.0, 2.0)),
+                   sharp=float(rng.uniform(4.0, 40.0)),
+                   wash=float(rng.uniform(0.0, 0.55)) if rng.random() < 0.35 else 0.0,
+                   dull=float(rng.uniform(0.0, 0.5)) if rng.random() < 0.35 else 0.0)
+
+
+REAL_PIECE = RobotLook()
+
+
+@lru_cache(maxsize=64)
+def _look_profile(look: RobotLook) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Heights, radii and side slopes of a robot's slices (:func:`_robot_profile`) for
+    ``look``."""
+    if look == REAL_PIECE:
+        return _Z, _R, _SLOPE
+    n = len(_Z)
+    h = ROBOT_HEIGHT * look.height
+    z = np.linspace(0, h, n)
+    u = z / h
+    if look.shape == "egg":
+        r = _R.copy()
+    elif look.shape == "cylinder":  # a straight side, its top edge rounded
+        r = ROBOT_RADIUS * 0.85 * np.sqrt(np.clip(1 - np.clip((u - 0.85) / 0.15, 0, 1) ** 2,
+                                                   0, None))
+    elif look.shape == "cone":  # tapering to a flat top
+        r = ROBOT_RADIUS * (1.0 - 0.7 * u)
+    elif look.shape == "bullet":  # a straight side under a round dome
+        r = ROBOT_RADIUS * 0.8 * np.sqrt(np.clip(1 - np.clip((u - 0.6) / 0.4, 0, 1) ** 2,
+                                                  0, None))
+    else:  # "pawn": a wide foot, a narrow neck and a ball of a head
+        head = 0.75
+        ball = ROBOT_RADIUS * 0.6 * np.sqrt(np.clip(1 - ((u - head) / 0.25) ** 2, 0, None))
+        body = ROBOT_RADIUS * (1.0 - 0.55 * np.clip(u / 0.5, 0, 1))
+        r = np.where(u < 0.5, body, np.maximum(ball, ROBOT_RADIUS * 0.45 * (u < 0.6)))
+    r = np.maximum(r * look.width, 0.0)
+    r[-1] = max(r[-1], 0.06)
+    return z, r, np.gradient(-r, z)
+
+
 def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarray, name: str,
-                light: np.ndarray) -> None:
+                light: np.ndarray, look: RobotLook = REAL_PIECE) -> None:
     """A pawn, ray-cast in its own small window: each pixel's ray meets the slices top down;
-    the first slice it is inside is the surface seen there, shaded by its normal."""
+    the first slice it is inside is the surface seen there, shaded by its normal; ``look``:
+    how this robot is made (:class:`RobotLook`)."""
     H, W = img.shape[:2]
-    outline = np.stack([base[0] + ROBOT_RADIUS * np.r_[_RING[:, 0], _RING[:, 0]],
-                        base[1] + ROBOT_RADIUS * np.r_[_RING[:, 1], _RING[:, 1]],
-                        np.r_[np.zeros(_N_RING), np.full(_N_RING, ROBOT_HEIGHT)]], axis=1)
+    pz, pr, pslope = _look_profile(look)  # the real piece's by default
+    wide = ROBOT_RADIUS * max(look.width, 1.0)
+    outline = np.stack([base[0] + wide * np.r_[_RING[:, 0], _RING[:, 0]],
+                        base[1] + wide * np.r_[_RING[:, 1], _RING[:, 1]],
+                        np.r_[np.zeros(_N_RING), np.full(_N_RING, float(pz[-1]))]], axis=1)
     pts = cam.project(outline)
     x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 3
@@ -801,7 +874,7 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
                          np.ones_like(xs)], axis=-1)
     d = rays_cam @ cam.R.astype(np.float32)  # camera → world directions (R: world → camera)
     c = cam.position.astype(np.float32)
-    zs, rs = _Z.astype(np.float32), _R.astype(np.float32)
+    zs, rs = pz.astype(np.float32), pr.astype(np.float32)
     # the ray's point at every slice height: (h, w, slices)
     t = (zs[None, None, :] - c[2]) / d[..., 2:3]
     px = c[0] + t * d[..., 0:1] - base[0]
@@ -811,7 +884,7 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     hit = inside.any(axis=-1)
     if not hit.any():
         return
-    last = len(_Z) - 1
+    last = len(pz) - 1
     k = last - np.argmax(inside[..., ::-1], axis=-1)  # the highest slice hit
     k1 = np.minimum(k + 1, last)
 
@@ -819,8 +892,8 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
         return np.take_along_axis(a, idx[..., None], -1)[..., 0]
 
     # where between slice k (inside) and k + 1 (outside) the ray crosses the surface
-    out_k1 = at(rho, k1) - _R[k1]
-    in_k = at(rho, k) - _R[k]
+    out_k1 = at(rho, k1) - pr[k1]
+    in_k = at(rho, k) - pr[k]
     frac = np.where(k < last, out_k1 / np.minimum(out_k1 - in_k, -1e-9) * -1, 0.0)
     frac = np.clip(frac, 0, 1)
     hx = at(px, k1) + (at(px, k) - at(px, k1)) * frac
@@ -828,7 +901,7 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     hr = np.sqrt(hx * hx + hy * hy)
     top = k == last
     nxy = np.where(top, 0.0, 1.0)
-    nz = np.where(top, 1.0, _SLOPE[k1] + (_SLOPE[k] - _SLOPE[k1]) * frac)
+    nz = np.where(top, 1.0, pslope[k1] + (pslope[k] - pslope[k1]) * frac)
     nx = hx / np.maximum(hr, 1e-6) * nxy
     ny = hy / np.maximum(hr, 1e-6) * nxy
     norm = np.sqrt(nx * nx + ny * ny + nz * nz)
@@ -840,6 +913,8 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     spec = np.clip(nx * half[..., 0] + ny * half[..., 1] + nz * half[..., 2], 0, 1)
     color = np.array(ROBOT_COLORS[name], np.float32)
+    if look.dull:
+        color = color + look.dull * (color.mean() - color)
     # the size of a pixel where the ray meets the surface, in cells
     tk = np.take_along_axis(t, k[..., None], -1)[..., 0]
     cells_per_px = tk / cam.K[0, 0] * np.linalg.norm(d, axis=-1)
@@ -856,7 +931,7 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
         lamp = np.clip(rx * light[0] + ry * light[1] + rz * light[2], 0, 1) ** 24 * 1.6
     if name == "silver":  # polished metal: nothing of its own, all mirror
         # its turned rings catch the light in bands
-        hz = _Z[k1] + (_Z[k] - _Z[k1]) * frac
+        hz = pz[k1] + (pz[k] - pz[k1]) * frac
         rings = 0.8 + 0.5 * np.cos(np.pi * hz / 0.13) ** 8
         rgb = (room * rings + lamp)[..., None].astype(np.float32) * color[None, None, :]
     elif name == "transparent":
@@ -872,9 +947,11 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
         rgb = ((1 - fres) * 0.9 * behind * color[None, None, :] / 255
                + fres * (room + lamp)[..., None] * 215 + (lamp * 60)[..., None])
     else:
-        shine = spec ** 18 * 90
+        shine = spec ** look.sharp * 90 * look.gloss
         shade = 0.38 + 0.75 * lam
         rgb = color[None, None, :] * shade[..., None].astype(np.float32) + shine[..., None]
+        if look.wash:  # light through translucent plastic: pale all over, brightest lit
+            rgb = rgb * (1 - look.wash) + look.wash * (150 + 105 * lam)[..., None]
     # soft silhouette: how far inside the slice's circle the ray passes, in pixels
     margin = (rs[None, None, :] - rho).max(axis=-1) / np.maximum(cells_per_px, 1e-6)
     alpha = np.clip(margin + 0.5, 0, 1) * hit
@@ -886,11 +963,12 @@ def _draw_robot(img: np.ndarray, mask: np.ndarray, cam: _Camera, base: np.ndarra
 
 
 def _draw_shadow(shadow: np.ndarray, cam: _Camera, base: np.ndarray, light: np.ndarray,
-                 strength: int = 255) -> None:
+                 strength: int = 255, look: RobotLook = REAL_PIECE) -> None:
     """A robot's shadow on the board: its slices projected along the light onto the plane
     (``strength`` below 255: a clear piece lets most of the light through)."""
     d = -light[:2] / max(light[2], 0.2)
-    z, r = _Z[::4], _R[::4]
+    z, r, _ = _look_profile(look)
+    z, r = z[::4], r[::4]
     n = len(z)
     pts = np.stack([base[0] + d[0] * z[:, None] + r[:, None] * _RING[None, :, 0],
                     base[1] + d[1] * z[:, None] + r[:, None] * _RING[None, :, 1],
@@ -1256,14 +1334,19 @@ def shoot(
         bases[name] = np.array([u - bw / 2 + jx, bh / 2 - v + jy, 0.0])
     order = sorted(bases, key=lambda n: -float(np.linalg.norm(bases[n] - cam_pos)))
     robot_mask = np.zeros((H, W), np.uint8)
+    # the looks from a generator of their own: the default frames stay the same
+    vary = np.random.default_rng([seed, 7919])
+    looks = {name: RobotLook.random(vary) if vary.random() < scene.robot_variety
+             else REAL_PIECE for name in sorted(bases)}
     if shadow is not None:
         for name in order:
-            _draw_shadow(shadow, cam, bases[name], light, 90 if name == "transparent" else 255)
+            _draw_shadow(shadow, cam, bases[name], light, 90 if name == "transparent" else 255,
+                         looks[name])
     robot_pixels = {}
     for name in order:
-        _draw_robot(img, robot_mask, cam, bases[name], name, light)
+        _draw_robot(img, robot_mask, cam, bases[name], name, light, looks[name])
         b = cam.project(bases[name][None])[0]
-        t = cam.project((bases[name] + [0, 0, ROBOT_HEIGHT])[None])[0]
+        t = cam.project((bases[name] + [0, 0, ROBOT_HEIGHT * looks[name].height])[None])[0]
         robot_pixels[name] = {"base": (float(b[0]), float(b[1])), "top": (float(t[0]), float(t[1]))}
     if shadow is not None:
         shadow[robot_mask > 0] = 0
