@@ -1,5 +1,5 @@
-"""The board found on tables as pale as its cells, on frames of the 3D source (made apart
-from the renderer the reader grew up with).
+"""The board found on tables as pale as its cells, and a hand over it said to cover it, on
+frames of the 3D source (made apart from the renderer the reader grew up with).
 
 These tests need OpenGL through EGL (moderngl, Mesa), as the 3D source's own tests do."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from companion.vision import render3d as r3
-from companion.vision.locate import lined_quads
-from companion.vision.read import VisionError, read_frame
+from companion.vision.locate import from_corners, lined_quads
+from companion.vision.read import Reader, VisionError, bare_cells, read_frame
 
 TILES = ["1A", "4B", "3B", "2B"]
 POS = {"board": {"tiles": TILES},
@@ -78,3 +78,45 @@ def test_ruled_paper_is_not_taken_for_a_board():
     with pytest.raises(VisionError, match="no board in view"):
         read_frame(img, chip=False)
 
+
+# A pale hand over a board seen a moment before without it, each read as a position before
+# the cells' print was looked for: a hand shows none.
+HANDS = {
+    "grey table, glare": (dict(table="grey", fill=0.85, tilt=15, azimuth=40, glare=0.6), 1),
+    "felt table": (dict(table="felt", fill=0.8, tilt=25, azimuth=200), 2),
+}
+
+
+@pytest.mark.parametrize("name", [n if i == 0 else pytest.param(n, marks=pytest.mark.slow)
+                                  for i, n in enumerate(HANDS)])
+def test_a_hand_over_the_board_is_said_to_cover_it(name):
+    scene, hand = HANDS[name]
+    clear = r3.render3d(POS, seed=3, size=(640, 480), **scene)
+    covered = r3.render3d(POS, seed=3, size=(640, 480), hand=True, hand_seed=hand, **scene)
+    assert covered.occluded and not clear.occluded
+    reader = Reader(tiles=TILES, read_chip=False)
+    before = reader.read(clear.image)
+    assert not before.occluded and before.robots == POS["robots"]
+    obs = reader.read(covered.image)
+    assert obs.occluded and obs.robots == {}
+    with pytest.raises(VisionError, match="covered"):
+        obs.position()
+
+
+def test_the_cells_without_print_are_those_under_the_hand():
+    scene, hand = HANDS["grey table, glare"]
+    size = (640, 480)
+    for with_hand in (False, True):
+        shot = r3.render3d(POS, seed=3, size=size, hand=with_hand, hand_seed=hand, **scene)
+        bare = bare_cells(shot.image, from_corners(shot.corners, size))
+        hidden = set()
+        for c in shot.hidden_cells:
+            x, y = shot.board.xy(c)
+            hidden.add((16 - 1 - y, x))  # (row from the north, column)
+        centre = {(r, c) for r in (7, 8) for c in (7, 8)}
+        seen = {(int(r), int(c)) for r, c in zip(*np.nonzero(bare), strict=True)}
+        assert seen <= hidden | centre  # never a printed cell in the open
+        if with_hand:
+            assert len(seen & hidden) >= 8
+        else:
+            assert not seen - centre

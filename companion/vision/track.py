@@ -83,9 +83,12 @@ class Occlusion:
 
 
 def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
-              explained: Iterable[tuple[int, int]]) -> Occlusion:
+              explained: Iterable[tuple[int, int]], bare: np.ndarray | None = None
+              ) -> Occlusion:
     """Is anything foreign over the board? ``explained`` cells (col, row) are expected to look
-    foreign: the centre piece, robots and the floor they hide.
+    foreign: the centre piece, robots and the floor they hide. ``bare``: ``(16, 16)`` cells
+    whose printed lines are not seen (:func:`~.lattice.bare_cells`), foreign too, whatever
+    their colour.
 
     A hand covers some cells wholly and the cells round its edge in part: a clump of cells
     each at least :data:`PARTLY` foreign counts too when one of them is :data:`SURE` to be
@@ -95,6 +98,8 @@ def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
     for c, r in explained:
         free[r, c] = False
     free[7:9, 7:9] = False  # the centre piece
+    if bare is not None:
+        frac = np.where(bare, np.maximum(frac, SURE), frac)
     mask = (frac >= FOREIGN) & free
     weak = (frac >= PARTLY) & free
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak.astype(np.uint8),
