@@ -11,8 +11,10 @@ Four ways, tried in this order by :func:`locate`:
    points that lie on it, so a robot or a hand hiding part of one side does not bend it.
 4. **The lattice of cells** (:mod:`companion.vision.lattice`), when the outline fails (a thin
    or pale frame, a table as light as the cells) or its frame is not clearly dark all round:
-   the 17 × 17 printed lines, verified to stop where the board does. It also names the edge
-   of a board that runs out of the picture.
+   the 17 × 17 printed lines, verified to stop where the board does, searched for round the
+   outlines found, round the regions dense in thin dark lines (:func:`lined_quads`: on a
+   white, grey or glossy table the outline runs on into the table, the lines do not) and in
+   the whole picture. It also names the edge of a board that runs out of the picture.
 
 Whatever found it, a board must repeat its print at every cell (:func:`board_like`): a single
 tile's 8 × 8 cells taken for 16 × 16 do not, and are refused.

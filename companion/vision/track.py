@@ -7,7 +7,9 @@ by what is known to be there (the centre piece, a robot and the floor it hides).
 judged against the light that falls there (a smooth field fitted over the board, so a lamp's
 fall-off is not a hand), and glare that washes the print out is surface too. Foreign cells
 come in a connected clump under a hand; a clump of a few cells, or several foreign cells in
-all, mark the frame occluded, and such a frame is never read as a position.
+all, mark the frame occluded, and such a frame is never read as a position. A cell that shows
+none of the board's print is foreign too, whatever its colour (a pale hand in bright light,
+see :func:`~companion.vision.read.bare_cells`).
 
 The :class:`Tracker` then accepts a new board state only once the same state has been read on
 ``stable`` of the last ``2 * stable - 1`` unoccluded frames (the last one among them: a
