@@ -11,8 +11,10 @@ Four ways, tried in this order by :func:`locate`:
    points that lie on it, so a robot or a hand hiding part of one side does not bend it.
 4. **The lattice of cells** (:mod:`companion.vision.lattice`), when the outline fails (a thin
    or pale frame, a table as light as the cells) or its frame is not clearly dark all round:
-   the 17 × 17 printed lines, verified to stop where the board does. It also names the edge
-   of a board that runs out of the picture.
+   the 17 × 17 printed lines, verified to stop where the board does, searched for round the
+   outlines found, round the regions dense in thin dark lines (:func:`lined_quads`: on a
+   white, grey or glossy table the outline runs on into the table, the lines do not) and in
+   the whole picture. It also names the edge of a board that runs out of the picture.
 
 Whatever found it, a board must repeat its print at every cell (:func:`board_like`): a single
 tile's 8 × 8 cells taken for 16 × 16 do not, and are refused.
@@ -761,8 +763,55 @@ def rough_quads(image: np.ndarray) -> list[np.ndarray]:
                 if all(np.abs(quad - q).max() > 0.02 * max(h0, w0) for _, q in found):
                     found.append((got[0], quad))
     found.sort(key=lambda f: -f[0])
+    for quad in lined_quads(image):
+        if all(np.abs(quad - q).max() > 0.02 * max(h0, w0) for _, q in found):
+            found.append((0.0, quad))
     whole = np.array([[0, 0], [w0 - 1, 0], [w0 - 1, h0 - 1], [0, h0 - 1]], dtype=np.float64)
     return [q for _, q in found] + [whole]
+
+
+LINED = 0.08  # thin dark lines over a board's area: the share of pixels (a board's ≈ 0.2)
+
+
+def lined_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Rough quadrilaterals round the regions dense in thin dark lines, largest first.
+
+    The lattice of cells is a dense weave of thin dark lines; a plain table is not. Where
+    the table is as pale as the cells and the printed frame too thin or too washed out to
+    part them (a glossy or white table, haze, a board a third of the picture wide), the
+    surface outline runs on into the table, but the lines still stop where the board does.
+    Each region's smallest enclosing rectangle, a quarter larger, is a rough quadrilateral
+    for :func:`~companion.vision.lattice.fit_lattice` (which refuses whatever is not a board)."""
+    h0, w0 = image.shape[:2]
+    scale = min(1.0, 640.0 / max(h0, w0))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(gray, (round(w0 * scale), round(h0 * scale)),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    dark = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, np.ones((5, 5), np.uint8))
+    light = cv2.dilate(small, np.ones((9, 9), np.uint8)).astype(np.float32) + 1.0
+    lines = (dark.astype(np.float32) > 0.08 * light).astype(np.float32)
+    k = max(5, (min(small.shape) // 16) | 1)
+    dense = cv2.blur(lines, (k, k)) > LINED
+    mask = cv2.morphologyEx(dense.astype(np.uint8) * 255, cv2.MORPH_OPEN,
+                            np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    found: list[tuple[float, np.ndarray]] = []
+    for i in range(1, n):
+        area = float(stats[i, cv2.CC_STAT_AREA])
+        if area < 0.02 * mask.size:
+            continue
+        x, y, bw, bh = stats[i, :4]
+        blob = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        cnts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(max(cnts, key=cv2.contourArea)) + np.array([x, y])
+        solidity = area / max(cv2.contourArea(hull), 1.0)
+        if solidity < 0.6:  # a board's cells are one compact patch
+            continue
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull)
+        box = cv2.boxPoints(((cx, cy), (1.25 * rw, 1.25 * rh), angle)).astype(np.float64)
+        found.append((area * solidity ** 4, order_corners((box + 0.5) / scale - 0.5)))
+    found.sort(key=lambda f: -f[0])
+    return [q for _, q in found[:2]]
 
 
 def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Location:

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from ..board import Board, cell_name
@@ -47,7 +48,7 @@ from .robots import (
     silhouette_cells,
 )
 from .tileid import TileReading, read_tiles
-from .track import OCC_PX, occlusion
+from .track import OCC_PX, light_field, occlusion
 
 # Below this confidence in which way the board lies (the tiles' reading) every cell name is a
 # guess: the robots are seen, but none is placed (a right reading is above 0.85 on renders
@@ -203,7 +204,8 @@ class Reader:
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)
         rect = loc.warp(image, OCC_PX)
-        occ = occlusion(rect, frame.white, explained)
+        bare = bare_cells(image, loc)
+        occ = occlusion(rect, frame.white, explained, bare)
         # Under a hand the walls are not all seen: keep what was known, learn nothing new.
         reading = self._tiles_reading if occ.occluded else self._orientation(image, loc, hits)
         k = reading.rotation if reading else 0
@@ -219,7 +221,7 @@ class Reader:
                 again = find_robots(frame, loc, self.profile, view.turned(k))
                 if _cells(again) != _cells(hits):
                     hits, explained = again, _explained(loc, again)
-                    occ = occlusion(rect, frame.white, explained)
+                    occ = occlusion(rect, frame.white, explained, bare)
         if occ.occluded:
             cells = sorted(grid_cell_name(*rotate_cell(c, r, k)) for c, r in occ.cells)
             return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
@@ -363,6 +365,57 @@ def _shadowed(loc: Location, hits: dict[str, RobotHit], k: int) -> set[tuple[int
 def _cells(hits: dict[str, RobotHit]) -> dict[str, tuple[int, int]]:
     return {c: (h.col, h.row) for c, h in hits.items()}
 
+
+LINE_PX = 12  # rectified pixels per cell for :func:`bare_cells`
+BARE = 0.35  # a cell with this little print against the board's usual cell: none is seen
+GLARE = 1.08  # a cell this much lighter than the light there: glare, which washes print out
+
+
+def _shrunk_warp(image: np.ndarray, corners: np.ndarray, px: int) -> np.ndarray:
+    """The board (lattice ``corners`` in grid order) seen from above at ``px`` a cell, grey,
+    float32: the part of the picture round it first halved until its cells are at most
+    three times that size, so that thin lines are averaged in rather than skipped."""
+    h, w = image.shape[:2]
+    x0, y0 = np.floor(np.clip(corners.min(axis=0) - 2, 0, None)).astype(int)
+    x1, y1 = np.ceil(np.minimum(corners.max(axis=0) + 2, (w, h))).astype(int)
+    roi = image[y0:y1, x0:x1]
+    pts = corners - (x0, y0)
+    cell = np.sqrt(max(cv2.contourArea(corners.astype(np.float32)), 1.0)) / GRID
+    while cell > 3 * px and min(roi.shape[:2]) >= 4:
+        hh, ww = roi.shape[0] // 2 * 2, roi.shape[1] // 2 * 2
+        roi = cv2.resize(roi[:hh, :ww], (ww // 2, hh // 2), interpolation=cv2.INTER_AREA)
+        pts, cell = (pts + 0.5) / 2 - 0.5, cell / 2
+    if roi.ndim == 3:
+        roi = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
+    n = GRID * px
+    dst = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    M = cv2.getPerspectiveTransform(pts.astype(np.float32), dst)
+    return cv2.warpPerspective(roi, M, (n, n), flags=cv2.INTER_AREA if cell > px else
+                               cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+                               ).astype(np.float32)
+
+
+def bare_cells(image: np.ndarray, loc: Location) -> np.ndarray:
+    """``(16, 16)`` True where a cell shows none of its print in ``image`` (BGR or grey;
+    rows and columns in the grid of ``loc``, a :class:`~.locate.Location`).
+
+    Every cell of a board is printed with edges (the lattice's thin lines, a cell's own
+    square, a symbol), seen under any light: a shadow darkens them with the cell, haze and a
+    colour cast leave them. A hand or an arm over the board shows none, however pale it is
+    and however like the print its colour. So a cell whose brightness varies far less than
+    the board's cells usually do (its gradients, against the light there) is covered, unless
+    it is lighter than the light around it (glare washes the print out) or clipped white."""
+    px = LINE_PX
+    rect = _shrunk_warp(image, loc.corners, px)
+    light = cv2.dilate(rect, np.ones((5, 5), np.uint8)) + 1.0
+    edges = (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
+             + np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))) / light
+    printed = edges.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
+    q = 3 * (px * px - 1) // 4  # each cell's upper quartile: its light print
+    p75 = np.partition(rect.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
+                       .reshape(GRID, GRID, -1), q, axis=2)[..., q]
+    lit = p75 / light_field(p75)
+    return (printed < BARE * float(np.median(printed))) & (lit < GLARE) & (p75 < 245)
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
                profile: Profile | None = None, chip: bool = True,

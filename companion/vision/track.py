@@ -7,7 +7,9 @@ by what is known to be there (the centre piece, a robot and the floor it hides).
 judged against the light that falls there (a smooth field fitted over the board, so a lamp's
 fall-off is not a hand), and glare that washes the print out is surface too. Foreign cells
 come in a connected clump under a hand; a clump of a few cells, or several foreign cells in
-all, mark the frame occluded, and such a frame is never read as a position.
+all, mark the frame occluded, and such a frame is never read as a position. A cell that shows
+none of the board's print is foreign too, whatever its colour (a pale hand in bright light,
+see :func:`~companion.vision.read.bare_cells`).
 
 The :class:`Tracker` then accepts a new board state only once the same state has been read on
 ``stable`` of the last ``2 * stable - 1`` unoccluded frames (the last one among them: a
@@ -83,9 +85,12 @@ class Occlusion:
 
 
 def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
-              explained: Iterable[tuple[int, int]]) -> Occlusion:
+              explained: Iterable[tuple[int, int]], bare: np.ndarray | None = None
+              ) -> Occlusion:
     """Is anything foreign over the board? ``explained`` cells (col, row) are expected to look
-    foreign: the centre piece, robots and the floor they hide.
+    foreign: the centre piece, robots and the floor they hide. ``bare``: ``(16, 16)`` cells
+    whose printed lines are not seen (:func:`~.lattice.bare_cells`), foreign too, whatever
+    their colour.
 
     A hand covers some cells wholly and the cells round its edge in part: a clump of cells
     each at least :data:`PARTLY` foreign counts too when one of them is :data:`SURE` to be
@@ -95,6 +100,8 @@ def occlusion(rect_bgr: np.ndarray, white: np.ndarray,
     for c, r in explained:
         free[r, c] = False
     free[7:9, 7:9] = False  # the centre piece
+    if bare is not None:
+        frac = np.where(bare, np.maximum(frac, SURE), frac)
     mask = (frac >= FOREIGN) & free
     weak = (frac >= PARTLY) & free
     n, labels, stats, _ = cv2.connectedComponentsWithStats(weak.astype(np.uint8),
