@@ -128,7 +128,7 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
     table.start()
     server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
     try:
-        table.set_language("de")
+        table.speaker.set_language("de")
         set_up(table, timer=0.3)
         opt = reveal_and_solve(table)
         assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
@@ -138,7 +138,7 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_pat
         page.goto(url + "/")
         page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
 
-        pos = table._position()
+        pos = table.referee.position()
         board, names = pos.board, tuple(pos.robots)
         finder = finder_for(board, pos.rules, names)
         first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
@@ -207,7 +207,7 @@ def test_why_a_demonstration_failed_shows_in_french_with_its_colours(browser, tm
     table.start()
     server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
     try:
-        table.set_language("fr")
+        table.speaker.set_language("fr")
         set_up(table, timer=0.2, players=("Anna", "Ben"))
         assert table.submit({"type": "reveal", "chip": "green triangle"}).ok
         assert table.submit({"type": "bid", "seat": 0, "value": 9}).ok

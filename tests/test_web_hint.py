@@ -63,7 +63,7 @@ def start_round(table, players):
     assert r.status_code == 200, r.json
     assert page.post("/api/command", {"type": "reveal"}).status_code == 200
     for _ in range(400):  # the table's solver works in its own thread
-        if table.solution() is not None:
+        if table.pages.solution() is not None:
             break
         time.sleep(0.05)
     return page
@@ -71,7 +71,7 @@ def start_round(table, players):
 
 def test_a_solo_hint_is_journaled_and_agrees_with_the_route(table, tmp_path):
     page = start_round(table, ["Ann"])
-    known = table.solution()
+    known = table.pages.solution()
     r = page.post("/api/hint", {"level": 1})
     assert r.status_code == 200, r.json
     assert [h["level"] for h in r.json["hints"]] == [1]
@@ -107,7 +107,7 @@ def test_the_round_knows_every_distinct_optimal_route_for_its_end(table, monkeyp
     # before the list is complete, which is not what this test is about
     monkeypatch.setattr("companion.solving.ROUTES_SECONDS", 60.0)
     start_round(table, ["Ann"])
-    known = table.solution()
+    known = table.pages.solution()
     routes = known["routes"]
     assert routes["complete"] and routes["count"] == len(routes["routes"]) >= 1
     r = table.game.s.round
