@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 SERVING = ("companion.web", "companion.app", "companion.cli", "companion.benchmarks")
 PURE = ("companion.board", "companion.rules", "companion.solver", "companion.solver_tables",
         "companion.routes", "companion.hints", "companion.puzzles", "companion.engine",
-        "companion.game_state", "companion.game", "companion.game_view",
+        "companion.game_state", "companion.game_course", "companion.game",
+        "companion.game_view",
         "companion.corrections", "companion.micro", "companion.games", "companion.referee",
         "companion.referee_micro", "companion.ruling", "companion.setup_form",
         "companion.table_view", "companion.names", "companion.inputs", "companion.errors")
