@@ -27,6 +27,7 @@ from .rules import ROBOTS, Move, Position, Rules
 from .ruling import Outcome as Outcome
 from .ruling import Play as Play
 from .ruling import source_words as source_words
+from .verify import NotRestoredError, RoundVerifier
 
 log = logging.getLogger("companion.table")
 
@@ -148,12 +149,7 @@ class Referee:
         self.pending_demo = None
         if pos is None:
             return None
-        try:
-            from .verify import RoundVerifier
-
-            self.verifier = RoundVerifier(pos, solve=None)
-        except ImportError:  # pragma: no cover - verify ships with the package
-            self.verifier = None
+        self.verifier = RoundVerifier(pos, solve=None)
         if resumed and self.game.phase == "demonstrating":
             self.resume_demo()
         return pos
@@ -168,8 +164,6 @@ class Referee:
         if pos is None:
             self.verifier = None
             return
-        from .verify import RoundVerifier
-
         # a fresh verifier for the round as the game now has it
         self.verifier = RoundVerifier(pos, solve=None)
         if g.phase == "demonstrating":
@@ -374,8 +368,6 @@ class Referee:
     def begin_demo(self, seat: int, bid: int | None) -> None:
         if self.verifier is None or bid is None:
             return
-        from .verify import NotRestoredError
-
         name = self.game.s.players[seat].name
         try:
             self.verifier.begin(bid, name, self.now())

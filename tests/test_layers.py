@@ -20,12 +20,13 @@ PURE = ("companion.board", "companion.rules", "companion.solver", "companion.sol
         "companion.game_view",
         "companion.corrections", "companion.micro", "companion.games", "companion.referee",
         "companion.referee_micro", "companion.ruling", "companion.setup_form",
-        "companion.table_view", "companion.names", "companion.inputs", "companion.errors")
+        "companion.table_view", "companion.names", "companion.inputs", "companion.errors",
+        "companion.verify", "companion.verify_explain", "companion.verify_doubts")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.solving", "companion.table_camera", "companion.table_state",
             "companion.table_micro", "companion.table_voice", "companion.table_classic",
             "companion.table_pages", "companion.app", "companion.sim", "companion.speech",
-            "companion.store")
+            "companion.store", "companion.verify_replay")
 
 
 def _is_module(name: str) -> bool:
