@@ -8,20 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import SMALL_BOARD as BOARD
+from conftest import SMALL_ROBOTS as ROBOTS
 
 from companion.game import Game, GameError
 from companion.referee import Outcome, Referee
 from companion.rules import Move
-
-BOARD = {
-    "size": 8,
-    "targets": [
-        {"cell": "h8", "color": "blue", "shape": "triangle"},
-        {"cell": "h1", "color": "red", "shape": "circle"},
-        {"cell": "d8", "color": "any", "shape": "vortex"},
-    ],
-}
-ROBOTS = {"red": "c2", "green": "b6", "blue": "a1", "yellow": "e5"}
 
 
 class Loop:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from test_table import make_table, reveal_and_solve, set_up, wait_state
+from conftest import make_table, reveal_and_solve, set_up, wait_state
 
 from companion.store import Store
 

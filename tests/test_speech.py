@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import make_table, set_up, wait_state
 from hypothesis import given
 from hypothesis import strategies as st
-from test_table import make_table, set_up, wait_state
 
 from companion import i18n, speech
 

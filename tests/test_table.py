@@ -3,57 +3,21 @@ and the verifier, the simulated table and its virtual buttons."""
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import WAIT, make_table, reveal_and_solve, set_up, wait_state
 
-from companion import solver
 from companion.events import Broker
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move
-from companion.sim import MicroSimWorld, SimWorld
+from companion.sim import SimWorld
 from companion.store import Store
 from companion.table import Table
 from companion.table_view import board_geometry
 from companion.vision.feed import CameraFeed
-
-WAIT = 10.0  # ceiling for events; a working build is far quicker
-
-
-def wait_state(table: Table, pred: Callable[[dict[str, Any]], bool],
-               timeout: float = WAIT) -> dict[str, Any]:
-    """Wait, on the table's own event stream, until the published state satisfies ``pred``."""
-    sub, _ = table.broker.subscribe()
-    try:
-        end = time.monotonic() + timeout
-        while True:
-            state = table.view()
-            if pred(state):
-                return state
-            left = end - time.monotonic()
-            assert left > 0, f"timed out; last state: phase={state['phase']} {state}"
-            try:
-                sub._queue.get(timeout=left)
-            except queue.Empty:
-                pass
-    finally:
-        table.broker.unsubscribe(sub)
-
-
-def make_table(tmp_path, *, solve=solver.solve, sim: bool = True, name: str = "j.db",
-               **kw: Any) -> Table:
-    db = tmp_path / name
-    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=solve,
-              simulated=sim, **kw)
-    if sim:
-        t.sim = SimWorld()
-        t.micro_sim = MicroSimWorld()
-        t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
-    return t
 
 
 @pytest.fixture
@@ -62,19 +26,6 @@ def table(tmp_path):
     t.start()
     yield t
     t.stop()
-
-
-def set_up(t: Table, timer: float = 60, players=("Ann", "Ben")) -> dict[str, Any]:
-    spec = t.pages.check_setup(list(players), "abacus-2013", {"timer_seconds": timer}, None)
-    out = t.submit(spec)
-    assert out.ok, out.reason
-    return spec
-
-
-def reveal_and_solve(t: Table) -> dict[str, Any]:
-    assert t.submit({"type": "reveal"}).ok
-    wait_state(t, lambda s: s["optimal_known"])
-    return t.pages.solution()
 
 
 # ---------------------------------------------------------------- commands and journal
