@@ -130,7 +130,7 @@ def build(opts: RunOptions, out: TextIO | None = None) -> tuple[Table, Flask, st
 
     factory = None if pi else MockFactory(pin_class=MockPWMPin)
     table.attach_hardware(Hardware(pins, from_buttons, clock=table.now, pin_factory=factory))
-    table.attach_voice(Voice())  # silent where espeak-ng is not installed
+    table.speaker.attach_voice(Voice())  # silent where espeak-ng is not installed
     public = PublicAddress(opts.host, opts.port)
     app = create_app(table, {"PUBLIC_URL": public})
     return table, app, public()

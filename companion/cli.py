@@ -510,7 +510,7 @@ def _history_parser(sub) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from . import verify
+    from . import verify_replay
 
     pos = load_position(args.start, args.rules, "--start")
     if pos.target is None:
@@ -526,9 +526,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         else:
             if frames.is_file():
                 readers.check_video(frames, "FRAMES")
-            observations = verify.frame_observations(frames, pos, cells=not args.no_cells)
+            observations = verify_replay.frame_observations(frames, pos, cells=not args.no_cells)
         with inputs.quiet_stderr():  # the decoders' own complaints; ours come after
-            result = verify.replay(pos, args.bid, observations)
+            result = verify_replay.replay(pos, args.bid, observations)
     except inputs.InputError:
         raise
     except ValueError as e:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .board import Board
+from .game_course import Course
 from .game_state import MAX_BID, Bid, Command, Event, GameError, State, parse_chip
 from .i18n import Message
 
@@ -49,7 +50,7 @@ def _award(s: State, value: Any, at: float, base: Event) -> list[Event]:
         if seat in r.bids:
             r.bids[seat].status = "demonstrating"
         s.phase = "demonstrating"
-        return [{**base, "seat": seat, "chip": r.chip}] + s.succeed(
+        return [{**base, "seat": seat, "chip": r.chip}] + Course(s).succeed(
             at, base["by"], list(r.moves))
     if chip is None:
         if not s.rounds or s.rounds[-1]["chip"] not in s.deck:
@@ -69,7 +70,7 @@ def _award(s: State, value: Any, at: float, base: Event) -> list[Event]:
         if rec["chip"] == chip and rec["winner"] is None:
             rec["winner"], rec["winner_name"] = seat, s.name(seat)
             break
-    return events + s.check_game_over(at)
+    return events + Course(s).check_game_over(at)
 
 
 def _revoke(s: State, value: Any, at: float, base: Event) -> list[Event]:
@@ -92,7 +93,7 @@ def _revoke(s: State, value: Any, at: float, base: Event) -> list[Event]:
     events: list[Event] = [{**base, "seat": seat, "chip": chip},
                            {"type": "chip_returned", "at": at, "chip": chip,
                             "reason": "revoked by the referee"}]
-    return events + s.check_game_over(at)
+    return events + Course(s).check_game_over(at)
 
 
 def _bid(s: State, value: Any, at: float, base: Event) -> list[Event]:
@@ -126,7 +127,7 @@ def _bid(s: State, value: Any, at: float, base: Event) -> list[Event]:
     events: list[Event] = [{**base, "seat": seat, "value": n,
                             "previous": old.value if old else None}]
     if s.phase == "bidding" and r.bids and not s.solo:
-        events += s.start_timer(at, "first_bid")
+        events += Course(s).start_timer(at, "first_bid")
     return events
 
 
@@ -141,7 +142,7 @@ def _timer(s: State, value: Any, at: float, base: Event) -> list[Event]:
     r.timer.used = r.timer.duration - float(value)
     if r.timer.running:
         r.timer.started_at = at
-    return [{**base, "remaining": float(value)}] + s.advance(at)
+    return [{**base, "remaining": float(value)}] + Course(s).advance(at)
 
 
 def _robots(s: State, value: Any, at: float, base: Event) -> list[Event]:

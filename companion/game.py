@@ -107,6 +107,7 @@ from typing import Any
 from . import corrections, game_view, i18n
 from .board import BoardError
 from .engine import CommandEngine
+from .game_course import Course
 from .game_state import (
     CHIPS,
     MAX_BID,
@@ -172,6 +173,11 @@ class Game(CommandEngine[State]):
         self._rng = rng or random.Random()
         super().__init__(State())
 
+    @property
+    def course(self) -> Course:
+        """What the clock and the verdicts do to the state in hand (:attr:`s`)."""
+        return Course(self.s)
+
     # -- public API
     def advance(self, now: float) -> list[Event]:
         """Let time pass to ``now``: the soft no-bid timeout and the timer's end happen here."""
@@ -212,7 +218,7 @@ class Game(CommandEngine[State]):
 
     # -- the engine's hooks and the commands' helpers
     def _advance(self, now: float) -> list[Event]:
-        return self.s.advance(now)
+        return self.course.advance(now)
 
     def _snapshot(self) -> State:
         memo: dict[int, Any] = {}
@@ -249,14 +255,14 @@ class Game(CommandEngine[State]):
     def _do_setup(self, cmd: Command, at: float) -> list[Event]:
         if self.s.phase != "setup":
             raise GameError("a game is already set up; start a new game first")
-        return self.s.set_up(cmd, at, self._rng)
+        return self.course.set_up(cmd, at, self._rng)
 
     def _do_new_game(self, cmd: Command, at: float) -> list[Event]:
         self.s = State(now=at)
         self._undo.clear()
         events: list[Event] = [{"type": "new_game", "at": at}]
         if "players" in cmd:
-            events += self.s.set_up(cmd, at, self._rng)
+            events += self.course.set_up(cmd, at, self._rng)
         return events
 
     def _do_reveal(self, cmd: Command, at: float) -> list[Event]:
@@ -283,12 +289,12 @@ class Game(CommandEngine[State]):
                                 "target": target_view(self.s, chip),
                                 "snapshot": self.s.cells(s.robots)}]
         if s.solo:
-            events += self.s.start_timer(at, "solo")
+            events += self.course.start_timer(at, "solo")
         return events
 
     def _do_start_timer(self, cmd: Command, at: float) -> list[Event]:
         self._need_phase("start_timer", "bidding")
-        return self.s.start_timer(at, "by_hand")
+        return self.course.start_timer(at, "by_hand")
 
     def _do_bid(self, cmd: Command, at: float) -> list[Event]:
         s = self.s
@@ -321,9 +327,9 @@ class Game(CommandEngine[State]):
             events.append({"type": "timer_paused", "at": at, "remaining": left})
             r.queue = [seat]
             s.phase = "demonstrating"
-            return events + self.s.next_demonstrator(at)
+            return events + self.course.next_demonstrator(at)
         if s.phase == "bidding":
-            events += self.s.start_timer(at, "first_bid")
+            events += self.course.start_timer(at, "first_bid")
         return events
 
     def _demonstrator(self, cmd: Command, kind: str) -> int:
@@ -375,7 +381,7 @@ class Game(CommandEngine[State]):
                                     why=_detail(result.reason)))
         if not result.legal:
             r.moves = moves
-            return events + self.s.fail(at, Message("fail.illegal", name=name,
+            return events + self.course.fail(at, Message("fail.illegal", name=name,
                                                    why=result.reason), "rules", Failure.ILLEGAL)
         r.moves = moves
         s.robots = dict(result.robots)
@@ -384,11 +390,11 @@ class Game(CommandEngine[State]):
                        "robots": self.s.cells(s.robots), "reached": result.reached})
         bid = r.bids[seat].value if seat in r.bids else None
         if bid is not None and result.cost > bid:
-            return events + self.s.fail(
+            return events + self.course.fail(
                 at, Message("fail.over_bid", name=name, cost=result.cost, bid=bid), "rules",
                 Failure.OVER_BID)
         if result.reached and (bid is None or result.meets_bid):
-            return events + self.s.succeed(at, "rules", moves)
+            return events + self.course.succeed(at, "rules", moves)
         return events
 
     def _do_done(self, cmd: Command, at: float) -> list[Event]:
@@ -397,16 +403,16 @@ class Game(CommandEngine[State]):
         assert r is not None
         name = self.s.name(seat)
         if not r.moves:
-            return self.s.fail(at, Message("fail.no_moves", name=name), "rules",
+            return self.course.fail(at, Message("fail.no_moves", name=name), "rules",
                               Failure.INCOMPLETE)
         result = self.s.judge(r.moves)
         if result.reached and result.meets_bid is not False:
-            return self.s.succeed(at, "rules", list(r.moves))
+            return self.course.succeed(at, "rules", list(r.moves))
         if result.reached:
             bid = r.bids[seat].value
-            return self.s.fail(at, Message("fail.not_exact", name=name, cost=result.cost,
+            return self.course.fail(at, Message("fail.not_exact", name=name, cost=result.cost,
                                           bid=bid), "rules", Failure.OVER_BID)
-        return self.s.fail(at, Message("fail.route", name=name, why=result.reason), "rules",
+        return self.course.fail(at, Message("fail.route", name=name, why=result.reason), "rules",
                           Failure.INCOMPLETE)
 
     def _do_give_up(self, cmd: Command, at: float) -> list[Event]:
@@ -415,7 +421,7 @@ class Game(CommandEngine[State]):
         r = s.round
         if s.phase == "demonstrating" and r is not None:
             if seat == r.demonstrator:
-                return self.s.fail(at, Message("fail.gave_up", name=self.s.name(seat)), seat,
+                return self.course.fail(at, Message("fail.gave_up", name=self.s.name(seat)), seat,
                                   Failure.GAVE_UP)
             b = r.bids.get(seat)
             if b is not None and b.status == "waiting":
@@ -430,7 +436,7 @@ class Game(CommandEngine[State]):
             s.players[0].face_down.append(r.chip)
             return [{"type": "timer_ended", "at": at, "run": r.timer.run, "remaining": left},
                     {"type": "chip_won", "at": at, "seat": 0, "name": self.s.name(0),
-                     "chip": r.chip, "face": "down"}] + self.s.end_round(at, None)
+                     "chip": r.chip, "face": "down"}] + self.course.end_round(at, None)
         if s.phase in ("bidding", "timer"):
             raise GameError(Message("refuse.bid_stands"))
         self._need_phase("give_up", "demonstrating")
@@ -447,17 +453,17 @@ class Game(CommandEngine[State]):
         r = self.s.round
         assert r is not None
         if success:
-            return self.s.succeed(at, by, list(r.moves))
+            return self.course.succeed(at, by, list(r.moves))
         # the camera (or the referee) may say why: kept with the verdict, it is an illegal
         # demonstration in those words
         why = cmd.get("reason")
         if isinstance(why, Mapping):  # a message the camera gave, as its key and values
             told = i18n.from_stored(dict(why))
             if told is not None:
-                return self.s.fail(at, told, by, Failure.ILLEGAL)
+                return self.course.fail(at, told, by, Failure.ILLEGAL)
         if isinstance(why, str) and why.strip():  # prose: a referee's words, an old journal
-            return self.s.fail(at, " ".join(why.split())[:MAX_REASON], by, Failure.ILLEGAL)
-        return self.s.fail(at, Message("fail.judged", name=self.s.name(seat)), by,
+            return self.course.fail(at, " ".join(why.split())[:MAX_REASON], by, Failure.ILLEGAL)
+        return self.course.fail(at, Message("fail.judged", name=self.s.name(seat)), by,
                           Failure.ILLEGAL)
 
     def _do_robots(self, cmd: Command, at: float) -> list[Event]:

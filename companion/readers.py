@@ -126,8 +126,8 @@ def read_pinmap(path: str | os.PathLike[str], option: str = "--pins") -> Any:
 
 def read_observations(path: str | os.PathLike[str], option: str = "observation log"
                       ) -> list[tuple[float, dict[str, str] | None]]:
-    """A recorded observation stream (:func:`companion.verify.read_observation_log`)."""
-    from .verify import read_observation_log
+    """A recorded observation stream (:func:`companion.verify_replay.read_observation_log`)."""
+    from .verify_replay import read_observation_log
 
     return read_observation_log(path, option)
 

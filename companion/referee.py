@@ -21,11 +21,13 @@ from typing import Any
 
 from . import i18n
 from .i18n import Message
+from .micro import MicroGame
 from .referee_micro import MicroRulings
 from .rules import ROBOTS, Move, Position, Rules
 from .ruling import Outcome as Outcome
 from .ruling import Play as Play
 from .ruling import source_words as source_words
+from .verify import NotRestoredError, RoundVerifier
 
 log = logging.getLogger("companion.table")
 
@@ -36,9 +38,9 @@ CHIP_PHASES = ("idle", "round_over")
 ROUND_PHASES = ("bidding", "timer", "demonstrating")
 
 
-class Referee(MicroRulings):
-    """The decisions of one table (a Micro Robots game's are its
-    :class:`~companion.referee_micro.MicroRulings`).
+class Referee:
+    """The decisions of one table (a Micro Robots game's are made by the
+    :class:`~companion.referee_micro.MicroRulings` it holds, :attr:`micro_rulings`).
 
     ``game`` returns the game on the table (the store may replace it), ``now`` is the table's
     clock, ``play`` applies a command (:data:`Play`), ``publish`` shows the table's state again,
@@ -81,8 +83,25 @@ class Referee(MicroRulings):
         self.revealing = ""  # what the page says of a chip being revealed (who read it)
         self.waiting = False  # is the classic game waiting for a chip?
         self.waits = 0  # how many times it has begun to wait: the camera reads afresh each time
-        self.micro_seen: str | None = None  # where the camera last saw the micro robot
-        self.proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
+        # a Micro Robots game's rulings: where the camera saw its robot, a layout it read
+        self.micro_rulings = MicroRulings(self)
+
+    @property
+    def game(self) -> Any:
+        """The game on the table (the store may replace it)."""
+        return self._game()
+
+    @property
+    def micro(self) -> bool:
+        """Is the game on the table Micro Robots?"""
+        return isinstance(self.game, MicroGame)
+
+    def forget_round(self) -> None:
+        """Whatever the classic game had running is over: no verifier, no bidder waiting,
+        no solver's answer."""
+        self.verifier = None
+        self.pending_demo = None
+        self.optimal = None
 
     # ------------------------------------------------------------ the game's events
 
@@ -130,12 +149,7 @@ class Referee(MicroRulings):
         self.pending_demo = None
         if pos is None:
             return None
-        try:
-            from .verify import RoundVerifier
-
-            self.verifier = RoundVerifier(pos, solve=None)
-        except ImportError:  # pragma: no cover - verify ships with the package
-            self.verifier = None
+        self.verifier = RoundVerifier(pos, solve=None)
         if resumed and self.game.phase == "demonstrating":
             self.resume_demo()
         return pos
@@ -150,8 +164,6 @@ class Referee(MicroRulings):
         if pos is None:
             self.verifier = None
             return
-        from .verify import RoundVerifier
-
         # a fresh verifier for the round as the game now has it
         self.verifier = RoundVerifier(pos, solve=None)
         if g.phase == "demonstrating":
@@ -181,7 +193,6 @@ class Referee(MicroRulings):
         return Position(s.board, {k: robots[k] for k in sorted(robots, key=ROBOTS.index)},
                         goal, s.rules)
 
-
     def start_cells(self) -> tuple[tuple[str, str], ...]:
         """The round's confirmed start, ``(robot, cell)`` pairs, while the robots still stand
         on it (bidding, the hourglass): the frames of that moment teach the camera this
@@ -203,7 +214,6 @@ class Referee(MicroRulings):
         if robot == "transparent":
             return rules.transparent_robot
         return True
-
 
     def on_observation(self, robots: dict[str, str] | None, source: str = "camera") -> Outcome:
         """A stable look at the board. Outside a demonstration it says where the robots stand
@@ -253,7 +263,6 @@ class Referee(MicroRulings):
             return out
         return Outcome(True)
 
-
     def _reconciled(self, robots: Mapping[str, str]) -> bool:
         """Does this look agree with the journal? Until one does (after a restart or an undo),
         looks only say what differs: they are never turned into moves."""
@@ -269,7 +278,6 @@ class Referee(MicroRulings):
         if getattr(self.message, "key", None) == "camera.reconcile":
             self.message = ""
         return True
-
 
     def on_chip(self, payload: tuple[str | None, str | None, str | None],
                  source: str = "camera") -> Outcome:
@@ -317,7 +325,6 @@ class Referee(MicroRulings):
         self.publish()
         return out
 
-
     def _on_verifier_event(self, e: dict[str, Any]) -> None:
         t = e.get("type")
         seat = self.game.s.round.demonstrator if self.game.s.round else None
@@ -340,7 +347,6 @@ class Referee(MicroRulings):
             if t in ("doubt", "unsure") and e.get("question"):
                 self.say([("message", {"message": e["question"]})])  # asked aloud too
 
-
     def holds_done(self) -> Message | None:
         """The player says the route is done while the camera cannot read its end (a robot
         unread, the board hidden, a reading in doubt): no failure is judged from that. The
@@ -362,8 +368,6 @@ class Referee(MicroRulings):
     def begin_demo(self, seat: int, bid: int | None) -> None:
         if self.verifier is None or bid is None:
             return
-        from .verify import NotRestoredError
-
         name = self.game.s.players[seat].name
         try:
             self.verifier.begin(bid, name, self.now())
@@ -372,7 +376,6 @@ class Referee(MicroRulings):
         except NotRestoredError as e:
             self.pending_demo = (seat, bid)
             self.message = i18n.said(e)
-
 
     def resume_demo(self) -> None:
         """The verifier takes the demonstration up where the journal has it: the moves so far
@@ -389,7 +392,6 @@ class Referee(MicroRulings):
             log.warning("resuming the demonstration: %s", e)
             self.message = Message("camera.cannot_follow", why=i18n.said(e))
 
-
     def verifier_call(self, what: str) -> list[dict[str, Any]]:
         try:
             events: list[dict[str, Any]] = getattr(self.verifier, what)(self.now())
@@ -398,34 +400,23 @@ class Referee(MicroRulings):
             log.warning("verifier %s: %s", what, e)
             return []
 
-
     def round_number(self) -> int | None:
         if self.micro:
             return None
         r = self.game.s.round
         return r.number if r is not None else None
 
-
     def on_solved(self, number: int, pos: Position, result: Any, err: str | None,
                    routes: dict[str, Any] | None = None) -> Outcome:
+        """The solver's answer for round ``number`` (or why there is none): kept for the
+        page, and the round's optimum played when it is solved."""
+        self.optimal = optimal_answer(number, pos, result, err, routes)
         if err is not None:
-            self.optimal = {"round": number, "length": None, "moves": [], "steps": [],
-                             "start": {}, "error": err}
             self.publish()
             return Outcome(False, err)
-        status = getattr(result, "status", "solved" if result is not None else "no_solution")
-        moves = _solution_moves(result)
-        steps = []
-        p = pos
-        for m in moves or []:  # no answer (None): no steps, as its length says
-            p = p.push(m)
-            steps.append({"move": m.text(), "robots": _names(p)})
-        self.optimal = {"round": number, "length": len(moves) if moves is not None else None,
-                         "moves": [m.text() for m in moves or []], "steps": steps,
-                         "start": _names(pos), "status": status,
-                         "reason": getattr(result, "reason", None), "routes": routes}
-        if moves and status == "solved":
-            self.play({"type": "optimum", "optimum": len(moves), "round": number}, "solver")
+        if self.optimal["moves"] and self.optimal["status"] == "solved":
+            self.play({"type": "optimum", "optimum": self.optimal["length"], "round": number},
+                      "solver")
         else:
             self.publish()
         return Outcome(True)
@@ -443,9 +434,28 @@ def _check_observation(board: Any, robots: Mapping[str, str]) -> None:
         if board is not None:
             board.cell(cell)  # ValueError names a cell off the board
 
+def optimal_answer(number: int, pos: Position, result: Any, err: str | None,
+                   routes: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The solver's answer for round ``number`` as the page shows it: the route, each step's
+    robots, why there is none."""
+    if err is not None:
+        return {"round": number, "length": None, "moves": [], "steps": [], "start": {},
+                "error": err}
+    status = getattr(result, "status", "solved" if result is not None else "no_solution")
+    moves = _solution_moves(result)
+    steps = []
+    p = pos
+    for m in moves or []:  # no answer (None): no steps, as its length says
+        p = p.push(m)
+        steps.append({"move": m.text(), "robots": _names(p)})
+    return {"round": number, "length": len(moves) if moves is not None else None,
+            "moves": [m.text() for m in moves or []], "steps": steps,
+            "start": _names(pos), "status": status,
+            "reason": getattr(result, "reason", None), "routes": routes}
+
+
 def _names(pos: Position) -> dict[str, str]:
     return {r: pos.board.name(c) for r, c in pos.robots.items()}
-
 
 
 def _solution_moves(result: Any) -> list[Move] | None:

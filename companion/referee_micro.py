@@ -3,15 +3,16 @@
 :class:`MicroRulings` is what :class:`companion.referee.Referee` decides for a Micro Robots
 game on the table: its events' messages, the robot's landings the camera saw (played as
 ``land`` commands, after a restart first reconciled with the journal), and a layout read off
-the board, kept unconfirmed for the page. It also holds what both halves ask first: the game
-on the table, and whether it is a Micro Robots one. Like the referee it has no thread, clock,
-camera or page of its own.
+the board, kept unconfirmed for the page. The referee holds it (``referee.micro_rulings``) and
+lends it what both halves share (:class:`Shared`): the game on the table, ``play`` and
+``publish``, the message on the page. Like the referee it has no thread, clock, camera or page
+of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from . import micro
 from .i18n import Message
@@ -19,82 +20,87 @@ from .micro import MicroGame, Space
 from .ruling import Outcome, Play, source_words
 
 
-class MicroRulings:
-    """The referee's decisions for a Micro Robots game (the referee sets what is declared
-    here; see :class:`companion.referee.Referee`)."""
+class Shared(Protocol):
+    """What the Micro Robots rulings share with the referee that holds them."""
 
-    _game: Callable[[], Any]
     play: Play
     publish: Callable[[], None]
     wall: Callable[[], float]
     message: str  # a Message, or "" for none
     notice: tuple[str, str, dict[str, Any]] | None
-    optimal: dict[str, Any] | None
-    verifier: Any
-    pending_demo: tuple[int, int] | None
     reconcile: bool
-    micro_seen: str | None  # where the camera last saw the micro robot
-    proposal: dict[str, Any] | None  # a layout the camera read, unconfirmed
 
     @property
-    def game(self) -> Any:
-        return self._game()
+    def game(self) -> Any: ...
+
+    def forget_round(self) -> None: ...
+
+
+class MicroRulings:
+    """The referee's decisions for a Micro Robots game; ``referee`` is the
+    :class:`companion.referee.Referee` that holds them (its :class:`Shared` part)."""
+
+    def __init__(self, referee: Shared) -> None:
+        self._ref = referee
+        self.seen: str | None = None  # where the camera last saw the micro robot
+        self.proposal: dict[str, Any] | None = None  # a layout the camera read, unconfirmed
 
     @property
-    def micro(self) -> bool:
-        return isinstance(self.game, MicroGame)
+    def active(self) -> bool:
+        """Is a Micro Robots game on the table?"""
+        return isinstance(self._ref.game, MicroGame)
 
-    def on_micro_event(self, e: Mapping[str, Any]) -> None:
+    def on_event(self, e: Mapping[str, Any]) -> None:
         """One event of a Micro Robots game, as the game applied it."""
+        ref = self._ref
         t = e.get("type")
         if t in ("new_game", "game_set_up"):
             # whatever the classic game had running is over
-            self.verifier = None
-            self.pending_demo = None
-            self.optimal = None
-            self.message = ""
+            ref.forget_round()
+            ref.message = ""
         elif t in ("rolled", "target_rerolled"):
-            self.message = ""
+            ref.message = ""
             if t == "target_rerolled" and e.get("reason") == "stall":
-                self.message = Message("notice.stall")
-                self.notice = (self.message, "notice.stall", {})
+                ref.message = Message("notice.stall")
+                ref.notice = (ref.message, "notice.stall", {})
         elif t == "demonstration_started":
-            self.message = ""
+            ref.message = ""
 
-    def on_micro_observation(self, space: str | None, source: str = "camera") -> Outcome:
-        if not self.micro:
+    def on_observation(self, space: str | None, source: str = "camera") -> Outcome:
+        ref = self._ref
+        if not self.active:
             return Outcome(False, "no Micro Robots game is on the table")
         seen = None if space is None else Space.parse(space).name
-        self.micro_seen = seen
-        g = self.game
-        if self.reconcile and seen is not None:
+        self.seen = seen
+        g = ref.game
+        if ref.reconcile and seen is not None:
             # the first look after a restart: where the journal has the robot, or not news
             robot = g.view()["robot"]
             if g.phase != "demonstrating" or seen == robot:
-                self.reconcile = False
-                self.message = ""
+                ref.reconcile = False
+                ref.message = ""
             else:
-                self.message = Message("camera.reconcile", wrong=Message(
+                ref.message = Message("camera.reconcile", wrong=Message(
                     "reconcile.micro", cell=robot, seen=seen))
-            self.publish()
+            ref.publish()
             return Outcome(True)
         if seen is not None and g.phase == "demonstrating":
             v = g.view()
             if seen != v["robot"]:
-                out = self.play({"type": "land", "space": seen}, source)
+                out = ref.play({"type": "land", "space": seen}, source)
                 if not out.ok:
-                    self.message = Message("source.said", source=source_words(source),
-                                           why=out.reason)
-                    self.publish()
+                    ref.message = Message("source.said", source=source_words(source),
+                                          why=out.reason)
+                    ref.publish()
                 return out
         elif seen is not None and g.phase == "round" and seen != g.view()["robot"]:
-            self.message = Message("micro.robot_elsewhere", source=source_words(source),
-                                   seen=seen, start=g.view()["robot"])
-        self.publish()
+            ref.message = Message("micro.robot_elsewhere", source=source_words(source),
+                                  seen=seen, start=g.view()["robot"])
+        ref.publish()
         return Outcome(True)
 
-
     def on_proposal(self, payload: tuple[Any, Any], source: str = "camera") -> Outcome:
+        ref = self._ref
         rows, confidence = payload
         problems = micro.check_rows(rows)
         if problems == [f"the board is {micro.SIZE} rows of {micro.SIZE} spaces"]:
@@ -111,7 +117,7 @@ class MicroRulings:
                                  "from 0 to 1")
             confidence = [[round(float(c), 3) for c in r] for r in confidence]
         self.proposal = {"rows": names, "confidence": confidence, "problems": problems,
-                          "source": source, "at": self.wall()}
-        self.message = Message("micro.proposal", source=source_words(source))
-        self.publish()
+                          "source": source, "at": ref.wall()}
+        ref.message = Message("micro.proposal", source=source_words(source))
+        ref.publish()
         return Outcome(True)

@@ -38,6 +38,7 @@ still lying there.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import queue
 import threading
@@ -56,15 +57,14 @@ from .i18n import Message
 from .micro import MicroGame
 from .names import PlayerNameError, check_command_names
 from .ports import Eyes, Journal, Lights
-from .referee import ROUND_PHASES, Outcome, Referee, source_words
-from .rules import Position
+from .referee import Outcome, Referee, source_words
 from .sim import MicroSimWorld, SimWorld
 from .solving import Solving
 from .store import LayoutShelf
 from .table_camera import TableCamera, sight_for
 from .table_classic import ClassicTable
 from .table_micro import MicroTable
-from .table_pages import TablePages
+from .table_pages import SimHand, TablePages
 from .table_state import TableState
 from .table_voice import TableVoice
 
@@ -89,7 +89,7 @@ class _Item:
 _STOP = _Item("stop", None, "table")
 
 
-class Table(TableVoice, TablePages):
+class Table:
     """The companion's one owner of game state.
 
     >>> table = Table()                      # doctest: +SKIP
@@ -104,6 +104,12 @@ class Table(TableVoice, TablePages):
     ``hardware`` (:class:`companion.gpio.Hardware`) and ``camera``
     (:class:`companion.vision.feed.CameraFeed`) are attached with :meth:`attach_hardware` /
     :meth:`attach_camera` since they need :meth:`post` to exist first.
+
+    The loop holds the rooms that answer beside it: :attr:`referee` (the decisions),
+    :attr:`published` (the state every page and the LEDs show), :attr:`pages` (what the pages
+    ask beside commands), :attr:`speaker` (the language and the voice), :attr:`hand` (the
+    simulated table's hand and buttons), :attr:`eyes` (the camera's side) and
+    :attr:`solving` (the solver's thread).
     """
 
     def __init__(
@@ -129,9 +135,6 @@ class Table(TableVoice, TablePages):
         self.preset = preset
         self.simulated = simulated
         self.secret = keys.key_file(db)
-        self._db = db
-        self._practice: list[dict[str, Any]] = []  # solved puzzles, when nothing is journaled
-        self.pin = keys.pin_file(db, pin)
         self.broker = Broker(snapshot=self.view)  # the event stream every page reads
         self.hardware: Lights | None = None
         self.eyes = TableCamera()  # the camera, once attached
@@ -142,16 +145,20 @@ class Table(TableVoice, TablePages):
             LayoutShelf.beside(db) if db and db != ":memory:" else None)
         self._queue: queue.Queue[_Item] = queue.Queue(maxsize=1000)
         self._thread: threading.Thread | None = None
-        self.page = TableState(self)  # the state every page reads
-        self.micro_side = MicroTable(self, self._tell_phones)  # a Micro Robots game's events
-        self.classic_side = ClassicTable(self, self._tell_phones)  # a classic game's events
+        self.published = TableState(self)  # the state every page reads
+        # what the pages ask beside commands (the setup form, history, hints, the PIN, ...)
+        self.pages = TablePages(self, db, pin)
+        self.hand = SimHand(self)  # the simulated table's hand and buttons
+        self.micro_side = MicroTable(self, self.pages.tell_phones)  # a Micro Robots game's
+        self.classic_side = ClassicTable(self, self.pages.tell_phones)  # a classic game's
         self._ready = threading.Event()
         self._open_error: BaseException | None = None
-        TableVoice.__init__(self, db)  # the language and the voice, kept beside the journal
+        # the language and the voice, kept beside the journal
+        self.speaker = TableVoice(db, republish=self._republish_running)
         # the table's decisions (chips, looks, the demonstration, the solver's answer)
         self.referee = Referee(game=lambda: self.game, now=self.now, play=self._apply,
-                               publish=self._publish, say=self._speak)
-        self.page.refresh()
+                               publish=self._publish, say=self.speaker.speak)
+        self.published.refresh()
 
     # ------------------------------------------------------------ time and journal
 
@@ -165,6 +172,12 @@ class Table(TableVoice, TablePages):
     def micro(self) -> bool:
         """Is the game on the table Micro Robots?"""
         return isinstance(self.game, MicroGame)
+
+    @property
+    def epoch(self) -> str:
+        """Changes with each new game: join codes and player tokens are per game."""
+        seed = self.game.s.seed
+        return hashlib.sha256(f"{seed}".encode()).hexdigest()[:8]
 
     def now(self) -> float:
         """The table's one clock (the store shifts journaled times across a restart)."""
@@ -198,25 +211,9 @@ class Table(TableVoice, TablePages):
     def _open(self) -> None:
         if self._open_store is not None:
             self.store = self._open_store()  # the journal is this process's from here on
-        self._keep_pin()
-        if self.micro:
-            self.micro_side.sync_sim()
-            # the simulated hand has just put the robot where the journal has it; a real
-            # camera's first look must agree with the journal first
-            self.referee.reconcile = self.game.phase == "demonstrating" and self.micro_sim is None
-            self.page.refresh()
-            self._tell_camera()
-            return
-        self.referee.opened()
-        if self.sim is not None:
-            self.sim.sync(self.game)
-        if self.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
-            # A restart mid-round: the store replayed the journal; pick the round up again,
-            # the demonstration where the journal has it.
-            self.classic_side.start_round(resumed=True)
-            self.referee.reconcile = self.game.phase in ROUND_PHASES
-            self.classic_side.aim_sim()
-        self.page.refresh()
+        self.pages.keep_pin()
+        (self.micro_side if self.micro else self.classic_side).opened()
+        self.published.refresh()
         self._tell_camera()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -237,15 +234,14 @@ class Table(TableVoice, TablePages):
 
     def attach_hardware(self, hardware: Lights) -> None:
         self.hardware = hardware
-        self.page.show_lights()
+        self.published.show_lights()
 
     def attach_camera(self, camera: Eyes) -> None:
         """Use ``camera`` (a :class:`~companion.vision.feed.CameraFeed`) from now on; it is
         told what to look for at once. Started by :meth:`start`, or by the caller when the
         table already runs."""
         self.eyes.attach(camera)
-        if self._thread is not None:
-            self.republish()  # which tells the new camera the game
+        self._republish_running()  # which tells the new camera the game
 
     # ------------------------------------------------------------ input
 
@@ -341,9 +337,9 @@ class Table(TableVoice, TablePages):
         g = self.game
         now = self.now()
         deadline = g.next_deadline()
-        if self.voice is not None and not self.micro and g.phase == "timer":
+        if self.speaker.voice is not None and not self.micro and g.phase == "timer":
             timer = g.view(now)["timer"]
-            self._speak(self._announcer.clock(timer, (self._round(), timer.get("run"))))
+            self.speaker.clock(timer, (self.referee.round_number(), timer.get("run")))
         active = clock_running(g) if self.micro else g.phase == "timer"
         if not active and (deadline is None or deadline > now):
             return
@@ -359,8 +355,8 @@ class Table(TableVoice, TablePages):
         elif item.kind in ("observe", "observe_micro", "proposal", "chip"):
             handlers: dict[str, Callable[[Any, str], Outcome]] = {
                 "observe": self.referee.on_observation,
-                "observe_micro": self.referee.on_micro_observation,
-                "proposal": self.referee.on_proposal,
+                "observe_micro": self.referee.micro_rulings.on_observation,
+                "proposal": self.referee.micro_rulings.on_proposal,
                 "chip": self.referee.on_chip}
             handler = handlers[item.kind]
             try:
@@ -415,30 +411,24 @@ class Table(TableVoice, TablePages):
         if self.micro:
             self.micro_side.after(events)
             self._publish()
-            self._speak(self._announcer.events(events))  # the call, the verdict, the winner
+            self.speaker.events(events)  # the call, the verdict, the winner
             return
         self.classic_side.after(events)
-        self._speak(self._announcer.events(events))
+        self.speaker.events(events)
         self.referee.after_events()
         self._publish()
-
-    def _round(self) -> int | None:
-        return self.referee.round_number()
-
-    def _position(self, robots: Mapping[str, int] | None = None) -> Position | None:
-        return self.referee.position(robots)
 
     # ------------------------------------------------------------ publishing
 
     def view(self) -> dict[str, Any]:
         """The last published state (what every page shows), safe from any thread
         (:meth:`companion.table_state.TableState.view`)."""
-        return self.page.view()
+        return self.published.view()
 
     def _publish(self) -> None:
-        state = self.page.refresh()
+        state = self.published.refresh()
         self.broker.publish("state", state)
-        self.page.show_lights()
+        self.published.show_lights()
         self._tell_camera()
 
     def _tell_camera(self) -> None:
@@ -465,6 +455,16 @@ class Table(TableVoice, TablePages):
         """Publish the table's state again on the loop's thread (something it shows beside
         the game changed: the camera's view, the dial, the language); never blocks."""
         self._put(_Item("publish", None, "table"))
+
+    def _republish_running(self) -> None:
+        """Publish again, once the loop runs (before, :meth:`start` publishes)."""
+        if self._thread is not None:
+            self.republish()
+
+    def off_loop(self) -> bool:
+        """Is this called from another thread while the loop runs (so what reads the journal
+        must be handed to the loop with :meth:`call`)?"""
+        return self._thread is not None and threading.current_thread() is not self._thread
 
     def camera_changed(self) -> None:
         """The camera's view of itself changed (:class:`companion.vision.feed.Observer`)."""

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .events import Broker
-from .referee import Outcome, Referee
+from .referee import ROUND_PHASES, Outcome, Referee
 from .rules import Position
 from .sim import MicroSimWorld, SimWorld
 from .solving import Solving
@@ -27,7 +27,7 @@ class _Table(Protocol):
     referee: Referee
     broker: Broker
     solving: Solving
-    page: TableState
+    published: TableState
     sim: SimWorld | None
     micro_sim: MicroSimWorld | None
 
@@ -41,6 +41,19 @@ class ClassicTable:
     def __init__(self, table: _Table, tell_phones: Callable[[], None]) -> None:
         self._table = table
         self._tell_phones = tell_phones
+
+    def opened(self) -> None:
+        """The journal was replayed (a start, or a restart mid-round)."""
+        t = self._table
+        t.referee.opened()
+        if t.sim is not None:
+            t.sim.sync(t.game)
+        if t.game.phase in ("bidding", "timer", "demonstrating", "round_over"):
+            # A restart mid-round: the store replayed the journal; pick the round up again,
+            # the demonstration where the journal has it.
+            self.start_round(resumed=True)
+            t.referee.reconcile = t.game.phase in ROUND_PHASES
+            self.aim_sim()
 
     def after(self, events: list[dict[str, Any]]) -> None:
         """Act on the events a classic command caused (the loop speaks and publishes after)."""
@@ -78,7 +91,7 @@ class ClassicTable:
         if kind in ("bid", "chip_revealed", "moved"):
             t.broker.publish(kind if kind != "moved" else "move", public(e))
         elif kind in ("demonstration_succeeded", "demonstration_failed"):
-            verdict = t.page.verdict()
+            verdict = t.published.verdict()
             t.broker.publish("verdict", {**verdict, "at": e["at"]} if verdict else public(e))
         elif kind == "round_over":
             t.broker.publish("round", public(e))

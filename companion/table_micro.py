@@ -25,7 +25,7 @@ class _Table(Protocol):
     referee: Referee
     broker: Broker
     solving: Solving
-    page: TableState
+    published: TableState
     eyes: TableCamera
     micro_sim: MicroSimWorld | None
 
@@ -55,7 +55,7 @@ class MicroTable:
         t = self._table
         for e in events:
             kind = e.get("type")
-            t.referee.on_micro_event(e)  # the message; the classic round's helpers end
+            t.referee.micro_rulings.on_event(e)  # the message; the classic round's helpers end
             if kind in ("new_game", "game_set_up"):
                 self._tell_phones()
                 # whatever the classic game had running is over
@@ -70,11 +70,19 @@ class MicroTable:
                 self.sync_sim()  # a landing tapped on the page: the hand follows
                 t.broker.publish("landing", public(e))
             elif kind == "round_over":
-                t.broker.publish("verdict", {**(t.page.verdict() or {}), "at": e["at"]})
+                t.broker.publish("verdict", {**(t.published.verdict() or {}), "at": e["at"]})
                 t.broker.publish("round", public(e))
                 self.sync_sim()  # the robot is put on the target either way
             elif kind == "undone":
                 self.sync_sim()
+
+    def opened(self) -> None:
+        """The journal was replayed (a start, or a restart mid-game)."""
+        t = self._table
+        self.sync_sim()
+        # the simulated hand has just put the robot where the journal has it; a real
+        # camera's first look must agree with the journal first
+        t.referee.reconcile = t.game.phase == "demonstrating" and t.micro_sim is None
 
     def sync_sim(self) -> None:
         """The simulated hand puts the robot where the game says it stands (a new game, a roll,
@@ -87,7 +95,7 @@ class MicroTable:
             return
         robot = t.game.view()["robot"]
         t.micro_sim.sync(t.game.s.layout, robot)
-        t.referee.micro_seen = robot
+        t.referee.micro_rulings.seen = robot
 
     def read_layout(self) -> dict[str, Any]:
         """Read the board in the camera's latest picture (on the caller's thread: it takes a
@@ -96,14 +104,15 @@ class MicroTable:
         reading = t.eyes.read_layout()
 
         def propose() -> dict[str, Any]:
-            t.referee.on_proposal((reading.rows, reading.confidence), "camera")
-            assert t.referee.proposal is not None
+            rulings = t.referee.micro_rulings
+            rulings.on_proposal((reading.rows, reading.confidence), "camera")
+            assert rulings.proposal is not None
             # the reader knows more than the rows show: a hand over the board, a face two
             # faces claim
-            problems = t.referee.proposal["problems"]
+            problems = rulings.proposal["problems"]
             problems += [x for x in reading.problems if x not in problems]
-            t.referee.proposal.update(robot=reading.robot, notes=list(reading.notes))
-            return t.referee.proposal
+            rulings.proposal.update(robot=reading.robot, notes=list(reading.notes))
+            return rulings.proposal
 
         result: dict[str, Any] = t.call(propose)
         return result

@@ -17,11 +17,11 @@ from typing import Any, Protocol
 from . import setup_form, table_view
 from .board import Board
 from .ports import Lights
-from .ports import Voice as VoicePort
 from .referee import Referee
 from .sim import buttons
 from .solving import Solving
 from .table_camera import TableCamera
+from .table_voice import TableVoice
 
 log = logging.getLogger("companion.table")
 
@@ -33,9 +33,8 @@ class _Table(Protocol):
     solving: Solving
     eyes: TableCamera
     hardware: Lights | None
-    voice: VoicePort | None
+    speaker: TableVoice
     simulated: bool
-    language: str
 
     @property
     def game(self) -> Any: ...
@@ -118,11 +117,12 @@ class TableState:
 
     def _keep(self, state: dict[str, Any]) -> dict[str, Any]:
         t = self._table
-        state["lang"] = t.language
+        state["lang"] = t.speaker.language
         notice = t.referee.notice
         state["notice"] = ({"key": notice[1], "params": notice[2]}
                            if notice is not None and notice[0] == state.get("message") else None)
-        state["voice"] = t.voice.status() if t.voice is not None else None
+        voice = t.speaker.voice
+        state["voice"] = voice.status() if voice is not None else None
         end = state["timer"].pop("_ends_at", None) if state.get("timer") else None
         with self._lock:
             self._state = state

@@ -1,15 +1,16 @@
 """The table's language and voice: the language of the screen and the voice, chosen on Setup
 and kept beside the journal with the voice's settings, and the announcements said aloud.
 
-:class:`TableVoice` is a part of :class:`companion.table.Table` (its base): the settings are
-the table's, read by every page (``table.language``, ``table.voice``), and the loop says what
-the referee and the game's events give it through :meth:`TableVoice._speak`.
+:class:`TableVoice` is held by :class:`companion.table.Table` as ``table.speaker``: the
+settings are the table's, read by every page (``table.speaker.language``,
+``table.speaker.voice``), and the loop hands it what the referee and the game's events give
+it to say.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +21,18 @@ log = logging.getLogger("companion.table")
 
 
 class TableVoice:
-    """The language and the voice of a table whose journal is ``db``."""
+    """The language and the voice of a table whose journal is ``db``; ``republish`` shows
+    the table's state again (every page follows a new language)."""
 
-    _thread: threading.Thread | None
-
-    def __init__(self, db: str | None) -> None:
+    def __init__(self, db: str | None, republish: Callable[[], None]) -> None:
         self._settings_path = Path(f"{db}.settings.json") if db and db != ":memory:" else None
+        self._republish = republish
         settings = speech.load_settings(self._settings_path)
         self.language: str = i18n.DEFAULT
         if settings.get("language") in i18n.LANGUAGES:
             self.language = settings["language"]
         self.voice: VoicePort | None = None
         self._announcer = speech.Announcer()
-
-    def republish(self) -> None:  # pragma: no cover - the table's own
-        raise NotImplementedError
 
     def attach_voice(self, voice: VoicePort) -> None:
         """Speak announcements through ``voice`` (a :class:`companion.speech.Voice`)."""
@@ -55,10 +53,19 @@ class TableVoice:
         if self.voice is not None:
             data.update(voice_on=self.voice.on, voice_volume=self.voice.volume)
         speech.save_settings(self._settings_path, data)
-        if self._thread is not None:
-            self.republish()  # every page follows
+        self._republish()  # every page follows
 
-    def _speak(self, said: list[tuple[str, dict[str, Any]]]) -> None:
+    def events(self, events: list[dict[str, Any]]) -> None:
+        """Say what the game's events call for (the call, the verdict, the winner)."""
+        self.speak(self._announcer.events(events))
+
+    def clock(self, timer: dict[str, Any], run: Any) -> None:
+        """Say the hourglass's time when a call is due (``run`` names the timer's run)."""
+        if self.voice is not None:
+            self.speak(self._announcer.clock(timer, run))
+
+    def speak(self, said: list[tuple[str, dict[str, Any]]]) -> None:
+        """Say each ``(kind, values)`` announcement (a voice fault never stops the game)."""
         if self.voice is None:
             return
         for kind, params in said:

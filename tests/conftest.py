@@ -6,13 +6,19 @@ vision tests alone, ``-m browser`` the browser tests alone. CI runs everything."
 
 from __future__ import annotations
 
+import queue
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's Chromium, which the browser tests drive
+
+_SOLVE = object()  # make_table's default: the real solver
 
 # Modules that read rendered frames or real photos through the vision pipeline.
 CAMERA_MODULES = {
@@ -75,6 +81,21 @@ def cli(capsys):
     return run
 
 
+# The small game the game's and the referee's tests play: an 8×8 board with one wall (d1's
+# east side), routes easy to reason about. Blue triangle in the north-east corner, red circle
+# in the south-east corner, the vortex at d8, the green square at a8.
+SMALL_BOARD = {
+    "size": 8,
+    "targets": [
+        {"cell": "h8", "color": "blue", "shape": "triangle"},
+        {"cell": "h1", "color": "red", "shape": "circle"},
+        {"cell": "d8", "color": "any", "shape": "vortex"},
+        {"cell": "a8", "color": "green", "shape": "square"},
+    ],
+    "walls": [["d1", "right"]],
+}
+SMALL_ROBOTS = {"red": "c2", "green": "b6", "blue": "a1", "yellow": "e5"}
+
 SIM_PIN = "246810"
 
 
@@ -101,6 +122,95 @@ def sim_table(tmp_path, factory):
     t.start()
     yield t
     t.stop()
+
+
+# ---------------------------------------------------------------- the table loop
+
+WAIT = 10.0  # ceiling for a table's events; a working build is far quicker
+
+
+def wait_state(table: Any, pred: Callable[[dict[str, Any]], bool],
+               timeout: float = WAIT) -> dict[str, Any]:
+    """Wait, on the table's own event stream, until the published state satisfies ``pred``."""
+    sub, _ = table.broker.subscribe()
+    try:
+        end = time.monotonic() + timeout
+        while True:
+            state = table.view()
+            if pred(state):
+                return state
+            left = end - time.monotonic()
+            assert left > 0, f"timed out; last state: phase={state['phase']} {state}"
+            try:
+                sub._queue.get(timeout=left)
+            except queue.Empty:
+                pass
+    finally:
+        table.broker.unsubscribe(sub)
+
+
+def make_table(tmp_path: Path, *, solve: Any = _SOLVE, sim: bool = True, name: str = "j.db",
+               **kw: Any) -> Any:
+    """A table loop journaling to ``tmp_path/name``, not yet started: with the simulated
+    camera and robots of both games unless ``sim`` is false; ``solve`` is the real solver
+    unless given (``None``: no solver)."""
+    from companion import solver
+    from companion.sim import MicroSimWorld, SimWorld
+    from companion.store import Store
+    from companion.table import Table
+    from companion.vision.feed import CameraFeed
+
+    db = tmp_path / name
+    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db),
+              solve=solver.solve if solve is _SOLVE else solve, simulated=sim, **kw)
+    if sim:
+        t.sim = SimWorld()
+        t.micro_sim = MicroSimWorld()
+        t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
+    return t
+
+
+def set_up(t: Any, timer: float = 60, players: Iterable[str] = ("Ann", "Ben")) -> dict[str, Any]:
+    """A classic game on ``t`` set up as the setup form sends it; returns the command."""
+    spec: dict[str, Any] = t.pages.check_setup(list(players), "abacus-2013",
+                                               {"timer_seconds": timer}, None)
+    out = t.submit(spec)
+    assert out.ok, out.reason
+    return spec
+
+
+def reveal_and_solve(t: Any) -> dict[str, Any]:
+    """Reveal a chip and wait for the solver's answer for the round."""
+    assert t.submit({"type": "reveal"}).ok
+    wait_state(t, lambda s: s["optimal_known"])
+    answer: dict[str, Any] = t.pages.solution()
+    return answer
+
+
+@pytest.fixture
+def served_table(tmp_path):
+    """``served_table(**kw)`` → ``(table, url)``: a table made by :func:`make_table`, started,
+    its page served from this process; both are stopped after the test."""
+    from companion.web import create_app
+    from companion.web.serve import serve_in_thread
+
+    running = []
+
+    def start(**kw: Any) -> tuple[Any, str]:
+        table = make_table(tmp_path, **kw)
+        table.start()
+        try:
+            server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
+        except BaseException:
+            table.stop()
+            raise
+        running.append((server, table))
+        return table, url
+
+    yield start
+    for server, table in reversed(running):
+        server.close()
+        table.stop()
 
 
 @pytest.fixture(scope="module")

@@ -504,7 +504,7 @@ def test_a_chip_laid_before_the_camera_starts_the_round_and_the_page_says_so(bro
     db = tmp_path / "journal.db"
     table = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db))
     table.start()
-    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "none"}, tiles)
+    spec = table.pages.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "none"}, tiles)
     assert table.submit({**spec, "robots": robots}).ok
     table.stop()
     frames = tmp_path / "frames"  # the camera's recording: the chip lies on the centre piece

@@ -113,122 +113,105 @@ def test_a_refusal_and_the_layout_problems_show_in_german(browser, tmp_path):
         server.stop()
 
 
-def test_the_cameras_question_shows_in_german_on_the_table_page(browser, tmp_path):
+def test_the_cameras_question_shows_in_german_on_the_table_page(browser, served_table):
     # the table in this process, so that the test gives the camera's looks: during a
     # demonstration a robot that stood still is seen on a cell no legal move reaches, and
     # the page asks about it in the table's language
-    from test_table import make_table, reveal_and_solve, set_up, wait_state
+    from conftest import reveal_and_solve, set_up, wait_state
 
     from companion.rules import Move
     from companion.verify import finder_for
-    from companion.web import create_app
-    from companion.web.serve import serve_in_thread
 
-    table = make_table(tmp_path)
-    table.start()
-    server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
-    try:
-        table.set_language("de")
-        set_up(table, timer=0.3)
-        opt = reveal_and_solve(table)
-        assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
-        wait_state(table, lambda s: s["phase"] == "demonstrating")
-        page = browser.new_context(viewport={"width": 1280, "height": 800},
-                                   locale="en-GB", bypass_csp=True).new_page()
-        page.goto(url + "/")
-        page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
+    table, url = served_table()
+    table.speaker.set_language("de")
+    set_up(table, timer=0.3)
+    opt = reveal_and_solve(table)
+    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    page = browser.new_context(viewport={"width": 1280, "height": 800},
+                               locale="en-GB", bypass_csp=True).new_page()
+    page.goto(url + "/")
+    page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
 
-        pos = table._position()
-        board, names = pos.board, tuple(pos.robots)
-        finder = finder_for(board, pos.rules, names)
-        first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
-        after = pos.push(first)
-        state = tuple(after.robots[n] for n in names)
-        still = next(r for r in names if r != first.robot)
-        i = names.index(still)
-        wrong = board.name(next(
-            c for c in board.cells() if c not in board.blocked and board.diagonal_at(c) is None
-            and c not in state and not (r := finder.explain(
-                state, (*state[:i], c, *state[i + 1:]), 4)).explanations and not r.exhausted))
-        seen = {r: board.name(c) for r, c in after.robots.items()}
-        table.observe(None, "camera")
-        table.observe({**seen, still: wrong}, "camera")
-        wait_state(table, lambda s: "is that right?" in s["message"])
+    pos = table.referee.position()
+    board, names = pos.board, tuple(pos.robots)
+    finder = finder_for(board, pos.rules, names)
+    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
+    after = pos.push(first)
+    state = tuple(after.robots[n] for n in names)
+    still = next(r for r in names if r != first.robot)
+    i = names.index(still)
+    wrong = board.name(next(
+        c for c in board.cells() if c not in board.blocked and board.diagonal_at(c) is None
+        and c not in state and not (r := finder.explain(
+            state, (*state[:i], c, *state[i + 1:]), 4)).explanations and not r.exhausted))
+    seen = {r: board.name(c) for r, c in after.robots.items()}
+    table.observe(None, "camera")
+    table.observe({**seen, still: wrong}, "camera")
+    wait_state(table, lambda s: "is that right?" in s["message"])
 
-        colour = i18n.text("de", f"color.{still}")
-        question = f"{colour.capitalize()} auf {wrong} gesehen — stimmt das?"
-        page.wait_for_function(
-            "(q) => document.getElementById('message').textContent.startsWith(q)", arg=question,
-            timeout=WAIT)
-        shown = page.locator("#message").inner_text()
-        assert shown == (f"{question} (kein erlaubter Zug erklärt das: es wird weitergezählt, "
-                         "als hätte er sich nicht bewegt)"), shown
-        # the board names its cells along its edges, and rings the cell the question names,
-        # its column letter and row number picked out
-        page.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
-                               timeout=WAIT)
-        assert page.locator("#board .named-cell").count() == 1
-        cols = page.locator("#board .label-col").all_text_contents()
-        rows = page.locator("#board .label-row").all_text_contents()
-        assert cols == list("abcdefghijklmnop") and rows == [str(n) for n in range(1, 17)]
-        picked = page.locator("#board .label.picked-out").all_text_contents()
-        assert sorted(picked) == sorted([wrong[0], wrong[1:]]), picked
-        # drawn where the board's own cell of that name is: over the cell's squares
-        ring = page.locator(f'#board .named-cell[data-cell="{wrong}"] .named-tint').bounding_box()
-        col = page.locator(f'#board .label-col[data-col="{wrong[0]}"]').bounding_box()
-        row = page.locator(f'#board .label-row[data-row="{wrong[1:]}"]').bounding_box()
-        assert ring["x"] < col["x"] + col["width"] / 2 < ring["x"] + ring["width"]
-        assert ring["y"] < row["y"] + row["height"] / 2 < ring["y"] + ring["height"]
-        assert page.evaluate(OVERFLOW_JS, 1280) == []
-        SHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SHOTS / "de-table-camera-question.png"), full_page=True)
-        # on a 360 px phone too: the labels fit, nothing is wider than the screen
-        small = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
-                                    is_mobile=True, has_touch=True, locale="de-DE").new_page()
-        small.goto(url + "/")
-        small.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
-                                timeout=WAIT)
-        assert small.evaluate(OVERFLOW_JS, 360) == []
-        small.screenshot(path=str(SHOTS / "de-phone360-camera-question.png"))
-    finally:
-        server.close()
-        table.stop()
+    colour = i18n.text("de", f"color.{still}")
+    question = f"{colour.capitalize()} auf {wrong} gesehen — stimmt das?"
+    page.wait_for_function(
+        "(q) => document.getElementById('message').textContent.startsWith(q)", arg=question,
+        timeout=WAIT)
+    shown = page.locator("#message").inner_text()
+    assert shown == (f"{question} (kein erlaubter Zug erklärt das: es wird weitergezählt, "
+                     "als hätte er sich nicht bewegt)"), shown
+    # the board names its cells along its edges, and rings the cell the question names,
+    # its column letter and row number picked out
+    page.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
+                           timeout=WAIT)
+    assert page.locator("#board .named-cell").count() == 1
+    cols = page.locator("#board .label-col").all_text_contents()
+    rows = page.locator("#board .label-row").all_text_contents()
+    assert cols == list("abcdefghijklmnop") and rows == [str(n) for n in range(1, 17)]
+    picked = page.locator("#board .label.picked-out").all_text_contents()
+    assert sorted(picked) == sorted([wrong[0], wrong[1:]]), picked
+    # drawn where the board's own cell of that name is: over the cell's squares
+    ring = page.locator(f'#board .named-cell[data-cell="{wrong}"] .named-tint').bounding_box()
+    col = page.locator(f'#board .label-col[data-col="{wrong[0]}"]').bounding_box()
+    row = page.locator(f'#board .label-row[data-row="{wrong[1:]}"]').bounding_box()
+    assert ring["x"] < col["x"] + col["width"] / 2 < ring["x"] + ring["width"]
+    assert ring["y"] < row["y"] + row["height"] / 2 < ring["y"] + ring["height"]
+    assert page.evaluate(OVERFLOW_JS, 1280) == []
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "de-table-camera-question.png"), full_page=True)
+    # on a 360 px phone too: the labels fit, nothing is wider than the screen
+    small = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2,
+                                is_mobile=True, has_touch=True, locale="de-DE").new_page()
+    small.goto(url + "/")
+    small.wait_for_selector(f'#board .named-cell[data-cell="{wrong}"]', state="attached",
+                            timeout=WAIT)
+    assert small.evaluate(OVERFLOW_JS, 360) == []
+    small.screenshot(path=str(SHOTS / "de-phone360-camera-question.png"))
 
 
-def test_why_a_demonstration_failed_shows_in_french_with_its_colours(browser, tmp_path):
+def test_why_a_demonstration_failed_shows_in_french_with_its_colours(browser, served_table):
     # a route that ends without the target's robot on it: the verdict's reason, made by the
     # rules as a message, is shown in French with the robot's colour and the chip in French
-    from test_table import make_table, set_up, wait_state
+    from conftest import set_up, wait_state
 
-    from companion.web import create_app
-    from companion.web.serve import serve_in_thread
+    table, url = served_table(solve=None)
+    table.speaker.set_language("fr")
+    set_up(table, timer=0.2, players=("Anna", "Ben"))
+    assert table.submit({"type": "reveal", "chip": "green triangle"}).ok
+    assert table.submit({"type": "bid", "seat": 0, "value": 9}).ok
+    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    # the red robot moves (the first direction it can go): the green one never arrives
+    assert any(table.submit({"type": "move", "move": f"red {d}"}).ok
+               for d in ("up", "down", "left", "right"))
+    assert table.submit({"type": "done"}).ok
+    v = wait_state(table, lambda s: s["verdict"] is not None)["verdict"]
+    assert v["result"] == "incomplete" and v["reason"].key == "fail.route"
 
-    table = make_table(tmp_path, solve=None)
-    table.start()
-    server, url = serve_in_thread(create_app(table, {"SSE_HEARTBEAT": 0.5}))
-    try:
-        table.set_language("fr")
-        set_up(table, timer=0.2, players=("Anna", "Ben"))
-        assert table.submit({"type": "reveal", "chip": "green triangle"}).ok
-        assert table.submit({"type": "bid", "seat": 0, "value": 9}).ok
-        wait_state(table, lambda s: s["phase"] == "demonstrating")
-        # the red robot moves (the first direction it can go): the green one never arrives
-        assert any(table.submit({"type": "move", "move": f"red {d}"}).ok
-                   for d in ("up", "down", "left", "right"))
-        assert table.submit({"type": "done"}).ok
-        v = wait_state(table, lambda s: s["verdict"] is not None)["verdict"]
-        assert v["result"] == "incomplete" and v["reason"].key == "fail.route"
-
-        page = browser.new_context(viewport={"width": 1280, "height": 800},
-                                   locale="en-GB", bypass_csp=True).new_page()
-        page.goto(url + "/")
-        page.wait_for_function("document.getElementById('verdict-why').textContent !== ''",
-                               timeout=WAIT)
-        shown = page.locator("#verdict-why").inner_text()
-        assert shown == ("Pourquoi : Échec pour Anna : le trajet finit sans le robot vert sur "
-                         "la cible triangle vert"), shown
-        SHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SHOTS / "fr-table-why-failed.png"), full_page=True)
-    finally:
-        server.close()
-        table.stop()
+    page = browser.new_context(viewport={"width": 1280, "height": 800},
+                               locale="en-GB", bypass_csp=True).new_page()
+    page.goto(url + "/")
+    page.wait_for_function("document.getElementById('verdict-why').textContent !== ''",
+                           timeout=WAIT)
+    shown = page.locator("#verdict-why").inner_text()
+    assert shown == ("Pourquoi : Échec pour Anna : le trajet finit sans le robot vert sur "
+                     "la cible triangle vert"), shown
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "fr-table-why-failed.png"), full_page=True)

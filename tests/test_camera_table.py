@@ -148,7 +148,7 @@ def table(tmp_path):
 
 
 def set_up(t: Table, robots: dict[str, str] = ROBOTS, **options: Any) -> None:
-    spec = t.check_setup(["Ann", "Ben"], "abacus-2013", options, TILES)
+    spec = t.pages.check_setup(["Ann", "Ben"], "abacus-2013", options, TILES)
     spec["robots"] = dict(robots)
     out = t.submit(spec)
     assert out.ok, out.reason
@@ -170,15 +170,15 @@ def test_before_a_game_the_camera_reads_the_tiles_and_where_the_robots_stand(tab
     w = Watch(table)
     table.watch(record(tmp_path / "table", still(position())))
     w.until(lambda s: camera(s).get("view") == "board")
-    info = table.setup_info()
+    info = table.pages.setup_info()
     assert info["detected_tiles"] == TILES and info["tiles"] == TILES
     # setup takes the tiles the camera identified and the robots where it sees them
-    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "none"}, None)
+    spec = table.pages.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "none"}, None)
     assert spec["board"]["tiles"] == TILES and spec["robots"] == ROBOTS
     assert table.submit(spec).ok
     assert table.game.view()["robots"] == ROBOTS
     # the black fifth robot, not on the table yet, is given a free cell for the referee to set
-    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {}, None)
+    spec = table.pages.check_setup(["Ann", "Ben"], "abacus-2013", {}, None)
     black = spec["robots"].pop("black")
     assert spec["robots"] == ROBOTS and black not in ROBOTS.values()
     w.close()
@@ -312,7 +312,7 @@ def test_colours_calibrated_from_the_camera_are_kept_for_the_next_start(table, t
     feed = table.watch(frames, profile_path=kept)
     w.until(lambda s: camera(s).get("view") == "board")
     assert feed.status()["read_ms"] > 0  # how long a frame takes, shown with the camera
-    learned = table.calibrate_colors()
+    learned = table.pages.calibrate_colors()
     assert learned["saved"] == str(kept) and set(ROBOTS) <= set(learned["robots"])
     # the next start reads the table with the colours learned here
     profile = load_colours(kept, given=True)
@@ -395,7 +395,7 @@ def micro_frames(space: str | None, n: int = FRAMES, seed: int = 3, **scene: Any
 
 
 def micro_set_up(t: Table) -> None:
-    spec = t.check_micro_setup(["Ann", "Bo"], LAYOUT.to_dict(), {})
+    spec = t.pages.check_micro_setup(["Ann", "Bo"], LAYOUT.to_dict(), {})
     assert t.submit(spec).ok
     assert t.submit({"type": "place", "start": "pink1", "target": "white2"}).ok
 
@@ -427,10 +427,10 @@ def test_the_camera_proposes_the_micro_layout_it_reads_in_a_frame(tmp_path):
         w = Watch(t)
         state = w.until(lambda s: camera(s).get("view") == "unseen")
         assert "Layouts" in state["camera"]["note"]  # no layout yet: nothing is followed
-        proposal = t.read_layout()
+        proposal = t.pages.read_layout()
         assert proposal["rows"] == [[s.name for s in row] for row in LAYOUT.rows]
         assert proposal["problems"] == [] and proposal["robot"] == "pink1"
-        assert t.view()["proposal"] and t.proposal() is proposal
+        assert t.view()["proposal"] and t.pages.proposal() is proposal
         w.close()
     finally:
         feed.stop()
@@ -442,13 +442,13 @@ def test_a_classic_frame_is_no_micro_layout(table, tmp_path):
     w = Watch(table)
     w.until(lambda s: "ended" in (camera(s).get("error") or ""))  # its one frame is read
     with pytest.raises(ValueError, match="cannot read a Micro Robots board") as refused:
-        table.read_layout()
+        table.pages.read_layout()
     from companion import i18n  # the Layouts page says why in its own language
 
     german = i18n.render("de", i18n.said(refused.value))
     assert german.startswith("die Kamera kann keinen Micro-Robots-Spielplan lesen: kein "), german
     assert "Spielplan im Bild" in german and "board" not in german
-    assert table.proposal() is None and feed.status()["frames"] == 1
+    assert table.pages.proposal() is None and feed.status()["frames"] == 1
     w.close()
 
 

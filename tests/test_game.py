@@ -9,24 +9,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import SMALL_BOARD as BOARD  # the small game the referee tests play too
+from conftest import SMALL_ROBOTS as ROBOTS
 from hypothesis import HealthCheck, given, settings, target
 from hypothesis import strategies as st
 
 from companion.game import CHIPS, COMMANDS, PHASES, Game, GameError, replay
 
-# An 8×8 board with no inner walls: routes are easy to reason about. Blue triangle in the
-# north-east corner, red circle in the south-east corner, the vortex at d8.
-BOARD = {
-    "size": 8,
-    "targets": [
-        {"cell": "h8", "color": "blue", "shape": "triangle"},
-        {"cell": "h1", "color": "red", "shape": "circle"},
-        {"cell": "d8", "color": "any", "shape": "vortex"},
-        {"cell": "a8", "color": "green", "shape": "square"},
-    ],
-    "walls": [["d1", "right"]],
-}
-ROBOTS = {"red": "c2", "green": "b6", "blue": "a1", "yellow": "e5"}
 NAMES = ["Anna", "Ben", "Cleo", "Dan", "Eve"]
 
 

@@ -16,15 +16,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 SERVING = ("companion.web", "companion.app", "companion.cli", "companion.benchmarks")
 PURE = ("companion.board", "companion.rules", "companion.solver", "companion.solver_tables",
         "companion.routes", "companion.hints", "companion.puzzles", "companion.engine",
-        "companion.game_state", "companion.game", "companion.game_view",
+        "companion.game_state", "companion.game_course", "companion.game",
+        "companion.game_view",
         "companion.corrections", "companion.micro", "companion.games", "companion.referee",
         "companion.referee_micro", "companion.ruling", "companion.setup_form",
-        "companion.table_view", "companion.names", "companion.inputs", "companion.errors")
+        "companion.table_view", "companion.names", "companion.inputs", "companion.errors",
+        "companion.verify", "companion.verify_explain", "companion.verify_doubts",
+        "companion.verify_caution")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.solving", "companion.table_camera", "companion.table_state",
             "companion.table_micro", "companion.table_voice", "companion.table_classic",
             "companion.table_pages", "companion.app", "companion.sim", "companion.speech",
-            "companion.store")
+            "companion.store", "companion.verify_replay")
 
 
 def _is_module(name: str) -> bool:

@@ -170,7 +170,7 @@ def test_a_cameras_reason_is_journaled_as_its_key_and_an_old_prose_reason_still_
     # the camera's reason for an illegal demonstration goes into the journal as its key and
     # values: after a restart the verdict says it in each page's language; a journal written
     # before (prose) replays and shows its words as they were
-    from test_table import make_table, set_up, wait_state
+    from conftest import make_table, set_up, wait_state
 
     from companion.store import Store
 

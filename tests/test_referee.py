@@ -8,20 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import SMALL_BOARD as BOARD
+from conftest import SMALL_ROBOTS as ROBOTS
 
 from companion.game import Game, GameError
 from companion.referee import Outcome, Referee
 from companion.rules import Move
-
-BOARD = {
-    "size": 8,
-    "targets": [
-        {"cell": "h8", "color": "blue", "shape": "triangle"},
-        {"cell": "h1", "color": "red", "shape": "circle"},
-        {"cell": "d8", "color": "any", "shape": "vortex"},
-    ],
-}
-ROBOTS = {"red": "c2", "green": "b6", "blue": "a1", "yellow": "e5"}
 
 
 class Loop:
@@ -172,9 +164,10 @@ def test_a_layout_the_camera_read_waits_for_the_user_stamped_with_the_wall_clock
     loop = Loop()
     loop.ref.wall = lambda: 1234.5
     rows = [[None] * 6 for _ in range(6)]
-    assert loop.ref.on_proposal((rows, None), "camera").ok
-    assert loop.ref.proposal["at"] == 1234.5 and loop.ref.proposal["rows"] == rows
-    assert loop.ref.proposal["problems"]  # unread spaces are named for the user
+    rulings = loop.ref.micro_rulings
+    assert rulings.on_proposal((rows, None), "camera").ok
+    assert rulings.proposal["at"] == 1234.5 and rulings.proposal["rows"] == rows
+    assert rulings.proposal["problems"]  # unread spaces are named for the user
     assert loop.ref.message == "camera read a Micro Robots board: confirm it under Layouts"
     assert loop.played == []
 
@@ -182,7 +175,7 @@ def test_a_layout_the_camera_read_waits_for_the_user_stamped_with_the_wall_clock
 def test_a_layout_proposal_of_the_wrong_shape_is_refused():
     loop = Loop()
     with pytest.raises(ValueError, match="layout proposal: the board is 6 rows of 6 spaces"):
-        loop.ref.on_proposal(([[None] * 6], None), "camera")
+        loop.ref.micro_rulings.on_proposal(([[None] * 6], None), "camera")
 
 
 def _demonstrating(loop: Loop) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from test_table import make_table, reveal_and_solve, set_up, wait_state
+from conftest import make_table, reveal_and_solve, set_up, wait_state
 
 from companion.store import Store
 
@@ -20,7 +20,7 @@ def moves_in_journal(db) -> list[str]:
 
 def slide(t, move: str) -> None:
     robot, direction = move.split()[:2]
-    t.sim_move(robot, direction)
+    t.hand.slide(robot, direction)
 
 
 def demonstrating(tmp_path, bidders=(1,)):
@@ -214,11 +214,11 @@ def test_the_pin_is_kept_beside_the_journal_and_can_be_changed(tmp_path):
     from companion.web import create_app
 
     t = make_table(tmp_path, sim=False, solve=None)
-    pin = t.pin
+    pin = t.pages.pin
     t.start()
     t.stop()
     t = make_table(tmp_path, sim=False, solve=None)
-    assert t.pin == pin  # a restart keeps it
+    assert t.pages.pin == pin  # a restart keeps it
     t.start()
     try:
         app = create_app(t)
@@ -234,9 +234,9 @@ def test_the_pin_is_kept_beside_the_journal_and_can_be_changed(tmp_path):
         assert other.unlock("97531").status_code == 200
     finally:
         t.stop()
-    assert make_table(tmp_path, sim=False, solve=None).pin == "97531"
+    assert make_table(tmp_path, sim=False, solve=None).pages.pin == "97531"
     given = make_table(tmp_path, sim=False, solve=None, pin="2468")
-    assert given.pin == "2468"
+    assert given.pages.pin == "2468"
     given.start()  # kept once the journal is this table's
     given.stop()
-    assert make_table(tmp_path, sim=False, solve=None).pin == "2468"
+    assert make_table(tmp_path, sim=False, solve=None).pages.pin == "2468"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import make_table, set_up, wait_state
 from hypothesis import given
 from hypothesis import strategies as st
-from test_table import make_table, set_up, wait_state
 
 from companion import i18n, speech
 
@@ -194,10 +194,10 @@ def test_ten_seconds_is_said_once_per_run_and_never_for_a_short_hourglass():
 def test_the_table_says_its_round_in_its_language(tmp_path):
     prog, log = fake_espeak(tmp_path)
     table = make_table(tmp_path)
-    table.attach_voice(speech.Voice(program=prog))
+    table.speaker.attach_voice(speech.Voice(program=prog))
     table.start()
     try:
-        table.set_language("de")
+        table.speaker.set_language("de")
         set_up(table, timer=10.6, players=("Anna", "Ben"))
         assert table.submit({"type": "reveal"}).ok
         chip = table.view()["target"]
@@ -221,14 +221,14 @@ def test_the_table_says_its_round_in_its_language(tmp_path):
         table.stop()
     # the language and the voice's settings are kept beside the journal
     again = make_table(tmp_path)
-    assert again.language == "de" and again.view()["lang"] == "de"
+    assert again.speaker.language == "de" and again.view()["lang"] == "de"
 
 
 def test_a_bad_language_is_refused_and_changes_nothing(tmp_path):
     table = make_table(tmp_path, sim=False)
     with pytest.raises(ValueError, match="language: one of en, de, fr"):
-        table.set_language("xx")
-    assert table.language == "en"
+        table.speaker.set_language("xx")
+    assert table.speaker.language == "en"
 
 
 def test_the_ci_and_the_pi_install_espeak_ng():

@@ -3,57 +3,21 @@ and the verifier, the simulated table and its virtual buttons."""
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
+from conftest import WAIT, make_table, reveal_and_solve, set_up, wait_state
 
-from companion import solver
 from companion.events import Broker
 from companion.gpio import Hardware, PinMap
 from companion.rules import Move
-from companion.sim import MicroSimWorld, SimWorld
+from companion.sim import SimWorld
 from companion.store import Store
 from companion.table import Table
 from companion.table_view import board_geometry
 from companion.vision.feed import CameraFeed
-
-WAIT = 10.0  # ceiling for events; a working build is far quicker
-
-
-def wait_state(table: Table, pred: Callable[[dict[str, Any]], bool],
-               timeout: float = WAIT) -> dict[str, Any]:
-    """Wait, on the table's own event stream, until the published state satisfies ``pred``."""
-    sub, _ = table.broker.subscribe()
-    try:
-        end = time.monotonic() + timeout
-        while True:
-            state = table.view()
-            if pred(state):
-                return state
-            left = end - time.monotonic()
-            assert left > 0, f"timed out; last state: phase={state['phase']} {state}"
-            try:
-                sub._queue.get(timeout=left)
-            except queue.Empty:
-                pass
-    finally:
-        table.broker.unsubscribe(sub)
-
-
-def make_table(tmp_path, *, solve=solver.solve, sim: bool = True, name: str = "j.db",
-               **kw: Any) -> Table:
-    db = tmp_path / name
-    t = Table(open_store=lambda: Store(db, now=time.monotonic()), db=str(db), solve=solve,
-              simulated=sim, **kw)
-    if sim:
-        t.sim = SimWorld()
-        t.micro_sim = MicroSimWorld()
-        t.attach_camera(CameraFeed(t, "sim", sim=t.sim, micro_sim=t.micro_sim))
-    return t
 
 
 @pytest.fixture
@@ -62,19 +26,6 @@ def table(tmp_path):
     t.start()
     yield t
     t.stop()
-
-
-def set_up(t: Table, timer: float = 60, players=("Ann", "Ben")) -> dict[str, Any]:
-    spec = t.check_setup(list(players), "abacus-2013", {"timer_seconds": timer}, None)
-    out = t.submit(spec)
-    assert out.ok, out.reason
-    return spec
-
-
-def reveal_and_solve(t: Table) -> dict[str, Any]:
-    assert t.submit({"type": "reveal"}).ok
-    wait_state(t, lambda s: s["optimal_known"])
-    return t.solution()
 
 
 # ---------------------------------------------------------------- commands and journal
@@ -218,10 +169,10 @@ def test_a_demonstration_on_the_simulated_table_is_followed_move_by_move(table):
     wait_state(table, lambda s: s["phase"] == "demonstrating")
     for i, move in enumerate(opt["moves"][:-1], 1):
         robot, direction = move.split()[:2]
-        table.sim_move(robot, direction)
+        table.hand.slide(robot, direction)
         wait_state(table, lambda s, i=i: s["demonstrating"]["count"] == i)
     robot, direction = opt["moves"][-1].split()[:2]
-    table.sim_move(robot, direction)
+    table.hand.slide(robot, direction)
     state = wait_state(table, lambda s: s["phase"] == "round_over")
     assert state["verdict"]["result"] == "success" and state["verdict"]["seat"] == 1
     assert [p["chips"] for p in state["players"]] == [0, 1]
@@ -236,7 +187,7 @@ def test_a_failed_demonstration_puts_the_robots_back_and_the_next_bidder_starts(
     assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
     wait_state(table, lambda s: s["phase"] == "demonstrating")
     robot, direction = opt["moves"][0].split()[:2]
-    table.sim_move(robot, direction)
+    table.hand.slide(robot, direction)
     wait_state(table, lambda s: s["demonstrating"]["count"] == 1)
     assert table.submit({"type": "give_up", "seat": 0}).ok
     state = wait_state(table, lambda s: s["demonstrating"] and s["demonstrating"]["seat"] == 1
@@ -245,7 +196,7 @@ def test_a_failed_demonstration_puts_the_robots_back_and_the_next_bidder_starts(
     assert table.sim.truth() == start  # the simulated hand put them back
     for i, move in enumerate(opt["moves"], 1):
         robot, direction = move.split()[:2]
-        table.sim_move(robot, direction)
+        table.hand.slide(robot, direction)
         wait_state(table, lambda s, i=i: s["phase"] == "round_over"
                    or s["demonstrating"]["count"] == i)
     state = wait_state(table, lambda s: s["phase"] == "round_over")
@@ -257,7 +208,7 @@ def test_robots_moved_between_rounds_are_journaled_where_the_camera_sees_them(ta
     set_up(table)
     free = next(d for d in ("up", "down", "left", "right")
                 if _can_slide(table.sim, "red", d))
-    where = table.sim_move("red", free)
+    where = table.hand.slide("red", free)
     state = wait_state(table, lambda s: s["robots"]["red"] == where["red"])
     assert table.game.view()["robots"]["red"] == where["red"]
     assert state["phase"] == "idle"
@@ -282,7 +233,7 @@ def test_the_sim_camera_renders_a_jpeg_with_the_detection_drawn_over_it(table):
 def test_a_slide_by_hand_that_cannot_move_is_refused(table):
     set_up(table)
     with pytest.raises(ValueError, match="no purple robot|unknown robot|no purple"):
-        table.sim_move("purple", "up")
+        table.hand.slide("purple", "up")
 
 
 # ---------------------------------------------------------------- buttons
@@ -297,14 +248,14 @@ def test_virtual_buttons_drive_the_gpio_code_on_mock_pins(tmp_path, factory):
         set_up(t)
         names = [b["name"] for b in wait_state(t, lambda s: s["buttons"])["buttons"]]
         assert "start" in names and "bid-0" in names and "bid-1" in names
-        t.press("start")
+        t.hand.press("start")
         wait_state(t, lambda s: s["phase"] == "bidding")
-        t.press("dial", "turn", 6)
-        t.press("bid-1")
+        t.hand.press("dial", "turn", 6)
+        t.hand.press("bid-1")
         state = wait_state(t, lambda s: s["bids"])
         assert state["bids"][0]["seat"] == 1 and state["bids"][0]["moves"] == 6
         with pytest.raises(KeyError):
-            t.press("bid-7")
+            t.hand.press("bid-7")
     finally:
         t.stop()
 
@@ -315,7 +266,7 @@ def test_a_real_table_has_no_virtual_buttons(tmp_path):
     try:
         assert t.view()["buttons"] is None
         with pytest.raises(ValueError):
-            t.sim_move("red", "up")
+            t.hand.slide("red", "up")
     finally:
         t.stop()
 
@@ -501,7 +452,7 @@ ROUTE = ["pink6", "white6", "red6", "red2", "white2"]  # the rule sheet's five m
 
 
 def micro_set_up(t: Table, players=("Ann", "Bo", "Cy"), **options: Any) -> dict[str, Any]:
-    spec = t.check_micro_setup(list(players), example_layout().to_dict(), options)
+    spec = t.pages.check_micro_setup(list(players), example_layout().to_dict(), options)
     out = t.submit(spec)
     assert out.ok, out.reason
     return spec
@@ -559,8 +510,8 @@ def test_the_simulated_camera_judges_a_demonstration_from_the_robots_landings(ta
     wait_state(table, lambda s: s["seen"] == "pink1")  # the camera sees the robot on start
     assert table.submit({"type": "call", "seat": 0, "number": 5}).ok
     for i, space in enumerate(ROUTE, 1):
-        table.sim_micro_put(None)  # the hand lifts it: hidden, no landing
-        table.sim_micro_put(space)
+        table.hand.put_micro(None)  # the hand lifts it: hidden, no landing
+        table.hand.put_micro(space)
         if i < len(ROUTE):
             state = wait_state(table, lambda s, i=i: s["demonstrating"] and len(
                 s["demonstrating"]["landings"]) == i)
@@ -594,7 +545,7 @@ def test_a_layout_proposed_by_the_camera_waits_for_the_user(table):
     conf[1][1] = 0.3
     table.propose_layout(rows, conf)
     state = wait_state(table, lambda s: s["proposal"])
-    p = table.proposal()
+    p = table.pages.proposal()
     assert p["rows"][1][1] == "pink1" and p["confidence"][1][1] == 0.3
     assert any("pink 1 appears twice" in x for x in p["problems"])
     assert "confirm" in state["message"]
@@ -602,7 +553,7 @@ def test_a_layout_proposed_by_the_camera_waits_for_the_user(table):
     wait_state(table, lambda s: "six rows" in s["message"] or "6 rows" in s["message"])
     table.propose_layout(rows, [[2.0] * 6] * 6)
     wait_state(table, lambda s: "confidence" in s["message"])
-    assert table.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
+    assert table.pages.proposal()["confidence"][1][1] == 0.3  # a bad proposal changes nothing
 
 
 def test_the_simulated_camera_shows_the_micro_table(table):
@@ -624,7 +575,7 @@ def test_the_simulated_camera_shows_the_micro_table(table):
 
 def test_the_micro_layout_is_read_from_the_simulated_camera(table):
     micro_set_up(table)
-    proposal = table.read_layout()
+    proposal = table.pages.read_layout()
     assert proposal["rows"] == [[s.name for s in row] for row in example_layout().rows]
     assert proposal["source"] == "camera" and proposal["problems"] == []
     assert wait_state(table, lambda s: s["proposal"])["message"].endswith("under Layouts")
@@ -663,7 +614,7 @@ def test_switching_to_micro_and_back_is_a_new_game_each_time(table):
     set_up(table)
     state = wait_state(table, lambda s: s["game"] == "ricochet-robots" and s["phase"] == "idle")
     assert table.micro_sim.layout is None
-    games = table.history()["games"]
+    games = table.pages.history()["games"]
     assert [g["game"] for g in games] == ["ricochet-robots", "micro-robots", "ricochet-robots"]
 
 
@@ -671,7 +622,7 @@ def test_the_stall_hourglass_rerolls_the_target_on_the_loops_clock(tmp_path):
     t = make_table(tmp_path)
     t.start()
     try:
-        spec = t.check_micro_setup(["Ann", "Bo"], example_layout().to_dict(), {})
+        spec = t.pages.check_micro_setup(["Ann", "Bo"], example_layout().to_dict(), {})
         spec["options"]["stall_seconds"] = 0.5  # below what a user may choose: a test's clock
         assert t.submit(spec).ok
         place(t)
@@ -693,7 +644,7 @@ def test_a_bad_micro_setup_names_the_field(table, players, layout, options, word
     if layout == "EXAMPLE":
         layout = example_layout().to_dict()
     with pytest.raises(ValueError, match=words):
-        table.check_micro_setup(players, layout, options)
+        table.pages.check_micro_setup(players, layout, options)
 
 
 def released(t: Table, name: str, index: int | None = None) -> None:
@@ -712,7 +663,7 @@ def test_the_buttons_play_micro_robots(tmp_path, factory):
     t.start()
     try:
         micro_set_up(t, players=("Ann", "Bo"))
-        t.press("start")  # roll the dice
+        t.hand.press("start")  # roll the dice
         state = wait_state(t, lambda s: s["phase"] == "round")
         assert state["target"] and state["start"] and state["target"] != state["start"]
         first = state["target"]
@@ -721,14 +672,14 @@ def test_the_buttons_play_micro_robots(tmp_path, factory):
                   for i in range(len(t.hardware.pins.hourglass))]
         assert levels[0] > 0  # the stall hourglass runs on the LED bar
         released(t, "start")
-        t.press("start")  # a tap while a target is out: the table re-rolls it
+        t.hand.press("start")  # a tap while a target is out: the table re-rolls it
         end = time.monotonic() + WAIT
         while t.call(lambda: t.store.commands()[-1]["type"]) != "reroll":
             assert time.monotonic() < end
             time.sleep(0.02)
         assert first  # (the new target may be the same space again: dice are dice)
         t.hardware.turn(4)
-        t.press("bid-1")  # Bo's button: call the dial's number
+        t.hand.press("bid-1")  # Bo's button: call the dial's number
         state = wait_state(t, lambda s: s["phase"] == "demonstrating")
         assert state["demonstrating"]["seat"] == 1 and state["demonstrating"]["number"] == 4
         # the LEDs are shown just after the page: wait until the buttons know who demonstrates
@@ -737,7 +688,7 @@ def test_the_buttons_play_micro_robots(tmp_path, factory):
         while (t.hardware._view or {}).get("demonstrating") != 1:
             assert time.monotonic() < end
             time.sleep(0.01)
-        t.press("bid-1-hold")  # held by the demonstrator: she gives up
+        t.hand.press("bid-1-hold")  # held by the demonstrator: she gives up
         state = wait_state(t, lambda s: s["phase"] == "round_over", timeout=WAIT)
         assert state["verdict"]["result"] == "gave_up"
     finally:
@@ -745,22 +696,22 @@ def test_the_buttons_play_micro_robots(tmp_path, factory):
 
 
 def test_the_transparent_robot_variant_plays_a_round_on_the_simulated_table(table):
-    info = table.setup_info()
+    info = table.pages.setup_info()
     option = next(o for o in info["options"] if o["name"] == "transparent_robot")
     assert option["kind"] == "bool" and "transparent robot (variant" in option["label"]
-    spec = table.check_setup(["Ann", "Ben"], "abacus-2013",
+    spec = table.pages.check_setup(["Ann", "Ben"], "abacus-2013",
                              {"timer_seconds": 0.3, "transparent_robot": True}, None)
     assert table.submit(spec).ok
     state = wait_state(table, lambda s: "transparent" in s["robots"])
     assert table.sim.truth()["transparent"] == state["robots"]["transparent"]
     assert table.submit({"type": "reveal", "chip": "vortex"}).ok  # any robot, the transparent too
     wait_state(table, lambda s: s["optimal_known"])
-    opt = table.solution()
+    opt = table.pages.solution()
     assert table.submit({"type": "bid", "seat": 0, "value": opt["length"]}).ok
     wait_state(table, lambda s: s["phase"] == "demonstrating")
     for move in opt["moves"]:
         robot, how = move.split(" ", 1)  # the transparent robot's choices ride along: "up +wall"
-        table.sim_move(robot, how)
+        table.hand.slide(robot, how)
     state = wait_state(table, lambda s: s["phase"] == "round_over")
     assert state["verdict"]["result"] == "success", state["verdict"]
 
@@ -768,7 +719,7 @@ def test_the_transparent_robot_variant_plays_a_round_on_the_simulated_table(tabl
 def test_the_simulated_hand_passes_walls_with_the_transparent_robot(table):
     from companion.rules import Move, Position
 
-    spec = table.check_setup(["Ann", "Ben"], "abacus-2013", {"transparent_robot": True}, None)
+    spec = table.pages.check_setup(["Ann", "Ben"], "abacus-2013", {"transparent_robot": True}, None)
     assert table.submit(spec).ok
     wait_state(table, lambda s: "transparent" in s["robots"])
     board, robots = table.sim.board, dict(table.sim.robots)
@@ -789,7 +740,7 @@ def test_the_simulated_hand_passes_walls_with_the_transparent_robot(table):
     cell, d, end = found
     table.sim.place({**{r: board.name(c) for r, c in robots.items()},
                      "transparent": board.name(cell)})
-    where = table.sim_move("transparent", f"{d} +wall")
+    where = table.hand.slide("transparent", f"{d} +wall")
     assert where["transparent"] == board.name(end)
 
 
@@ -797,7 +748,7 @@ def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
     t = make_table(tmp_path, preset="micro-robots")
     t.start()
     try:
-        info = t.setup_info()
+        info = t.pages.setup_info()
         assert info["game"] == "micro-robots" and info["preset"] == "abacus-2013"
         assert "micro-robots" not in info["presets"]
         assert info["micro"]["options"]["stall_seconds"] == 150
@@ -814,7 +765,7 @@ def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table)
     opt = reveal_and_solve(table)
     assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
     wait_state(table, lambda s: s["phase"] == "demonstrating")
-    pos = table._position()
+    pos = table.referee.position()
     board, names = pos.board, tuple(pos.robots)
     finder = finder_for(board, pos.rules, names)
     first = Move.parse(" ".join(opt["moves"][0].split()[:2]))

@@ -15,7 +15,8 @@ from test_verify import RED_SQUARE_ROUTE, feed, looks, of_type, red_square, verd
 from companion.benchmarks import verify as bench
 from companion.cli import main
 from companion.rules import Move
-from companion.verify import VERDICTS, Demonstration, Verdict, replay, stable_looks
+from companion.verify import VERDICTS, Demonstration, Verdict
+from companion.verify_replay import replay, stable_looks
 from companion.vision.track import Tracker
 
 # The bundled example board with the red square (l6) as the target (test_verify's): red right,

@@ -12,7 +12,8 @@ import pytest
 
 from companion.cli import example_path, main
 from companion.rules import Goal, Position, parse_route
-from companion.verify import NotRestoredError, RoundVerifier, frame_observations, replay
+from companion.verify import NotRestoredError, RoundVerifier
+from companion.verify_replay import frame_observations, replay
 from companion.vision.render import Scene, render
 
 ROUTE = "red right, red up, red left, red down"  # a shortest route to the red square (l6)

@@ -13,7 +13,8 @@ from test_verify import RED_SQUARE_ROUTE, feed, looks, of_type, red_square, verd
 
 from companion.benchmarks import verify as bench
 from companion.board import Board
-from companion.verify import Demonstration, replay
+from companion.verify import Demonstration
+from companion.verify_replay import replay
 
 
 def turned(board: Board, robots: dict, quarters: int) -> dict:

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from companion.benchmarks import verify as bench
 from companion.rules import Position
-from companion.verify import FAILURES, Demonstration, replay
+from companion.verify import FAILURES, Demonstration
+from companion.verify_replay import replay
 
 OPEN = {"size": 8, "walls": []}
 

@@ -436,7 +436,7 @@ def test_four_clicked_corners_are_kept(app, game, screen, table):
 def test_virtual_buttons_press_the_simulated_tables_buttons(app, screen, table):
     assert screen.post("/api/setup", {"players": ["Ann", "Ben"]}).status_code == 200
     assert screen.post("/api/buttons/start", {"action": "press"}).status_code == 200
-    from test_table import wait_state
+    from conftest import wait_state
 
     wait_state(table, lambda s: s["phase"] == "bidding")
     assert_refused(screen.post("/api/buttons/launch", {}), 404, "no button")
@@ -706,7 +706,7 @@ def test_the_cameras_proposed_layout_is_confirmed_on_the_page(app, screen, table
     rows = [row[:] for row in EXAMPLE_ROWS]
     rows[2][2] = None
     table.propose_layout(rows, [[0.95] * 6] * 6)
-    from test_table import wait_state
+    from conftest import wait_state
 
     wait_state(table, lambda s: s["proposal"])
     p = screen.get("/api/layouts/proposal").json
@@ -753,7 +753,7 @@ def test_colours_are_learned_from_the_camera_for_the_classic_game_only(app, scre
 
 
 def test_the_simulated_hand_puts_the_micro_robot_down(app, micro, screen):
-    from test_table import wait_state
+    from conftest import wait_state
 
     ann = join(app, screen, 0)
     assert ann.post("/api/call", {"moves": 5}, headers={"X-Player-Token": ann.token}

@@ -13,7 +13,7 @@ import pytest
 
 from companion.board import Board
 from companion.gpio import Hardware, PinMap
-from companion.rules import Move, Position, Rules, validate_route
+from companion.rules import Move, Position, validate_route
 from companion.sim import SimWorld
 from companion.solver import solve
 from companion.store import Store
@@ -58,11 +58,12 @@ def journaled(tmp_path) -> list[dict]:
 
 def start_round(table, players):
     page = Page(create_app(table, {"PUBLIC_URL": "http://table.local:8000/"}))
+    # the robots stand where the simulated table deals them (the edition's fifth one too)
     r = page.post("/api/setup", {"players": players, "tiles": BOARD["tiles"]})
     assert r.status_code == 200, r.json
     assert page.post("/api/command", {"type": "reveal"}).status_code == 200
     for _ in range(400):  # the table's solver works in its own thread
-        if table.solution() is not None:
+        if table.pages.solution() is not None:
             break
         time.sleep(0.05)
     return page
@@ -70,7 +71,7 @@ def start_round(table, players):
 
 def test_a_solo_hint_is_journaled_and_agrees_with_the_route(table, tmp_path):
     page = start_round(table, ["Ann"])
-    known = table.solution()
+    known = table.pages.solution()
     r = page.post("/api/hint", {"level": 1})
     assert r.status_code == 200, r.json
     assert [h["level"] for h in r.json["hints"]] == [1]
@@ -85,7 +86,8 @@ def test_a_solo_hint_is_journaled_and_agrees_with_the_route(table, tmp_path):
     assert all(h["cost"] >= h["length"] == known["length"] for h in r.json["hints"])
     assert [c["level"] for c in journaled(tmp_path) if c["type"] == "hint"] == [1, 4]
     r = table.game.s.round  # where the robots stood when the chip was revealed
-    pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip), Rules())
+    pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip),
+                   table.game.s.rules)
     verdict = validate_route(pos, [Move.parse(f"{m['robot']} {m['direction']}")
                                    for m in route])
     assert verdict.legal and verdict.reached and verdict.moves == known["length"]
@@ -105,11 +107,12 @@ def test_the_round_knows_every_distinct_optimal_route_for_its_end(table, monkeyp
     # before the list is complete, which is not what this test is about
     monkeypatch.setattr("companion.solving.ROUTES_SECONDS", 60.0)
     start_round(table, ["Ann"])
-    known = table.solution()
+    known = table.pages.solution()
     routes = known["routes"]
     assert routes["complete"] and routes["count"] == len(routes["routes"]) >= 1
     r = table.game.s.round
-    pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip), Rules())
+    pos = Position(Board.from_dict(BOARD), dict(r.snapshot), table.game._goal(r.chip),
+                   table.game.s.rules)
     for texts in routes["routes"]:
         verdict = validate_route(pos, [Move.parse(t) for t in texts])
         assert verdict.legal and verdict.reached and verdict.moves == known["length"]

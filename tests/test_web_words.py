@@ -39,7 +39,7 @@ def test_the_favicon_is_served(app):  # noqa: F811
 def test_the_tables_language_reaches_every_page_and_the_state(app, screen, table):  # noqa: F811
     r = screen.post("/api/settings", {"language": "fr"})
     assert r.status_code == 200 and r.json["language"] == "fr"
-    assert table.language == "fr"
+    assert table.speaker.language == "fr"
     assert '<html lang="fr">' in Browser(app, REMOTE).get("/pad").text
     deadline = time.monotonic() + 5
     while table.view().get("lang") != "fr":  # republished by the loop
@@ -58,19 +58,19 @@ def test_settings_need_the_pin(app):  # noqa: F811
                        st.one_of(st.text(max_size=6), st.integers(-5, 120), st.booleans(),
                                  st.none()), max_size=3))
 def test_bad_settings_are_refused_naming_the_field(screen, table, body):  # noqa: F811
-    before = table.language
+    before = table.speaker.language
     r = screen.post("/api/settings", body)
     if r.status_code == 200:
-        assert table.language in i18n.LANGUAGES
+        assert table.speaker.language in i18n.LANGUAGES
         return
     assert r.status_code == 400
     field = r.json["error"].split(":")[0]
     assert field in body or field in ("language", "volume", "on")
-    assert table.language == before
+    assert table.speaker.language == before
 
 
 def test_the_voice_settings_and_the_test_phrase(screen, table):  # noqa: F811
-    table.attach_voice(speech.Voice(program=""))  # no espeak-ng: silent, but settable
+    table.speaker.attach_voice(speech.Voice(program=""))  # no espeak-ng: silent, but settable
     r = screen.post("/api/settings", {"voice_on": False, "volume": 35, "language": "de"})
     assert r.status_code == 200
     assert r.json["voice"] == {"on": False, "volume": 35, "available": False, "lang": "de"}

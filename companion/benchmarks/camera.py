@@ -47,7 +47,7 @@ DEADLINE = 600.0  # seconds one set may take at the most
 
 
 def _classic(t: Table, waiting: bool) -> None:
-    spec = t.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "silver"}, TILES)
+    spec = t.pages.check_setup(["Ann", "Ben"], "abacus-2013", {"fifth_robot": "silver"}, TILES)
     assert t.submit({**spec, "robots": ROBOTS}).ok
     assert t.submit({"type": "reveal", "chip": "blue triangle"}).ok
     if waiting:  # back to waiting, the revealed chip still on the piece
@@ -55,7 +55,7 @@ def _classic(t: Table, waiting: bool) -> None:
 
 
 def _micro(t: Table) -> None:
-    spec = t.check_micro_setup(["Ann", "Ben"], example_layout().to_dict(), {})
+    spec = t.pages.check_micro_setup(["Ann", "Ben"], example_layout().to_dict(), {})
     assert t.submit(spec).ok
     assert t.submit({"type": "place", "start": "pink1", "target": "white2"}).ok
 

@@ -40,7 +40,8 @@ from typing import Any, NamedTuple
 
 from ..board import Board, tile_names
 from ..rules import Goal, Move, Position
-from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for, replay, stable_looks
+from ..verify import DEFAULT_MAX_GAP, Demonstration, finder_for
+from ..verify_replay import replay, stable_looks
 from . import frame_size, write_report
 
 GOAL_MEDIAN_MS = 50.0

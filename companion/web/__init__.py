@@ -50,7 +50,7 @@ def create_app(table: Any, config: dict[str, Any] | None = None) -> Flask:
     app.json = _Json(app)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["companion.table"] = table
-    app.extensions["companion.pin"] = guard.PinGate(table.pin)
+    app.extensions["companion.pin"] = guard.PinGate(table.pages.pin)
 
     app.before_request(guard.check_csrf)
     app.register_blueprint(pages.bp)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import segno
 from flask import Blueprint, Response, abort, current_app, jsonify, request, session
@@ -18,6 +18,11 @@ from ..events import BrokerBusy, BrokerClosed, BrokerFull
 from ..i18n import Message
 from ..names import PlayerNameError, check_player_name, shown_history
 from . import guard
+
+if TYPE_CHECKING:
+    from ..table import Table
+    from ..table_pages import SimHand, TablePages
+    from ..table_voice import TableVoice
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -39,8 +44,21 @@ MAX_SEATS = 8
 MAX_SPACE_TEXT = 24
 
 
-def _table() -> Any:
-    return current_app.extensions["companion.table"]
+def _table() -> Table:
+    """The table loop this app serves: commands go to it (``submit``), the state comes from
+    it (``view``)."""
+    table: Table = current_app.extensions["companion.table"]
+    return table
+
+
+def _pages() -> TablePages:
+    """What the pages ask of the table beside commands (setup form, history, hints, PIN)."""
+    return _table().pages
+
+
+def _speaker() -> TableVoice:
+    """The table's language and voice."""
+    return _table().speaker
 
 
 def body() -> dict[str, Any]:
@@ -159,7 +177,7 @@ def events() -> Response:
 
 @bp.get("/history")
 def history() -> Response:
-    return jsonify(shown_history(_table().history()))
+    return jsonify(shown_history(_pages().history()))
 
 
 # ---------------------------------------------------------------- players
@@ -236,7 +254,7 @@ def change_pin() -> Response:
     must unlock again."""
     data = body()
     try:
-        pin = _table().set_pin(data.get("pin"))
+        pin = _pages().set_pin(data.get("pin"))
     except ValueError as e:
         abort(400, description=i18n.said(e))
     guard.repin(pin)
@@ -313,7 +331,7 @@ def hint() -> Response:
     """Solo play: a hint at the round in play, ``level`` 1 (the length) to 4 (the route),
     journaled so that the round counts as hinted; 409 with the reason when there is none."""
     level = _int(body(), "level", 1, 4)
-    got = _table().hint(level)
+    got = _pages().hint(level)
     if "error" in got:
         return jsonify(got), 409
     return jsonify({"ok": True, **got, "state": _table().view()})
@@ -352,7 +370,7 @@ def setup() -> Response:
                               or not all(isinstance(t, str) for t in tiles)):
         abort(400, description="tiles: four tile names like ['4B', '3B', '2B', '1A']")
     try:
-        spec = _table().check_setup(players, preset, options, tiles)
+        spec = _pages().check_setup(players, preset, options, tiles)
     except ValueError as e:
         abort(400, description=i18n.said(e))
     return _new_game(spec, replace)
@@ -378,7 +396,7 @@ def _micro_setup(data: dict[str, Any], players: list[str], replace: bool | None)
     if not isinstance(options, dict):
         abort(400, description="options: an object like {\"expert\": true}")
     try:
-        spec = _table().check_micro_setup(players, layout, options,
+        spec = _pages().check_micro_setup(players, layout, options,
                                           data.get("first_roller", 0))
     except ValueError as e:
         abort(400, description=i18n.said(e))
@@ -388,7 +406,7 @@ def _micro_setup(data: dict[str, Any], players: list[str], replace: bool | None)
 @bp.get("/setup-info")
 @guard.admin_required
 def setup_info() -> Response:
-    return jsonify(_table().setup_info())
+    return jsonify(_pages().setup_info())
 
 
 @bp.get("/camera.jpg")
@@ -432,7 +450,7 @@ def calibrate() -> Response:
 def calibrate_colors() -> Response:
     body()
     try:
-        result = _table().calibrate_colors()
+        result = _pages().calibrate_colors()
     except ValueError as e:
         abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "result": result})
@@ -441,11 +459,12 @@ def calibrate_colors() -> Response:
 # ---------------------------------------------------------------- the simulated table
 
 
-def _sim() -> Any:
+def _sim() -> SimHand:
+    """The simulated table's hand and buttons (404 on a real table)."""
     table = _table()
     if not table.simulated:
         abort(404, description="virtual buttons exist on the simulated table only")
-    return table
+    return table.hand
 
 
 @bp.post("/buttons/<name>")
@@ -476,7 +495,7 @@ def sim_move() -> Response:
         abort(400, description="robot and direction: like {\"robot\": \"blue\", "
                                "\"direction\": \"up\"}")
     try:
-        where = _sim().sim_move(robot, direction)
+        where = _sim().slide(robot, direction)
     except ValueError as e:
         abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "robots": where})
@@ -491,7 +510,7 @@ def sim_micro() -> Response:
     if space is not None:
         space = _space_text(data, "space")
     try:
-        where = _sim().sim_micro_put(space)
+        where = _sim().put_micro(space)
     except ValueError as e:
         abort(409, description=i18n.said(e))
     return jsonify({"ok": True, "robot": where})
@@ -537,13 +556,13 @@ def layout_check() -> Response:
 @bp.get("/layouts")
 @guard.admin_required
 def layouts() -> Response:
-    return jsonify({"layouts": _shelf().list(), "proposal": _table().proposal() is not None})
+    return jsonify({"layouts": _shelf().list(), "proposal": _pages().proposal() is not None})
 
 
 @bp.get("/layouts/proposal")
 @guard.admin_required
 def layout_proposal() -> Response:
-    p = _table().proposal()
+    p = _pages().proposal()
     if p is None:
         abort(404, description=Message("web.no_proposal"))
     return jsonify(p)
@@ -556,7 +575,7 @@ def layout_read() -> Response:
     camera proposes a layout on its own); the answer is the proposal to confirm or correct."""
     body()
     try:
-        return jsonify(_table().read_layout())
+        return jsonify(_pages().read_layout())
     except ValueError as e:
         abort(409, description=i18n.said(e))
 
@@ -565,7 +584,7 @@ def layout_read() -> Response:
 @guard.admin_required
 def layout_proposal_dismiss() -> Response:
     body()
-    _table().call(_table().dismiss_proposal)
+    _table().call(_pages().dismiss_proposal)
     return jsonify({"ok": True})
 
 
@@ -646,14 +665,14 @@ def settings() -> Response:
     unknown = sorted(set(data) - {"language", "voice_on", "volume"})
     if unknown:
         abort(400, description=f"{unknown[0]}: not a setting (language, voice_on, volume)")
-    table = _table()
+    speaker = _speaker()
     try:
-        table.set_language(data.get("language", table.language), data.get("voice_on"),
-                           data.get("volume"))
+        speaker.set_language(data.get("language", speaker.language), data.get("voice_on"),
+                             data.get("volume"))
     except ValueError as e:
         abort(400, description=i18n.said(e))
-    return jsonify({"language": table.language,
-                    "voice": table.voice.status() if table.voice is not None else None})
+    return jsonify({"language": speaker.language,
+                    "voice": speaker.voice.status() if speaker.voice is not None else None})
 
 
 @bp.post("/voice/test")
@@ -662,9 +681,10 @@ def voice_test() -> Response:
     """Say the game's name, to try the volume."""
     from .. import i18n
 
-    table = _table()
-    if table.voice is None:
+    speaker = _speaker()
+    voice = speaker.voice
+    if voice is None:
         abort(409, description="this table has no voice")
-    words = i18n.text(table.language, "say.test")
-    table.voice.say(words)
-    return jsonify({"said": words, "voice": table.voice.status()})
+    words = i18n.text(speaker.language, "say.test")
+    voice.say(words)
+    return jsonify({"said": words, "voice": voice.status()})

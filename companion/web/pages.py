@@ -26,11 +26,11 @@ def _context(page: str) -> dict[str, Any]:
         "admin": guard.is_admin(),
         "screen": screen,
         # The PIN shows only on the table's own screen (and in the terminal), never on phones.
-        "pin": table.pin if screen else None,
+        "pin": table.pages.pin if screen else None,
         "simulated": table.simulated,
         # every catalogue: the page picks the phone's own language, or the table's
         "catalogues": i18n.catalogues(),
-        "lang": getattr(table, "language", i18n.DEFAULT),
+        "lang": table.speaker.language,
     }
 
 

@@ -131,5 +131,5 @@ def done() -> Response:
              "optimal": best.cost if best.solved else None, "moves": verdict.cost,
              "seconds": round(float(seconds), 1), "hint": hint_level,
              "route": [m.text() for m in route]}
-    current_app.extensions["companion.table"].add_practice(entry)
+    current_app.extensions["companion.table"].pages.add_practice(entry)
     return jsonify({"ok": True, "entry": entry})

@@ -51,7 +51,7 @@ def serve(table: Table, app: Flask, url: str, *, host: str, port: int, quiet: bo
         app.config["PUBLIC_URL"].port = port
         url = app.config["PUBLIC_URL"]()
     table.start()
-    print(f"Ricochet Companion at {url}   table PIN {table.pin}", file=out)
+    print(f"Ricochet Companion at {url}   table PIN {table.pages.pin}", file=out)
     print(f"journal: {table.store.path if table.store is not None else '-'}", file=out)
     if not quiet:
         try:
