@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.benchmarks import verify as bench
-from companion.verify import Demonstration, replay
+from companion.verify import Demonstration
+from companion.verify_replay import replay
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
