@@ -543,7 +543,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 print(f"{e['count']:>3}. {e['move']:<22} {where:<9} {e['cost']:>3}/{args.bid}"
                       f"  at {e['at']:.1f}s{extra}")
             elif e["type"] in ("ambiguous", "robot_missing", "robots_merged", "misplaced",
-                               "robots_back", "rule_unmet", "doubt", "doubt_cleared"):
+                               "robots_back", "rule_unmet", "doubt", "doubt_cleared", "rewound"):
                 print(f"     {e['type']}: {e['message']}")
         print(f"{result.verdict}: {result.reason}")
         if result.question:

@@ -1,5 +1,6 @@
 """The referee's corrections: a chip awarded or taken back, a bid put right, the time left, the
-robots, the round's snapshot, a name, the board (the ``correct`` command of
+robots, the round's snapshot, a name, the board, a demonstration's moves with some taken back
+(the camera's, when it finds it counted a misreading) (the ``correct`` command of
 :class:`companion.game.Game`).
 
 A correction changes exactly one thing, says who made it (``by``) and may say why
@@ -22,7 +23,7 @@ from .i18n import Message
 def correct(s: State, cmd: Command, at: float) -> list[Event]:
     if s.phase == "setup":
         raise GameError(Message("refuse.not_set_up"))
-    kinds = ("award", "revoke", "bid", "timer", "robots", "snapshot", "name", "board")
+    kinds = ("award", "revoke", "bid", "timer", "robots", "snapshot", "name", "board", "moves")
     given = [k for k in kinds if k in cmd]
     if len(given) != 1:
         raise GameError(f"a correction changes exactly one of: {', '.join(kinds)}")
@@ -190,7 +191,30 @@ def _board(s: State, value: Any, at: float, base: Event) -> list[Event]:
         s.round.snapshot = s.parse_robots(snapshot, "snapshot") if snapshot else {}
     return [{**base, "board": board.to_dict()}]
 
+def _moves(s: State, value: Any, at: float, base: Event) -> list[Event]:
+    """The demonstration's moves with some taken back (the camera found them a misreading): the
+    moves left, in their order, must be legal and not yet a success."""
+    r = s.round
+    if r is None or r.demonstrator is None or s.phase != "demonstrating":
+        raise GameError("moves: no demonstration is going on")
+    if not isinstance(value, list) or not all(isinstance(m, str) for m in value):
+        raise GameError("moves: the moves left, like [\"blue up\", \"red left\"]")
+    left = iter(r.moves)
+    if not all(any(m == made for made in left) for m in value):
+        raise GameError("moves: only moves made can be kept, in the order they were made")
+    result = s.judge(list(value))
+    if not result.legal:
+        raise GameError(Message("fail.illegal", name=s.name(r.demonstrator),
+                                why=result.reason))
+    if result.reached and result.meets_bid:
+        raise GameError("moves: the moves left would be a success; say so with a verdict")
+    taken = len(r.moves) - len(value)
+    r.moves = list(value)
+    s.robots = dict(result.robots)
+    return [{**base, "moves": list(value), "taken_back": taken, "cost": result.cost}]
+
+
 _BY_WHAT: dict[str, Callable[[State, Any, float, Event], list[Event]]] = {
     "award": _award, "revoke": _revoke, "bid": _bid, "timer": _timer, "robots": _robots,
-    "snapshot": _snapshot, "name": _name, "board": _board,
+    "snapshot": _snapshot, "name": _name, "board": _board, "moves": _moves,
 }

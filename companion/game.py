@@ -51,7 +51,8 @@ Commands (JSON-able dicts; every one has ``"type"`` and ``"at"``)
                  ``bid`` {"seat", "value": int | null} (set or remove a bid, ignoring lower-only),
                  ``timer`` (seconds left on the running or paused timer), ``robots`` {name: cell}
                  (where the robots stand, and the round's snapshot while no one demonstrates),
-                 ``snapshot`` {name: cell}, ``name`` {"seat", "name"}, ``board`` (a board).
+                 ``snapshot`` {name: cell}, ``name`` {"seat", "name"}, ``board`` (a board),
+                 ``moves`` [move, …] (a demonstration's moves with some taken back, in order).
 ``tick``         nothing but the time: the journaled form of :meth:`Game.advance`.
 ``resume``       the companion starts again after being off: ``at`` is the new clock's time.
                  Every stored time shifts so that the time spent off does not count: the

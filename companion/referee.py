@@ -332,6 +332,13 @@ class Referee:
             out = self.play({"type": "move", "move": e["move"], "seat": seat}, "camera")
             if not out.ok:
                 self.message = out.reason or ""
+        elif t == "rewound" and self.game.phase == "demonstrating":
+            # the verifier took back moves it had counted for a misreading: so does the game
+            self.message = e.get("message") or ""
+            out = self.play({"type": "correct", "moves": e["route"], "by": "camera",
+                             "reason": i18n.stored(e["message"])}, "camera")
+            if not out.ok:
+                self.message = out.reason or ""
         elif t == "illegal" and self.game.phase == "demonstrating":
             self.message = e.get("reason", "")
             # the reason is journaled with the verdict (as its key and values): a restart

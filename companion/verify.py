@@ -25,8 +25,11 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
   changed, when one of them alone is the whole failure, doubts that robot until a later look,
   after a hand, shows it there again; what is left of a look with a misreading in it gives
-  no verdict when it would pass the bid or run past the target. At the arrival on the
-  target every move a look needs counts;
+  no verdict when it would pass the bid or run past the target; and a robot seen back on the
+  cell it stood on before the look that counted its moves, where no legal move explains the
+  way back (or, in a look that would otherwise pass the bid, where it had moved beside
+  another robot), has those moves taken back (``rewound``; at the table the game's moves
+  are corrected to match). At the arrival on the target every move a look needs counts;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
@@ -42,7 +45,8 @@ may begin only once the board is restored, and the round ends with the optimal s
 A demonstration works through collaborators: :mod:`companion.verify_explain` explains a look
 by legal moves (:class:`MoveFinder`, the ``Explainer``), :mod:`companion.verify_doubts`
 keeps the readings in doubt and the robots the count waits for, and
-:mod:`companion.verify_caution` asks whether a failing look rests on one reading. The verifier
+:mod:`companion.verify_caution` whether a failing look rests on one reading, and which
+counted moves a robot seen back where it stood takes back. The verifier
 is pure (no camera, no clock of its own): replaying a recording through the camera's pipeline
 is :mod:`companion.verify_replay`'s.
 
@@ -65,6 +69,9 @@ page. Cells are names (``"c2"``).
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
+``rewound``        a robot's counted moves taken back as a misreading: ``robot``, ``moves``,
+                   ``to`` (the cell it is back on), ``route`` (the moves kept), ``count``,
+                   ``cost``
 ``unsure``         (a verdict) a doubt stays unexplained when the demonstration ends, a
                    robot is still unread then (``unread``), or a change no legal move
                    explains comes while a doubt is open: ``reason``, ``question``; the
@@ -335,6 +342,7 @@ class Demonstration:
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
         self._unread.reset()
+        self._caution.reset()
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -444,6 +452,10 @@ class Demonstration:
         them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
         before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
+        if not self._doubts.cells:
+            rewound = self._rewind(obs, at, hand, again)
+            if rewound is not None:
+                return rewound
         if chosen is None:
             if self.phase == WAITING and self._unread.moved(obs):
                 return self._unread.misplaced(obs, at)
@@ -473,6 +485,9 @@ class Demonstration:
         if self._passes_bid(chosen) and not self._caution.arrives(self.state, obs):
             # a failure only from readings that agree (companion.verify_caution; at the
             # arrival, every move hidden under the hand counts)
+            rewound = self._rewind(obs, at, hand, again, there_and_back=True)
+            if rewound is not None:
+                return rewound
             one = self._caution.one_reading(self.state, obs, lambda o: self._search(o)[0],
                                             self._passes_bid)
             if one is not None:
@@ -480,6 +495,23 @@ class Demonstration:
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
                     "verify.would_end", bid=self.bid), confirm=True) + self._accept(alt, held, at)
         return self._accept(chosen, obs, at)
+
+    def _rewind(self, obs: State, at: float, hand: bool, again: frozenset[str],
+                there_and_back: bool = False) -> list[Event] | None:
+        """A robot back where it stood before the look that counted its moves, which no legal
+        move explains (or any, ``there_and_back``): those moves were a misreading and are
+        taken back (an event), and the look is explained afresh; None when none is back so."""
+        back = self._caution.rewind(self.state, self.route, obs, None if there_and_back else (
+            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)))
+        if back is None:
+            return None
+        self.route, self.state = back.route, back.state
+        self.cost = sum(m.cost for m in self.route)
+        events = [self._event("rewound", at, **back.fields(self.board))]
+        if obs == self.state:
+            self._watching()
+            return events
+        return events + self._explain(obs, at, hand, again)
 
     def _search(self, obs: State) -> tuple[Choice | None, int, SearchResult]:
         """The shortest legal moves from the believed state to ``obs`` (:class:`Explainer`)."""
@@ -519,6 +551,7 @@ class Demonstration:
     def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
         events: list[Event] = []
         steps = chosen.steps
+        self._caution.record(self.state, len(self.route))
         if chosen.alternatives:
             alts = [format_route(s.move for s in a) for a in chosen.alternatives[:3]]
             assumed = format_route(s.move for s in steps)

@@ -1,34 +1,72 @@
-"""Whether a demonstration's failure would rest on one misreading (see
+"""What keeps a demonstration's verdict from resting on one misreading (see
 :mod:`companion.verify`).
 
 A robot misread on a cell that legal moves happen to reach is counted like a move: nothing in
-that one look tells it from the truth. When a look would end the demonstration past the bid
-while several robots changed at once, and one of them alone is the whole failure,
-:meth:`Caution.one_reading` names that robot; its reading is then doubted until a later look
-agrees. :meth:`Caution.unmet` says which rule a claimant on the target still misses.
+that one look tells it from the truth. Two facts tell it later:
+
+* a look that would end the demonstration past the bid while several robots changed at once,
+  when one of them alone is the whole failure: :meth:`Caution.one_reading` names that robot,
+  whose reading is then doubted until a later look agrees;
+* a robot seen back on the very cell it stood on before the look that counted its moves, where
+  no legal move explains the way back (or, in a look that would otherwise pass the bid, where
+  its moves came beside another robot's): those moves were a misreading, and
+  :meth:`Caution.rewind` takes them back when every other move ends where it did without them.
+
+:class:`Caution` keeps, for each look that added moves, where the robots stood before it and how
+long the route was; :meth:`Caution.unmet` says which rule a claimant on the target still misses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import i18n
-from .board import Cell
+from .board import Board, Cell
 from .i18n import Message
 from .rules import Move, Position, validate_route
 
 State = tuple[Cell, ...]
 
 
+class Rewind(NamedTuple):
+    """Moves taken back: ``robot``'s ``moves``, the ``route`` and ``state`` without them, and
+    the cell it is ``back`` on."""
+
+    robot: str
+    moves: list[Move]
+    route: list[Move]
+    state: State
+    back: Cell
+
+    def fields(self, board: Board) -> dict[str, Any]:
+        """The ``rewound`` event's fields: the robot, its moves taken back, the cell it is
+        back on, the route, count and cost left, and the message."""
+        cell = board.name(self.back)
+        return {"robot": self.robot, "moves": [m.text() for m in self.moves], "to": cell,
+                "route": [m.text() for m in self.route], "count": len(self.route),
+                "cost": sum(m.cost for m in self.route),
+                "message": Message("verify.rewound", robot=i18n.color(self.robot), cell=cell,
+                                   n=len(self.moves), count=len(self.route))}
+
+
 class Caution:
-    """The checks made on the looks of a demonstration of ``snapshot`` (robots in ``names``
-    order) for a ``bid``."""
+    """The looks that added moves to a demonstration of ``snapshot`` (robots in ``names``
+    order) for a ``bid``, and the checks made on them."""
 
     def __init__(self, snapshot: Position, names: tuple[str, ...], bid: int) -> None:
         self.snapshot = snapshot
         self.names = names
         self.bid = bid
+        self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
+
+    def reset(self) -> None:
+        """Forget the looks (a demonstration taken up from the journal)."""
+        self._looks = []
+
+    def record(self, state: State, length: int) -> None:
+        """A look is about to add moves to a route ``length`` moves long, from ``state``."""
+        self._looks.append((state, length))
 
     def arrives(self, state: State, obs: State) -> bool:
         """Does this look show a robot that may claim the target arriving on it?"""
@@ -81,3 +119,53 @@ class Caution:
                                  arriving=i18n.color(arriving))
         return result.rule, reason
 
+    def rewind(self, state: State, route: list[Move], obs: State,
+               explains: Callable[[State], Any] | None) -> Rewind | None:
+        """A robot seen (``obs``) back on the cell it stood on before the last look that moved
+        it, when no look since moved it and no legal move takes it back there (``explains``:
+        the shortest legal moves to a placement, None when none): that look's moves of it are
+        taken back if every other move then ends where it did and no shorter route reached the
+        target. None when no robot is back so, or the route is not the same without its
+        moves. ``explains`` None: a way back is not asked for, but the robot's moves must have
+        come beside another robot's (the look would otherwise fail: there and back again
+        beside another robot's move is then taken for a misreading, not for two moves that
+        pass the bid)."""
+        for i, name in enumerate(self.names):
+            if obs[i] == state[i]:
+                continue
+            for k in range(len(self._looks) - 1, -1, -1):
+                before, length = self._looks[k]
+                end = self._looks[k + 1][1] if k + 1 < len(self._looks) else len(route)
+                mine = [m for m in route[length:end] if m.robot == name]
+                if not mine:
+                    continue
+                if explains is None:
+                    if all(m.robot == name for m in route[length:end]):
+                        break  # it moved alone: the look's mover, not a misreading
+                elif explains((*state[:i], obs[i], *state[i + 1:])) is not None:
+                    break  # a legal way back: it may have moved there and back
+                if before[i] == obs[i] and not any(m.robot == name for m in route[end:]):
+                    out = self._without(state, route, i, before[i], length, end)
+                    if out is not None:
+                        self._taken_back(k, i, before[i], len(mine))
+                        return Rewind(name, mine, *out, before[i])
+                break  # the last look that moved it did not start where it is seen now
+        return None
+
+    def _without(self, state: State, route: list[Move], i: int, back: Cell, length: int,
+                 end: int) -> tuple[list[Move], State] | None:
+        name = self.names[i]
+        kept = route[:length] + [m for m in route[length:end] if m.robot != name] + route[end:]
+        want = (*state[:i], back, *state[i + 1:])
+        result = validate_route(self.snapshot, kept, self.bid)
+        if not result.legal or tuple(result.robots[n] for n in self.names) != want:
+            return None
+        for k in range(length, len(kept) + 1):
+            if validate_route(self.snapshot, kept[:k], self.bid).reached:
+                return None  # the route would have ended on the target without those moves
+        return kept, want
+
+    def _taken_back(self, k: int, i: int, back: Cell, n: int) -> None:
+        """The looks after look ``k`` began with ``n`` moves fewer and robot ``i`` on ``back``."""
+        self._looks[k + 1:] = [((*s[:i], back, *s[i + 1:]), length - n)
+                               for s, length in self._looks[k + 1:]]

@@ -208,3 +208,25 @@ def test_done_with_every_robot_seen_is_the_games_to_judge(loop):
     loop.ref.on_observation({"red": "c2", "green": "b6", "blue": "a8", "yellow": "e5"},
                             "camera")
     assert loop.ref.holds_done() is None
+
+
+def test_a_robot_misread_for_one_look_and_seen_back_has_its_moves_taken_back_in_the_game(loop):
+    # red, standing still, is read on c8 (one legal move away) in the look where blue goes up:
+    # both moves are counted. Seen back on c2, where nothing could have stopped it, red's move
+    # was a misreading: the verifier takes it back and the game's moves are corrected to
+    # match, so blue's arrival is a success in two moves, not three.
+    _demonstrating(loop)
+    see = loop.ref.on_observation
+    see(None, "camera")
+    see({"red": "c8", "green": "b6", "blue": "a8", "yellow": "e5"}, "camera")
+    assert sorted(loop.game.s.round.moves) == ["blue up", "red up"]
+    see(None, "camera")
+    see({"red": "c2", "green": "b6", "blue": "a8", "yellow": "e5"}, "camera")
+    corrected = [c for c, _ in loop.played if c["type"] == "correct"]
+    assert corrected and corrected[0]["moves"] == ["blue up"] and corrected[0]["by"] == "camera"
+    assert loop.game.s.round.moves == ["blue up"]
+    assert loop.game.s.cells(loop.game.s.robots)["red"] == "c2"
+    see(None, "camera")
+    see({"red": "c2", "green": "b6", "blue": "h8", "yellow": "e5"}, "camera")
+    verdict = loop.game.s.verdict
+    assert verdict is not None and verdict["success"] and verdict["moves"] == 2, verdict
