@@ -110,9 +110,9 @@ SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in 
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
 SMALL_BUDGET = 150  # the plain-Python search's work (look-aheads, expansions at 3) before the
-# numpy one takes over, with four robots or more: a median position needs about 50; at 150 it
-# solves a fifth of the A-C positions more (5- and 6-movers: 1 ms, not 3-4 by numpy), and one
-# that gives up there loses about 1 ms
+# numpy one takes over, with four robots as with five: a median position needs about 50; 150
+# solves a few 5- and 6-movers more than 100 did (in about 1 ms, not 3-4 by numpy), and one
+# that gives up there has lost about 1 ms
 _U8 = np.uint64(255)
 _AXES4 = np.array([0, 1, 0, 1], np.uint8)  # the axis of UP, RIGHT, DOWN, LEFT (1: horizontal)
 
