@@ -5,8 +5,17 @@ cell; the colour scores choose among such neighbours, never among cells far apar
 import numpy as np
 import pytest
 
-from companion.vision.cells import (ALONE, CLASSES, FLOOR, NEAR_LEAD, ONE_COLOURLESS, RIVAL,
-                                    SURE, TOP_CELLS, settle)
+from companion.vision.cells import (
+    ALONE,
+    CLASSES,
+    FLOOR,
+    NEAR_LEAD,
+    ONE_COLOURLESS,
+    RIVAL,
+    SURE,
+    TOP_CELLS,
+    settle,
+)
 
 
 def _probs(rows: list[dict[str, float]]) -> np.ndarray:

@@ -4,8 +4,15 @@ cell classifier is trained on them, so that other editions' shapes and plastics 
 import numpy as np
 import pytest
 
-from companion.vision.render import (ROBOT_SHAPES, REAL_PIECE, RobotLook, Scene, _look_profile,
-                                     random_position, render)
+from companion.vision.render import (
+    REAL_PIECE,
+    ROBOT_SHAPES,
+    RobotLook,
+    Scene,
+    _look_profile,
+    random_position,
+    render,
+)
 
 
 def _mask_rows(mask: np.ndarray) -> int:
