@@ -429,11 +429,15 @@ def bare_cells(image: np.ndarray, loc: Location) -> np.ndarray:
     edges = (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
              + np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))) / light
     printed = edges.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
+    bare = printed < BARE * float(np.median(printed))
+    bare[7:9, 7:9] = False  # the centre piece: plain, and never a hand's for that
+    if not bare.any():  # the usual frame: every cell printed, no need to look for glare
+        return bare
     q = 3 * (px * px - 1) // 4  # each cell's upper quartile: its light print
     p75 = np.partition(rect.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
                        .reshape(GRID, GRID, -1), q, axis=2)[..., q]
     lit = p75 / light_field(p75)
-    return (printed < BARE * float(np.median(printed))) & (lit < GLARE) & (p75 < 245)
+    return bare & (lit < GLARE) & (p75 < 245)
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
                profile: Profile | None = None, chip: bool = True,
