@@ -120,3 +120,23 @@ def test_the_cells_without_print_are_those_under_the_hand():
             assert len(seen & hidden) >= 8
         else:
             assert not seen - centre
+
+
+def test_the_sand_timer_on_the_centre_piece_does_not_cover_the_board():
+    """Seen steeply from the side, the timer hides cells beyond the centre piece: they are
+    its, not a hand's (the frame was said to be covered before)."""
+    shot = r3.render3d(POS, seed=3, size=(640, 480), timer=True, table="grey", tilt=44,
+                       azimuth=250, fill=0.8)
+    reader = Reader(tiles=TILES, read_chip=False)
+    reader.read(shot.image)
+    obs = reader.read(shot.image)
+    assert not obs.occluded and obs.occluded_cells == []
+    assert obs.robots and all(POS["robots"][r] == c for r, c in obs.robots.items())
+    # a hand over the board beside it is still seen
+    scene, hand = HANDS["grey table, glare"]
+    clear = r3.render3d(POS, seed=3, size=(640, 480), timer=True, **scene)
+    covered = r3.render3d(POS, seed=3, size=(640, 480), hand=True, hand_seed=hand,
+                          timer=True, **scene)
+    reader = Reader(tiles=TILES, read_chip=False)
+    assert not reader.read(clear.image).occluded
+    assert reader.read(covered.image).occluded

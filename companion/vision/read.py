@@ -336,9 +336,27 @@ def agreed(before: Mapping[str, RobotHit], after: Mapping[str, RobotHit],
     return out
 
 
+# The sand timer stands on the centre piece, up to three cells tall and 0.8 of a cell round
+# (the game's own is about two): seen from the side it hides the cells behind it.
+TIMER_HEIGHT = 3.0
+TIMER_RADIUS = 0.8
+
+
+def timer_cells(loc: Location) -> set[tuple[int, int]]:
+    """Grid cells (col, row) that a sand timer standing on the centre piece may hide from
+    this camera: they are not a hand for being covered."""
+    a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ring = np.stack([GRID / 2 + TIMER_RADIUS * np.cos(a), GRID / 2 + TIMER_RADIUS * np.sin(a)],
+                    axis=1)
+    pts = np.array([[u, v, z] for z in np.linspace(0, TIMER_HEIGHT, 7) for u, v in ring])
+    g = loc.to_grid(loc.camera.project(pts))
+    return {(int(u), int(v)) for u, v in g if 0 <= u < GRID and 0 <= v < GRID}
+
+
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
-    """Grid cells the robots found stand on or hide from the camera."""
-    cells: set[tuple[int, int]] = set()
+    """Grid cells the robots found stand on or hide from the camera, and those a sand timer
+    on the centre piece may hide."""
+    cells: set[tuple[int, int]] = timer_cells(loc)
     for h in hits.values():
         cells |= silhouette_cells(loc, h.col, h.row)
         cells.add((h.col, h.row))
@@ -411,11 +429,15 @@ def bare_cells(image: np.ndarray, loc: Location) -> np.ndarray:
     edges = (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
              + np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))) / light
     printed = edges.reshape(GRID, px, GRID, px).mean(axis=(1, 3))
+    bare = printed < BARE * float(np.median(printed))
+    bare[7:9, 7:9] = False  # the centre piece: plain, and never a hand's for that
+    if not bare.any():  # the usual frame: every cell printed, no need to look for glare
+        return bare
     q = 3 * (px * px - 1) // 4  # each cell's upper quartile: its light print
     p75 = np.partition(rect.reshape(GRID, px, GRID, px).transpose(0, 2, 1, 3)
                        .reshape(GRID, GRID, -1), q, axis=2)[..., q]
     lit = p75 / light_field(p75)
-    return (printed < BARE * float(np.median(printed))) & (lit < GLARE) & (p75 < 245)
+    return bare & (lit < GLARE) & (p75 < 245)
 
 def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: Any = None,
                profile: Profile | None = None, chip: bool = True,
