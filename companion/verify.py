@@ -368,10 +368,10 @@ class Demonstration:
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
             self._unread.look(missing, merged)
-            events = self._count_without(seen, at) if not merged else []
+            counted = self._count_without(seen, at) if not merged else []
             if self.verdict is not None:
-                return events
-            return events + self._robot_off(missing, merged, at)
+                return counted
+            return counted + self._robot_off(missing, merged, at)
         self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
