@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from ..inputs import InputError
-from .locate import GRID, Location
+from .locate import GRID, Location, timer_cells
 
 # "transparent" is learned so that the clear robot is taken for none of the others; it is
 # read by its own reader (:func:`~.robots.find_clear`), not by this one
@@ -312,7 +312,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         h = out.get(colour)
         if h is not None and h.doubt is None:
             continue
-        cell = settle(probs, cells, colour, colours, scores.get(colour))
+        cell = settle(probs, cells, colour, colours, scores.get(colour), timer_cells(loc))
         if cell is not None and cell[0] not in taken:
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
@@ -332,7 +332,8 @@ def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
 
 
 def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
-           score: np.ndarray | None) -> tuple[tuple[int, int], float] | None:
+           score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset()
+           ) -> tuple[tuple[int, int], float] | None:
     """The cell ``(col, row)`` where the classifier and the colour scores ``score`` together
     put a robot the two did not place alone, and the classifier's word there; or None.
 
@@ -341,7 +342,9 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     them: then the robot stands there, leaning into the others' crops, if the colour scores
     lead every rival by :data:`NEAR_LEAD`, reach :data:`FLOOR` (not for a colourless robot,
     whose scores are often nil where the print is dark) and rank the cell among the colour's
-    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it."""
+    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it. A colourless
+    robot is never settled on a cell a sand timer on the centre piece may hide (``timer``):
+    the timer's glass and frame look like one."""
     if score is None or not len(cells):
         return None
     own = _own(probs, colour, colours)
@@ -358,8 +361,11 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
                 or sc[order[0]] - sc[o] < NEAR_LEAD):
             return None
     cell = (int(here[0]), int(here[1]))
-    floor = -np.inf if colour in ("black", "silver") else FLOOR
+    colourless = colour in ("black", "silver")
+    floor = -np.inf if colourless else FLOOR
     if own[pick] < ALONE or sc[order[0]] < floor or not ranked(score, cell):
+        return None
+    if colourless and cell in timer:
         return None
     return cell, float(own[pick])
 

@@ -840,3 +840,20 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
     if tile:  # cells, but a tile's: its own edges say nothing of a board's
         raise BoardNotFound(NOT_A_BOARD)
     raise BoardNotFound(edge if edge is not None else said(why))
+
+
+# The sand timer stands on the centre piece, up to three cells tall and 0.8 of a cell round
+# (the game's own is about two): seen from the side it hides the cells behind it.
+TIMER_HEIGHT = 3.0
+TIMER_RADIUS = 0.8
+
+
+def timer_cells(loc: Location) -> set[tuple[int, int]]:
+    """Grid cells (col, row) that a sand timer standing on the centre piece may hide from
+    this camera: they are not a hand for being covered."""
+    a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    ring = np.stack([GRID / 2 + TIMER_RADIUS * np.cos(a), GRID / 2 + TIMER_RADIUS * np.sin(a)],
+                    axis=1)
+    pts = np.array([[u, v, z] for z in np.linspace(0, TIMER_HEIGHT, 7) for u, v in ring])
+    g = loc.to_grid(loc.camera.project(pts))
+    return {(int(u), int(v)) for u, v in g if 0 <= u < GRID and 0 <= v < GRID}

@@ -35,7 +35,7 @@ from ..i18n import Message
 from .cells import CellNet, decide, shipped
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
-from .locate import GRID, Location, VisionError, locate, track
+from .locate import GRID, Location, VisionError, locate, timer_cells, track
 from .robots import (
     COLOURLESS,
     RobotHit,
@@ -334,23 +334,6 @@ def agreed(before: Mapping[str, RobotHit], after: Mapping[str, RobotHit],
         out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin, None)
         taken.add(v.at)
     return out
-
-
-# The sand timer stands on the centre piece, up to three cells tall and 0.8 of a cell round
-# (the game's own is about two): seen from the side it hides the cells behind it.
-TIMER_HEIGHT = 3.0
-TIMER_RADIUS = 0.8
-
-
-def timer_cells(loc: Location) -> set[tuple[int, int]]:
-    """Grid cells (col, row) that a sand timer standing on the centre piece may hide from
-    this camera: they are not a hand for being covered."""
-    a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-    ring = np.stack([GRID / 2 + TIMER_RADIUS * np.cos(a), GRID / 2 + TIMER_RADIUS * np.sin(a)],
-                    axis=1)
-    pts = np.array([[u, v, z] for z in np.linspace(0, TIMER_HEIGHT, 7) for u, v in ring])
-    g = loc.to_grid(loc.camera.project(pts))
-    return {(int(u), int(v)) for u, v in g if 0 <= u < GRID and 0 <= v < GRID}
 
 
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
