@@ -223,3 +223,18 @@ def browser():
                               args=["--no-sandbox", "--disable-background-networking"])
         yield b
         b.close()
+
+
+def class_probs(rows: list[dict[str, float]]) -> Any:
+    """The cell classifier's probabilities for crops described as ``{class: p}`` (the rest of
+    each row is the empty class), in :data:`companion.vision.cells.CLASSES` order."""
+    import numpy as np
+
+    from companion.vision.cells import CLASSES
+
+    out = np.zeros((len(rows), len(CLASSES)))
+    for i, row in enumerate(rows):
+        for name, p in row.items():
+            out[i, CLASSES.index(name)] = p
+        out[i, 0] = max(0.0, 1.0 - sum(row.values()))
+    return out

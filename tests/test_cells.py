@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import class_probs
 
 from companion.board import cell_name
 from companion.vision.cells import (
@@ -109,18 +110,9 @@ def test_the_reader_with_the_classifier_reads_rendered_frames_right():
 # ---------------------------------------------------------------- the doubt path
 
 
-def _probs(rows: list[dict[str, float]]) -> np.ndarray:
-    out = np.zeros((len(rows), len(CLASSES)))
-    for i, row in enumerate(rows):
-        for name, p in row.items():
-            out[i, CLASSES.index(name)] = p
-        out[i, 0] = max(0.0, 1.0 - sum(row.values()))
-    return out
-
-
 def test_a_robot_the_classifier_is_sure_of_is_placed():
     cells = np.array([[3, 4], [3, 5], [9, 9]])
-    v = verdicts(_probs([{"red": 0.95}, {"red": 0.03}, {}]), cells, ["red", "blue"])
+    v = verdicts(class_probs([{"red": 0.95}, {"red": 0.03}, {}]), cells, ["red", "blue"])
     assert v["red"].cell == (3, 4)
     assert v["blue"].cell is None and v["blue"].absent
 
@@ -128,16 +120,16 @@ def test_a_robot_the_classifier_is_sure_of_is_placed():
 def test_two_cells_alike_leave_the_robot_unplaced():
     cells = np.array([[3, 4], [3, 5]])
     close = SURE + 0.05
-    v = verdicts(_probs([{"red": close}, {"red": close - SURE_LEAD + 0.1}]), cells, ["red"])
+    v = verdicts(class_probs([{"red": close}, {"red": close - SURE_LEAD + 0.1}]), cells, ["red"])
     assert v["red"].cell is None and not v["red"].absent
-    weak = verdicts(_probs([{"red": SURE - 0.1}, {}]), cells, ["red"])
+    weak = verdicts(class_probs([{"red": SURE - 0.1}, {}]), cells, ["red"])
     assert weak["red"].cell is None
     assert ABSENT < SURE - 0.1
 
 
 def test_the_fifth_robot_counts_black_and_silver_as_one():
     cells = np.array([[3, 4], [10, 2]])
-    probs = _probs([{"black": 0.5, "silver": 0.45}, {}])
+    probs = class_probs([{"black": 0.5, "silver": 0.45}, {}])
     assert verdicts(probs, cells, ["black"])["black"].cell == (3, 4)
     # with both in the game (not a real game, but the rule holds) neither is sure
     both = verdicts(probs, cells, ["black", "silver"])
@@ -153,7 +145,7 @@ class _Says:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         assert self.cells is not None and len(crops) == len(self.cells)
-        return _probs([self.said.get((int(c), int(r)), {}) for c, r in self.cells])
+        return class_probs([self.said.get((int(c), int(r)), {}) for c, r in self.cells])
 
 
 def _setup():

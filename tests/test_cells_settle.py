@@ -4,10 +4,10 @@ cell; the colour scores choose among such neighbours, never among cells far apar
 
 import numpy as np
 import pytest
+from conftest import class_probs
 
 from companion.vision.cells import (
     ALONE,
-    CLASSES,
     FLOOR,
     NEAR_LEAD,
     ONE_COLOURLESS,
@@ -16,15 +16,6 @@ from companion.vision.cells import (
     TOP_CELLS,
     settle,
 )
-
-
-def _probs(rows: list[dict[str, float]]) -> np.ndarray:
-    out = np.zeros((len(rows), len(CLASSES)))
-    for i, row in enumerate(rows):
-        for name, p in row.items():
-            out[i, CLASSES.index(name)] = p
-        out[i, 0] = max(0.0, 1.0 - sum(row.values()))
-    return out
 
 
 def _score(values: dict[tuple[int, int], float]) -> np.ndarray:
@@ -39,7 +30,7 @@ CELLS = np.array([[4, 5], [4, 6], [11, 2]])  # a cell, the one behind it, one fa
 
 
 def test_a_robot_leaning_into_the_cell_behind_stands_where_the_colour_scores_say():
-    probs = _probs([{"yellow": 0.99}, {"yellow": 0.999}, {}])
+    probs = class_probs([{"yellow": 0.99}, {"yellow": 0.999}, {}])
     score = _score({(4, 5): 0.3, (4, 6): 0.1})
     assert settle(probs, CELLS, "yellow", ["yellow"], score) == ((4, 5), pytest.approx(0.99))
     # the other way round, the other cell
@@ -48,7 +39,7 @@ def test_a_robot_leaning_into_the_cell_behind_stands_where_the_colour_scores_say
 
 
 def test_neighbours_the_colour_scores_cannot_tell_apart_leave_the_robot_unplaced():
-    probs = _probs([{"yellow": 0.99}, {"yellow": 0.999}, {}])
+    probs = class_probs([{"yellow": 0.99}, {"yellow": 0.999}, {}])
     score = _score({(4, 5): 0.3, (4, 6): 0.3 - NEAR_LEAD / 2})
     assert settle(probs, CELLS, "yellow", ["yellow"], score) is None
 
@@ -56,20 +47,20 @@ def test_neighbours_the_colour_scores_cannot_tell_apart_leave_the_robot_unplaced
 def test_a_rival_far_away_leaves_the_robot_unplaced_whatever_the_colour_scores_say():
     # a printed target of the robot's colour looks like the robot to the classifier; the
     # colour scores are fooled by it as easily
-    probs = _probs([{"green": 0.99}, {}, {"green": 0.99 - RIVAL + 0.05}])
+    probs = class_probs([{"green": 0.99}, {}, {"green": 0.99 - RIVAL + 0.05}])
     score = _score({(4, 5): 0.6, (11, 2): 0.05})
     assert settle(probs, CELLS, "green", ["green"], score) is None
     # … and once it is no rival, the robot is placed
-    probs = _probs([{"green": 0.99}, {}, {"green": 0.99 - RIVAL - 0.05}])
+    probs = class_probs([{"green": 0.99}, {}, {"green": 0.99 - RIVAL - 0.05}])
     assert settle(probs, CELLS, "green", ["green"], score)[0] == (4, 5)
 
 
 def test_the_classifier_must_be_sure_and_the_colour_scores_must_rank_the_cell():
     score = _score({(4, 5): 0.3})
-    assert settle(_probs([{"red": SURE - 0.01}, {}, {}]), CELLS, "red", ["red"], score) is None
-    assert settle(_probs([{"red": ALONE - 0.01}, {}, {}]), CELLS, "red", ["red"],
+    assert settle(class_probs([{"red": SURE - 0.01}, {}, {}]), CELLS, "red", ["red"], score) is None
+    assert settle(class_probs([{"red": ALONE - 0.01}, {}, {}]), CELLS, "red", ["red"],
                   score) is None
-    sure = _probs([{"red": 0.97}, {}, {}])
+    sure = class_probs([{"red": 0.97}, {}, {}])
     assert settle(sure, CELLS, "red", ["red"], score)[0] == (4, 5)
     # ranked below the colour's best few cells: not placed
     low = _score({(4, 5): 0.3, **{(c, 0): 0.5 for c in range(TOP_CELLS)}})
@@ -82,7 +73,7 @@ def test_the_classifier_must_be_sure_and_the_colour_scores_must_rank_the_cell():
 
 def test_the_one_colourless_robot_is_black_and_silver_together():
     # a black robot the classifier takes for silver in dim light (a real photo: 0.89 silver)
-    probs = _probs([{"black": 0.05, "silver": 0.89}, {}, {}])
+    probs = class_probs([{"black": 0.05, "silver": 0.89}, {}, {}])
     score = _score({(4, 5): 0.26, (4, 6): 0.02})
     assert settle(probs, CELLS, "black", ["red", "black"], score)[0] == (4, 5)
     # a colourless robot's scores may be nil where its print is dark: no floor for it
@@ -91,6 +82,17 @@ def test_the_one_colourless_robot_is_black_and_silver_together():
     assert settle(probs, CELLS, "black", ["black", "silver"], score) is None
     # a cell that looks a little like both is not a colourless robot (a print corner under
     # glare on a dim render: 0.62 silver, 0.3 black)
-    both = _probs([{"black": 0.3, "silver": 0.62}, {}, {}])
+    both = class_probs([{"black": 0.3, "silver": 0.62}, {}, {}])
     assert 0.62 < ONE_COLOURLESS and 0.92 >= ALONE
     assert settle(both, CELLS, "black", ["red", "black"], score) is None
+
+
+def test_a_colourless_robot_is_never_settled_where_a_sand_timer_may_stand():
+    # the timer's glass on the centre piece looks like the black robot: on a cell it may hide,
+    # a colourless robot is left unseen; a coloured robot there is settled as anywhere
+    score = _score({(4, 5): 0.3, (4, 6): 0.1})
+    black = class_probs([{"black": 0.99}, {"black": 0.999}, {}])
+    assert settle(black, CELLS, "black", ["black"], score) is not None
+    assert settle(black, CELLS, "black", ["black"], score, timer={(4, 5)}) is None
+    yellow = class_probs([{"yellow": 0.99}, {"yellow": 0.999}, {}])
+    assert settle(yellow, CELLS, "yellow", ["yellow"], score, timer={(4, 5)}) is not None
