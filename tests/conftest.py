@@ -187,6 +187,35 @@ def reveal_and_solve(t: Any) -> dict[str, Any]:
     return answer
 
 
+def demonstrating(t: Any) -> tuple[dict[str, Any], Any]:
+    """A classic round on ``t`` where seat 1 bid the optimal length and now demonstrates: the
+    solver's answer and the round's position."""
+    set_up(t, timer=0.3)
+    opt = reveal_and_solve(t)
+    assert t.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
+    wait_state(t, lambda s: s["phase"] == "demonstrating")
+    return opt, t.referee.position()
+
+
+def unreachable(pos: Any, robot: str, avoid: Iterable[int] = ()) -> int:
+    """A free cell of ``pos``'s board (off the diagonals, not ``avoid``) that no legal moves
+    take ``robot`` to from ``pos``: the verifier's search, done in full, finds none."""
+    from companion.verify import finder_for
+
+    board, names = pos.board, tuple(pos.robots)
+    finder = finder_for(board, pos.rules, names)
+    state = tuple(pos.robots[n] for n in names)
+    i = names.index(robot)
+
+    def proven(c: int) -> bool:
+        r = finder.explain(state, (*state[:i], c, *state[i + 1:]), 4)
+        return not r.explanations and not r.exhausted
+
+    taken = {*state, *avoid}
+    return next(c for c in board.cells() if c not in board.blocked
+                and board.diagonal_at(c) is None and c not in taken and proven(c))
+
+
 @pytest.fixture
 def served_table(tmp_path):
     """``served_table(**kw)`` → ``(table, url)``: a table made by :func:`make_table`, started,

@@ -117,34 +117,23 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, served_
     # the table in this process, so that the test gives the camera's looks: during a
     # demonstration a robot that stood still is seen on a cell no legal move reaches, and
     # the page asks about it in the table's language
-    from conftest import reveal_and_solve, set_up, wait_state
+    from conftest import demonstrating, unreachable, wait_state
 
     from companion.rules import Move
-    from companion.verify import finder_for
 
     table, url = served_table()
     table.speaker.set_language("de")
-    set_up(table, timer=0.3)
-    opt = reveal_and_solve(table)
-    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
-    wait_state(table, lambda s: s["phase"] == "demonstrating")
+    opt, pos = demonstrating(table)
     page = browser.new_context(viewport={"width": 1280, "height": 800},
                                locale="en-GB", bypass_csp=True).new_page()
     page.goto(url + "/")
     page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
 
-    pos = table.referee.position()
-    board, names = pos.board, tuple(pos.robots)
-    finder = finder_for(board, pos.rules, names)
+    board = pos.board
     first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
     after = pos.push(first)
-    state = tuple(after.robots[n] for n in names)
-    still = next(r for r in names if r != first.robot)
-    i = names.index(still)
-    wrong = board.name(next(
-        c for c in board.cells() if c not in board.blocked and board.diagonal_at(c) is None
-        and c not in state and not (r := finder.explain(
-            state, (*state[:i], c, *state[i + 1:]), 4)).explanations and not r.exhausted))
+    still = next(r for r in pos.robots if r != first.robot)
+    wrong = board.name(unreachable(after, still))
     seen = {r: board.name(c) for r, c in after.robots.items()}
     table.observe(None, "camera")
     table.observe({**seen, still: wrong}, "camera")

@@ -8,7 +8,15 @@ import time
 from typing import Any
 
 import pytest
-from conftest import WAIT, make_table, reveal_and_solve, set_up, wait_state
+from conftest import (
+    WAIT,
+    demonstrating,
+    make_table,
+    reveal_and_solve,
+    set_up,
+    unreachable,
+    wait_state,
+)
 
 from companion.events import Broker
 from companion.gpio import Hardware, PinMap
@@ -759,31 +767,12 @@ def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
 def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table):
     # the camera sees the first move and, at once, a robot standing still on a cell no legal
     # moves reach: the page asks about it, the move counts, no verdict is given
-    from companion.verify import finder_for
-
-    set_up(table, timer=0.3)
-    opt = reveal_and_solve(table)
-    assert table.submit({"type": "bid", "seat": 1, "value": opt["length"]}).ok
-    wait_state(table, lambda s: s["phase"] == "demonstrating")
-    pos = table.referee.position()
-    board, names = pos.board, tuple(pos.robots)
-    finder = finder_for(board, pos.rules, names)
+    opt, pos = demonstrating(table)
+    board = pos.board
     first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
     after = pos.push(first)
-    state = tuple(after.robots[n] for n in names)
-
-    def unreachable(robot: str, avoid: tuple[int, ...] = ()) -> int:
-        i = names.index(robot)
-        def proven(c: int) -> bool:  # no legal moves reach it, the search done in full
-            r = finder.explain(state, (*state[:i], c, *state[i + 1:]), 4)
-            return not r.explanations and not r.exhausted
-
-        return next(c for c in board.cells() if c not in board.blocked
-                    and board.diagonal_at(c) is None and c not in (*state, *avoid)
-                    and proven(c))
-
-    still = next(r for r in names if r != first.robot)
-    wrong_cell = unreachable(still)
+    still = next(r for r in pos.robots if r != first.robot)
+    wrong_cell = unreachable(after, still)
     wrong = board.name(wrong_cell)
     seen = {r: board.name(c) for r, c in after.robots.items()}
     table.observe(None, "camera")
@@ -794,8 +783,8 @@ def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table)
     # the moving robot then seen where nothing stops it, the doubt still open: unsure, and
     # the players judge (no verdict, the question on the page)
     table.observe(None, "camera")
-    table.observe({**seen, still: wrong,
-                   first.robot: board.name(unreachable(first.robot, (wrong_cell,)))}, "camera")
+    stray = board.name(unreachable(after, first.robot, (wrong_cell,)))
+    table.observe({**seen, still: wrong, first.robot: stray}, "camera")
     view = wait_state(table, lambda s: "not sure" in s["message"])
     assert view["phase"] == "demonstrating" and view["verdict"] is None
     assert f"{still} seen on {wrong} — is that right?" in view["message"]
