@@ -138,18 +138,19 @@ class Caution:
                 end = self._looks[k + 1][1] if k + 1 < len(self._looks) else len(route)
                 mine = [m for m in route[length:end] if m.robot == name]
                 if not mine:
-                    continue
+                    continue  # the looks are read from the last back: no later one moved it
+                if before[i] != obs[i]:
+                    break  # the last look that moved it did not start where it is seen now
                 if explains is None:
-                    if all(m.robot == name for m in route[length:end]):
+                    if len(mine) == end - length:
                         break  # it moved alone: the look's mover, not a misreading
                 elif explains((*state[:i], obs[i], *state[i + 1:])) is not None:
                     break  # a legal way back: it may have moved there and back
-                if before[i] == obs[i] and not any(m.robot == name for m in route[end:]):
-                    out = self._without(state, route, i, before[i], length, end)
-                    if out is not None:
-                        self._taken_back(k, i, before[i], len(mine))
-                        return Rewind(name, mine, *out, before[i])
-                break  # the last look that moved it did not start where it is seen now
+                out = self._without(state, route, i, before[i], length, end)
+                if out is not None:
+                    self._taken_back(k, i, before[i], len(mine))
+                    return Rewind(name, mine, *out, before[i])
+                break
         return None
 
     def _without(self, state: State, route: list[Move], i: int, back: Cell, length: int,
