@@ -337,6 +337,16 @@ def hint() -> Response:
     return jsonify({"ok": True, **got, "state": _table().view()})
 
 
+def _only(data: dict[str, Any], fields: tuple[str, ...], what: str, *,
+          listed: bool = False) -> None:
+    """A 400 naming the first field of ``data`` that is not one of ``fields`` ("x: not
+    ``what``", the fields listed after it with ``listed``)."""
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        tail = f" ({', '.join(fields)})" if listed else ""
+        abort(400, description=f"{unknown[0]}: not {what}{tail}")
+
+
 @bp.post("/setup")
 @guard.admin_required
 def setup() -> Response:
@@ -355,10 +365,8 @@ def setup() -> Response:
         return _micro_setup(data, players, replace)
     if data.get("game", "ricochet-robots") != "ricochet-robots":
         abort(400, description="game: ricochet-robots or micro-robots")
-    unknown = sorted(set(data) - {"game", "players", "preset", "rules", "tiles"})
-    if unknown:
-        abort(400, description=f"{unknown[0]}: not a field of a Ricochet Robots setup "
-                               "(game, players, preset, rules, tiles)")
+    _only(data, ("game", "players", "preset", "rules", "tiles"),
+          "a field of a Ricochet Robots setup", listed=True)
     preset = data.get("preset", "abacus-2013")
     options = data.get("rules", {})
     tiles = data.get("tiles")
@@ -386,9 +394,8 @@ def _new_game(spec: dict[str, Any], replace: bool | None) -> Response:
 
 
 def _micro_setup(data: dict[str, Any], players: list[str], replace: bool | None) -> Response:
-    unknown = sorted(set(data) - {"game", "players", "layout", "options", "first_roller"})
-    if unknown:
-        abort(400, description=f"{unknown[0]}: not a field of a Micro Robots setup")
+    _only(data, ("game", "players", "layout", "options", "first_roller"),
+          "a field of a Micro Robots setup")
     layout = data.get("layout")
     if layout is not None and not isinstance(layout, str | dict):
         abort(400, description="layout: the name of a saved layout, or a layout object")
@@ -606,9 +613,7 @@ def layout_save() -> Response:
     from ..micro import Layout, LayoutError
 
     data = body()
-    unknown = sorted(set(data) - {"name", "rows", "sections", "rotations", "replace"})
-    if unknown:
-        abort(400, description=f"{unknown[0]}: not a field of a layout")
+    _only(data, ("name", "rows", "sections", "rotations", "replace"), "a field of a layout")
     rows, problems = _grid(data)
     if problems:
         abort(400, description="; ".join(problems))
@@ -662,9 +667,7 @@ def layout_delete(name: str) -> Response:
 def settings() -> Response:
     """The table's language (screen and voice) and the voice's on/off and volume."""
     data = body()
-    unknown = sorted(set(data) - {"language", "voice_on", "volume"})
-    if unknown:
-        abort(400, description=f"{unknown[0]}: not a setting (language, voice_on, volume)")
+    _only(data, ("language", "voice_on", "volume"), "a setting", listed=True)
     speaker = _speaker()
     try:
         speaker.set_language(data.get("language", speaker.language), data.get("voice_on"),
