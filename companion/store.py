@@ -157,6 +157,11 @@ def _unlock(fd: int | None) -> None:
         os.close(fd)  # the lock goes with the last descriptor
 
 
+# What SQLite raises on a damaged file: its own error, or (when the damage reaches the schema's
+# or a row's text) bytes that are not UTF-8, in the error message or in the row itself.
+_UNREADABLE = (sqlite3.DatabaseError, UnicodeDecodeError)
+
+
 def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
     _check_header(path)
     try:
@@ -197,7 +202,7 @@ def _connect(path: Path, readonly: bool) -> sqlite3.Connection:
         elif not readonly:
             conn.executescript("BEGIN;" + _SCHEMA + "COMMIT;")
             conn.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-    except sqlite3.DatabaseError as e:
+    except _UNREADABLE as e:
         conn.close()
         raise JournalError(f"{path}: the journal is damaged ({e}); it was left untouched: "
                            "`companion history --db PATH --recover` copies the intact part "
@@ -213,7 +218,7 @@ def _rows(conn: sqlite3.Connection, path: Path, game_id: int) -> Iterator[tuple[
     for row_id, text, crc in conn.execute(
         "SELECT id, command, crc FROM journal WHERE game=? ORDER BY id", (game_id,)
     ):
-        if zlib.crc32(text.encode()) != crc:
+        if not isinstance(text, str) or zlib.crc32(text.encode()) != crc:
             raise JournalError(f"{path}: journal row {row_id} is damaged (checksum); the file "
                                "was left untouched")
         try:
@@ -525,14 +530,14 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
         with closing(sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True)) as conn:
             try:
                 total = conn.execute("SELECT count(*) FROM journal").fetchone()[0]
-            except sqlite3.DatabaseError:
+            except _UNREADABLE:
                 total = -1
             try:
                 for gid, started, ended, summary in conn.execute(
                     "SELECT id, started, ended, summary FROM games ORDER BY id"
                 ):
                     games[gid] = (started, ended, summary)
-            except sqlite3.DatabaseError:
+            except _UNREADABLE:
                 pass
             try:
                 game: Any = None
@@ -541,7 +546,7 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
                     "SELECT game, wall, command, crc FROM journal ORDER BY id"
                 ):
                     gid, wall, text, crc = row
-                    if zlib.crc32(text.encode()) != crc:
+                    if not isinstance(text, str) or zlib.crc32(text.encode()) != crc:
                         break
                     try:
                         command = json.loads(text)
@@ -551,9 +556,9 @@ def recover(path: str | Path, dest: str | Path | None = None) -> tuple[Path, int
                     except (GameError, ValueError, AttributeError):
                         break
                     kept.append(row)
-            except sqlite3.DatabaseError:
+            except _UNREADABLE:
                 pass
-    except sqlite3.DatabaseError as e:
+    except _UNREADABLE as e:
         raise JournalError(f"{src}: nothing can be read from it ({e})") from None
     with Store(out, now=0.0) as store:
         conn = store._conn

@@ -475,6 +475,31 @@ def test_run_refuses_any_bad_pin_map_or_colour_profile_before_starting(capfd, wo
 # ---------------------------------------------------------------- the named defects
 
 
+@pytest.mark.slow
+def test_a_journal_with_any_text_byte_not_utf8_is_refused_or_recovered(capfd, work):
+    """SQLite hands text over as UTF-8 and Python decodes it: one byte that is not UTF-8 in the
+    schema (in SQLite's own error message) or in a row (its text, or its type, so the command
+    reads as NULL) once escaped ``history`` and ``--recover`` as a traceback. Every printable
+    byte of a real journal is replaced in turn; each file is refused or recovered, never a
+    traceback, and what --recover keeps still opens."""
+    valid = _SEEDS["db"]
+    offsets = [i for i, b in enumerate(valid) if 32 <= b < 127]
+    assert len(offsets) > 200  # the schema and the rows' text are in the file
+    recovered = 0
+    for i in offsets:
+        path = place(work, f"j{i}.db", valid[:i] + b"\x80" + valid[i + 1:])
+        run(capfd, "history --db (one byte not UTF-8)", ["history", "--db", path],
+            names=("--db", path))
+        code = run(capfd, "history --db --recover (one byte not UTF-8)",
+                   ["history", "--db", path, "--recover"], names=("--db", path))
+        for kept in Path(path).parent.glob(f"{Path(path).stem}.recovered-*.db"):
+            assert code == 0
+            assert run(capfd, "history --db (recovered)", ["history", "--db", str(kept)],
+                       names=("--db",)) == 0
+            recovered += 1
+    assert recovered > 0  # damage in a row's text leaves the rows before it to keep
+
+
 @pytest.mark.parametrize("argv, names", [
     (["show", "{deep}"], ("POSITION", "nested")),
     (["check", "{deep}", "--bid", "3"], ("POSITION", "nested")),
