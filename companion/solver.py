@@ -1391,7 +1391,7 @@ class _Search:
         return seen
 
     def _fast_successors(self, keys: np.ndarray, g: int, turned: bool = False,
-                         look: int | None = None) -> Iterable[_Batch]:
+                         look: int | None = None, check: bool = True) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
         0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``turned``:
         every position's active robot has turned, no ricochet bits to carry. With four robots
@@ -1522,7 +1522,7 @@ class _Search:
             if flag is not None:
                 child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
-            if not use_rank and look is None:
+            if not use_rank and look is None and check:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
             yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
@@ -1565,7 +1565,7 @@ class _Search:
         if nf is not None:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
-        if not use_rank and look is None:
+        if not use_rank and look is None and check:
             fresh = _nz(~self.closed.contains(child))
             child, h, par = child.take(fresh), h.take(fresh), par.take(fresh)
         yield _Batch(child, 1, h, checked=True,
@@ -1637,23 +1637,28 @@ class _Search:
             groups = [(keys, f - g)]
             if self.fast and SCALAR_CHUNK < keys.size < SMALL_CHUNK and \
                     self.closed.dense is None and not (self.lenient and g == 0):
-                # look-ahead and moves in one pass over the bucket
+                # a bucket of a few hundred positions: those that carry the bare estimate
+                # are only looked ahead from (they end the search or wait a level: none is
+                # expanded here), and only the rest make their moves, whose children are
+                # tested against the expanded positions when their bucket is taken
                 stop = self._should_stop()
                 if stop:
                     return self._stopped(stop, f, best)
                 keys = keys.take(_nz(~self.closed.contains(keys)))
                 if keys.size == 0:
                     continue
-                for b in self._fast_successors(keys, g, look=f - g):
-                    if self.recording and b.parents is not None:
-                        self._record(b, g)
-                    h = f - g if isinstance(b.h, int) and b.h < 0 else b.h
-                    self._push(open_, sizes, b.keys, g + 1, h, b.checked)
-                if self.deferred is not None:
-                    self._append(open_, sizes, (f + 1, g), keys.take(_nz(self.deferred)))
-                    keys = keys.take(_nz(~self.deferred))
-                self.closed.add(keys, g)
-                self.expanded += keys.size
+                groups = self._lookahead(keys, g, f, open_, sizes)
+                best = self._take_goal(best)
+                if best is not None and best[0] <= f:
+                    continue
+                for keys, hr in groups:
+                    for b in self._fast_successors(keys, g, check=False):
+                        if self.recording and b.parents is not None:
+                            self._record(b, g)
+                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                        self._push(open_, sizes, b.keys, g + 1, h, b.checked)
+                    self.closed.add(keys, g)
+                    self.expanded += keys.size
                 best = self._take_goal(best)
                 self._check_memory(f)
                 continue
