@@ -1636,6 +1636,8 @@ class _Search:
                         if self.recording and b.parents is not None:
                             self._record(b, g)
                         h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                        if self._inherits(g, f, hr) and not isinstance(h, int):
+                            h = np.maximum(h, hr)
                         self._push(open_, sizes, b.keys, g + 1, h, b.checked)
                     self.closed.add(keys, g)
                     self.expanded += keys.size
@@ -1670,6 +1672,7 @@ class _Search:
                         keys, only = self._reversal_copies(keys, g)
                     else:
                         keys = self.closed.add_new(keys, g)
+                    inherits = self._inherits(g, f, hr)
                     for lo in range(0, keys.size, self.chunk):
                         stop = self._should_stop()
                         if stop:
@@ -1680,6 +1683,8 @@ class _Search:
                                               None if only is None else only[lo:lo + self.chunk]):
                             gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
                             h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                            if inherits and not isinstance(h, int):
+                                h = np.maximum(h, hr)
                             if self.recording and b.parents is not None:
                                 self._record(b, g)
                             self._push(open_, sizes, b.keys, gc, h, b.checked)
@@ -1832,6 +1837,17 @@ class _Search:
         if raised.size:
             groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
         return groups
+
+    def _inherits(self, g: int, f: int, hr: int) -> bool:
+        """Do the active robot's moves from these positions (at cost ``g``, in the bucket of
+        ``f``, estimate ``hr``) keep the raised estimate? On the fast path, positions whose
+        estimate was raised failed the whole-route look-ahead, the others where they stand:
+        the active robot's move one closer from one of them fails it too (with it, the
+        parent would have passed), so that child goes with the estimate raised, in the
+        parent's bucket of f, and not to the bucket below to fail its look-ahead there.
+        Not from the start under lenient must-ricochet, where a straight slide does not
+        count."""
+        return self.fast and hr < f - g and not (self.lenient and g == 0)
 
     def _finish_alone(self, key: int, g: int, f: int) -> None:
         """A position of the bucket at cost ``g`` from which the active robot finishes alone
