@@ -37,7 +37,8 @@ alike (the fast path), the look-ahead follows the active robot's whole route alo
 every move one closer (as the small search does): a position that fails it needs a helper's
 move or a detour; one that passes ends the search, its route costing the bucket's estimate,
 which no open position undercuts. The look-ahead is made when a position leaves its bucket;
-a position that fails it waits in the next one. Robots that move
+a position that fails it waits in the next one, and the active robot's moves one closer from it
+keep the estimate raised (they would fail it too). Robots that move
 alike and play the same part (the helpers on a board without their barriers) are kept sorted,
 so their order does not count. All moves of a bucket are generated at once with numpy from the
 move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
