@@ -37,7 +37,8 @@ alike (the fast path), the look-ahead follows the active robot's whole route alo
 every move one closer (as the small search does): a position that fails it needs a helper's
 move or a detour; one that passes ends the search, its route costing the bucket's estimate,
 which no open position undercuts. The look-ahead is made when a position leaves its bucket;
-a position that fails it waits in the next one. Robots that move
+a position that fails it waits in the next one, and the active robot's moves one closer from it
+keep the estimate raised (they would fail it too). Robots that move
 alike and play the same part (the helpers on a board without their barriers) are kept sorted,
 so their order does not count. All moves of a bucket are generated at once with numpy from the
 move tables (:mod:`companion.solver_tables`); a handful of positions go one by one in Python
@@ -961,7 +962,6 @@ class _Search:
         self.trail: dict[int, list[tuple[np.ndarray, np.ndarray, Any]]] = {}
         self.trail_size = 0
         self.recording = True
-        self.deferred: np.ndarray | None = None  # a mask: see _fast_successors(look=...)
         # a route found before the search (by the small search) and its cost: once every
         # open position costs at least as much, it is optimal
         self.known: tuple[tuple[Move, ...], int] | None = None
@@ -969,6 +969,8 @@ class _Search:
         # move it was first expanded with, 0 once it has been expanded for every move
         self.firsts = _HashSet() if self.layout.reversal else None
         self.pruned = False  # a position was left out for costing more than max_cost
+        self.closer_tables: dict[int, np.ndarray] = {}  # see _closer_table
+        self.code_tables: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # -- estimates
     def descends(self, keys: np.ndarray) -> np.ndarray:
@@ -1072,31 +1074,37 @@ class _Search:
                 return True
         return False
 
-    def _alone_from(self, helpers: np.ndarray, n: int, idx: np.ndarray, cell: np.ndarray,
-                    fl: np.ndarray | None, rem: int) -> np.ndarray:
-        """The fast path's whole-route look-ahead: of ``n`` positions, which can the active
-        robot finish from alone, every move one closer by the estimate? ``helpers``: (helper,
-        position) cells; each entry of the frontier is a position (``idx``), a cell of the
-        active robot ``rem`` moves from the target by the estimate and its ricochet progress
-        (``fl``, None without the strict rule). The others stay where they stand, so each
-        move's end comes from the packed tables as in :meth:`descends`, a move at a time."""
-        t = self.tables[0]
-        dist = self.dist[-1]
-        k = helpers.shape[0]
+    def _alone(self, keys: np.ndarray, rem: int) -> np.ndarray:
+        """The fast path's whole-route look-ahead: of sorted keys whose active robot is
+        ``rem`` moves away by the estimate, which can it finish from alone, every move one
+        closer? The others stay where they stand, so each move's end comes from the packed
+        tables as in :meth:`descends`, a move at a time, for a frontier of entries: a position
+        (``idx``), a cell of the active robot and its ricochet progress (``fl``, None without
+        the strict rule). Per step, one gather finds the first helper on all four paths of
+        every entry, and tables by a move's end code (:meth:`_code_tables`) say whether it
+        lands one closer and where the next step starts."""
+        n = keys.size
+        k = self.layout.n_robots - 1
+        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
         passed = np.zeros(n, bool)
+        if rem == 0:  # on the target without the ricochet: it must leave and come back
+            return passed
+        helpers = np.ascontiguousarray(raw[:, :k].T)  # (helper, position): rows gather fast
+        fl = raw[:, k + 1] & 3 if self.layout.strict else None
+        t = self.tables[0]
+        cell_of, base_of, turn_of = self._code_tables()
+        base = raw[:, k].astype(np.intp) << 8
+        cell = raw[:, k]
+        idx = np.arange(n)
         while idx.size:
-            base = cell.astype(np.intp) << 8
-            first = t.hit_packed.take(base | helpers[0].take(idx)).view(np.uint8)
-            for j in range(1, k):
-                np.minimum(first, t.hit_packed.take(base | helpers[j].take(idx)).view(np.uint8),
-                           out=first)
+            pairs = helpers.take(idx, axis=1) | base
+            first = np.minimum.reduce(t.hit_packed.take(pairs).view(np.uint8), axis=0)
             first -= 1
             np.minimum(first, t.nat_packed.take(cell).view(np.uint8), out=first)
             flat = first.reshape(-1, 4) | base[:, None]
             flat += _OFFSETS[:4]
             codes = t.end_flat.take(flat)  # (entry, direction)
-            closer = dist.take(codes & 255) == rem - 1
-            closer &= (codes & OK_BIT) != 0
+            closer = self._closer_table(rem).take(codes)
             if rem == 1:
                 if fl is not None:
                     closer &= self._claims(codes, fl[:, None], _AXES4)
@@ -1105,31 +1113,40 @@ class _Search:
             e = _nz(closer)
             code = codes.reshape(-1).take(e)
             row = e >> 2
-            idx, cell = idx.take(row), (code & 255).astype(np.uint8)
+            idx = idx.take(row)
+            base, cell = base_of.take(code), cell_of.take(code)
             if fl is not None:
-                fl = _FLAG_NEXT.take((fl.take(row).astype(np.intp) << 3)
-                                     | ((code >> 8) & _TURN_BITS) | (e & 1))
+                fl = _FLAG_NEXT.take((fl.take(row).astype(np.intp) << 3) | turn_of.take(code)
+                                     | (e & 1))
             if idx.size > 64:  # two ways to one cell: follow it once
                 both = idx.astype(np.int64) << 10 | cell.astype(np.int64) << 2
                 if fl is not None:
                     both |= fl
                 both = _sorted_unique(both)
                 idx, cell = both >> 10, ((both >> 2) & 255).astype(np.uint8)
+                base = cell.astype(np.intp) << 8
                 fl = (both & 3).astype(np.uint8) if fl is not None else None
             rem -= 1
         return passed
 
-    def _alone(self, keys: np.ndarray, rem: int) -> np.ndarray:
-        """:meth:`_alone_from` for sorted keys whose active robot is ``rem`` moves away."""
-        n = keys.size
-        r_count = self.layout.n_robots
-        raw = np.ascontiguousarray(keys, "<u8").view(np.uint8).reshape(n, 8)
-        helpers = raw[:, :r_count - 1].T
-        at = raw[:, r_count - 1]
-        flag = raw[:, r_count] & 3 if self.layout.strict else None
-        if rem == 0:  # on the target without the ricochet: it must leave and come back
-            return np.zeros(n, bool)
-        return self._alone_from(helpers, n, np.arange(n), at, flag, rem)
+    def _closer_table(self, rem: int) -> np.ndarray:
+        """By a move's end code: is it a legal stop ``rem - 1`` away by the estimate?"""
+        got = self.closer_tables.get(rem)
+        if got is None:
+            codes = np.arange(1 << 12)
+            got = self.dist[-1].take(codes & 255) == rem - 1
+            got &= (codes & OK_BIT) != 0
+            self.closer_tables[rem] = got
+        return got
+
+    def _code_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """By a move's end code: the cell it ends on, that cell << 8 (where its own moves
+        start in the tables) and its turn bits for :data:`_FLAG_NEXT`."""
+        if self.code_tables is None:
+            codes = np.arange(1 << 12)
+            self.code_tables = ((codes & 255).astype(np.uint8), (codes & 255) << 8,
+                                (codes >> 8) & _TURN_BITS)
+        return self.code_tables
 
     def _alone_path(self, key: int, rem: int) -> list[tuple[int, int, int, int]] | None:
         """The fast path's whole-route look-ahead for one position, in Python: the moves
@@ -1391,17 +1408,13 @@ class _Search:
         return seen
 
     def _fast_successors(self, keys: np.ndarray, g: int, turned: bool = False,
-                         look: int | None = None) -> Iterable[_Batch]:
+                         check: bool = True) -> Iterable[_Batch]:
         """All moves of all positions at once, for the layout: helpers sorted in bytes
         0..k-1, the active robot in byte k, its ricochet progress (strict) above. ``turned``:
         every position's active robot has turned, no ricochet bits to carry. With four robots
         and the bitsets in use, visited tests go by rank, computed here. Small integer types
-        throughout: this loop is memory-bound.
-
-        ``look``: the bucket's estimate (cost + estimate - cost so far), for fewer than
-        ``BLOCKWISE_CHUNK`` positions; the positions that carry it bare are given the one-move
-        look-ahead (:meth:`descends`) from the moves worked out here anyway, and those that
-        fail it make no move: ``self.deferred`` marks them for the caller."""
+        throughout: this loop is memory-bound. ``check``: leave out the children expanded
+        already (else the caller does, when their bucket is taken)."""
         t = self.tables[0]
         n = keys.size
         r_count = self.layout.n_robots
@@ -1443,37 +1456,6 @@ class _Search:
         # biggest go now
         del pairs, packed, first, flat, base
         ok = (codes & OK_BIT).astype(bool)
-        helper_h: np.ndarray | int = -1
-        if look is not None:  # small: codes are (mover, option, n)
-            mine = codes[k]
-            active_h = self.dist[k].take(cells[k])
-            closer = self.dist[k].take(mine & 255) == active_h - np.uint8(1)
-            closer &= ok[k]
-            at_target = cells[k] == self.target
-            if flag is not None:
-                closer &= self._claims(mine, flag, _AXES4[:, None])
-                at_target &= flag == DONE
-            bare = active_h == look
-            later = bare & ~(closer.any(axis=0) | at_target)
-            if look >= 2:  # the rest of the active robot's route alone, from those moves
-                e = _nz(closer & bare)
-                if e.size:
-                    opt = e // n
-                    par = e - opt * n
-                    code = mine.reshape(-1).take(e)
-                    nf = None if flag is None else _FLAG_NEXT.take(
-                        (flag.take(par).astype(np.intp) << 3) | ((code >> 8) & _TURN_BITS)
-                        | (opt & 1))
-                    passed = self._alone_from(cells[:k], n, par, (code & 255).astype(np.uint8),
-                                              nf, look - 1)
-                    later |= bare & ~passed
-                    if passed.any():
-                        self._finish_alone(int(keys[_nz(passed)[0]]), g, g + look)
-            self.deferred = later if later.any() else None
-            if self.deferred is not None:
-                ok[:, :, later] = False
-            if not bare.all():  # some carry the estimate raised by one already
-                helper_h = np.where(bare, look, look - 1).astype(np.int64)
         # four robots and the bitsets in use: test the visited set by rank, computed here
         use_rank = (r_count == 4 and self.closed.dense is not None
                     and not self.closed.table.count)
@@ -1522,11 +1504,10 @@ class _Search:
             if flag is not None:
                 child = child.astype(np.uint64)
                 child |= flag.take(par).astype(np.uint64) << np.uint64(8 * r_count)
-            if not use_rank and look is None:
+            if not use_rank and check:
                 fresh = _nz(~self.closed.contains(child))
                 child, par = child.take(fresh), par.take(fresh)
-            yield _Batch(child, 1, helper_h if isinstance(helper_h, int) else
-                         helper_h.take(par), checked=True,
+            yield _Batch(child, 1, -1, checked=True,
                          parents=keys.take(par) if self.recording else None)
         # active moves: the helpers stay as they are; the estimate is the new cell's
         idx = _nz(ok[k])
@@ -1565,7 +1546,7 @@ class _Search:
         if nf is not None:
             child |= nf.astype(np.uint64) << np.uint64(8 * r_count)
         h = self.dist[k].take(v).astype(np.int64)
-        if not use_rank and look is None:
+        if not use_rank and check:
             fresh = _nz(~self.closed.contains(child))
             child, h, par = child.take(fresh), h.take(fresh), par.take(fresh)
         yield _Batch(child, 1, h, checked=True,
@@ -1637,23 +1618,30 @@ class _Search:
             groups = [(keys, f - g)]
             if self.fast and SCALAR_CHUNK < keys.size < SMALL_CHUNK and \
                     self.closed.dense is None and not (self.lenient and g == 0):
-                # look-ahead and moves in one pass over the bucket
+                # a bucket of a few hundred positions: those that carry the bare estimate
+                # are only looked ahead from (they end the search or wait a level: none is
+                # expanded here), and only the rest make their moves, whose children are
+                # tested against the expanded positions when their bucket is taken
                 stop = self._should_stop()
                 if stop:
                     return self._stopped(stop, f, best)
                 keys = keys.take(_nz(~self.closed.contains(keys)))
                 if keys.size == 0:
                     continue
-                for b in self._fast_successors(keys, g, look=f - g):
-                    if self.recording and b.parents is not None:
-                        self._record(b, g)
-                    h = f - g if isinstance(b.h, int) and b.h < 0 else b.h
-                    self._push(open_, sizes, b.keys, g + 1, h, b.checked)
-                if self.deferred is not None:
-                    self._append(open_, sizes, (f + 1, g), keys.take(_nz(self.deferred)))
-                    keys = keys.take(_nz(~self.deferred))
-                self.closed.add(keys, g)
-                self.expanded += keys.size
+                groups = self._lookahead(keys, g, f, open_, sizes)
+                best = self._take_goal(best)
+                if best is not None and best[0] <= f:
+                    continue
+                for keys, hr in groups:
+                    for b in self._fast_successors(keys, g, check=False):
+                        if self.recording and b.parents is not None:
+                            self._record(b, g)
+                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                        if self._inherits(g, f, hr) and not isinstance(h, int):
+                            h = np.maximum(h, hr)
+                        self._push(open_, sizes, b.keys, g + 1, h, b.checked)
+                    self.closed.add(keys, g)
+                    self.expanded += keys.size
                 best = self._take_goal(best)
                 self._check_memory(f)
                 continue
@@ -1685,6 +1673,7 @@ class _Search:
                         keys, only = self._reversal_copies(keys, g)
                     else:
                         keys = self.closed.add_new(keys, g)
+                    inherits = self._inherits(g, f, hr)
                     for lo in range(0, keys.size, self.chunk):
                         stop = self._should_stop()
                         if stop:
@@ -1695,6 +1684,8 @@ class _Search:
                                               None if only is None else only[lo:lo + self.chunk]):
                             gc = g + b.cost if isinstance(b.cost, int) else g + b.cost
                             h = hr if isinstance(b.h, int) and b.h < 0 else b.h
+                            if inherits and not isinstance(h, int):
+                                h = np.maximum(h, hr)
                             if self.recording and b.parents is not None:
                                 self._record(b, g)
                             self._push(open_, sizes, b.keys, gc, h, b.checked)
@@ -1847,6 +1838,17 @@ class _Search:
         if raised.size:
             groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
         return groups
+
+    def _inherits(self, g: int, f: int, hr: int) -> bool:
+        """Do the active robot's moves from these positions (at cost ``g``, in the bucket of
+        ``f``, estimate ``hr``) keep the raised estimate? On the fast path, positions whose
+        estimate was raised failed the whole-route look-ahead, the others where they stand:
+        the active robot's move one closer from one of them fails it too (with it, the
+        parent would have passed), so that child goes with the estimate raised, in the
+        parent's bucket of f, and not to the bucket below to fail its look-ahead there.
+        Not from the start under lenient must-ricochet, where a straight slide does not
+        count."""
+        return self.fast and hr < f - g and not (self.lenient and g == 0)
 
     def _finish_alone(self, key: int, g: int, f: int) -> None:
         """A position of the bucket at cost ``g`` from which the active robot finishes alone

@@ -651,3 +651,63 @@ def test_rules_presets_all_solve_the_same_board():
     for preset in ("classic-1999", "riogrande-2003"):
         got = solve(replace(base, rules=Rules.from_spec(preset)), max_cost=8)
         assert got.status == "no_solution"
+
+
+def _look_ahead_cases(count: int):
+    """(search, key, estimate, position) on real boards under the default rules (strict
+    must-ricochet) and with it off, the robots placed at random."""
+    import random
+
+    import companion.solver as solver_module
+    from companion.benchmarks.solver import random_position
+
+    rng = random.Random(7)
+    for i in range(count):
+        pos = random_position(rng, "ABC", (), "colour")
+        if i % 2:
+            pos = replace(pos, rules=replace(pos.rules, ricochet="off"))
+        search = solver_module._Search(pos, pos.active_robots(), None, None, None, 1 << 30)
+        assert search.fast
+        lay = search.layout
+        key = lay.pack(dict(pos.robots), solver_module.UNMOVED if lay.strict else 0)
+        yield search, key, int(search.dist[-1][lay.cells_of(key)[-1]]), pos
+
+
+def test_the_numpy_look_ahead_agrees_with_the_walk_in_python():
+    """The whole-route look-ahead (every move of the active robot alone one closer), worked
+    out for a batch with numpy, and the walk that reads the route back, in Python."""
+    passed = failed = 0
+    for search, key, h, _ in _look_ahead_cases(80):
+        for rem in {h, h + 1}:
+            if rem >= 255:
+                continue
+            got = bool(search._alone(np.array([key, key], np.uint64), rem)[0])
+            assert got == (search._alone_path(key, rem) is not None)
+            passed += got
+            failed += not got
+    assert passed and failed
+
+
+def test_a_move_one_closer_from_a_position_that_fails_the_look_ahead_fails_it_too():
+    """What lets the search keep a raised estimate for such a child (_Search._inherits): the
+    active robot's move one closer from a position that cannot finish alone, each move one
+    closer, leaves a position that cannot either (else the first could)."""
+    import companion.solver as solver_module
+
+    children = 0
+    for search, key, h, pos in _look_ahead_cases(80):
+        if not 1 <= h < 255 or search._alone(np.array([key], np.uint64), h)[0]:
+            continue
+        lay = search.layout
+        active = pos.active_robots()[0]
+        others = pos.occupied_by_others(active)
+        for d in DIRECTIONS:
+            moved = slide(pos.board, others, pos.robots[active], active, d, rules=pos.rules)
+            if moved.error or search.dist[-1][moved.end] != h - 1:
+                continue
+            axis = int(d) & 1
+            flag = solver_module._flag_next(lay.flag_of(key), 0, axis, axis) if lay.strict else 0
+            child = lay.pack({**pos.robots, active: moved.end}, flag)
+            assert not search._alone(np.array([child], np.uint64), h - 1)[0]
+            children += 1
+    assert children

@@ -234,18 +234,26 @@ def test_the_numpy_search_returns_a_known_route_only_once_nothing_cheaper_is_lef
 
 
 def test_solve_hands_the_small_search_route_to_the_numpy_search(monkeypatch):
-    """A position past the small search's budget, with a route found on the way: the
-    solution is that route, proven by the numpy search, which expanded fewer positions."""
-    pos = next(p for p in (random_position(random.Random(s), "ABC", (), "colour")
-                           for s in range(60))
-               if (k := _unproven(p, solver_module.SMALL_BUDGET)) is not None
-               and k[1] == _numpy_search(p).cost)
-    known = _unproven(pos, solver_module.SMALL_BUDGET)
-    result = solve(pos)
-    assert result.solved and result.moves == known[0]
+    """Positions past the small search's budget, with an optimal route found on the way: the
+    solution is that route, proven by the numpy search, which never expands more positions
+    than without it, and fewer where the level of the optimum has work left to do."""
+    positions = [p for p in (random_position(random.Random(s), "ABC", (), "colour")
+                             for s in range(60))
+                 if (k := _unproven(p, solver_module.SMALL_BUDGET)) is not None
+                 and k[1] == _numpy_search(p).cost]
+    results = []
+    for pos in positions:
+        known = _unproven(pos, solver_module.SMALL_BUDGET)
+        result = solve(pos)
+        assert result.solved and result.moves == known[0]
+        results.append(result)
     monkeypatch.setattr(solver_module, "SMALL_BUDGET", 0)
-    alone = solve(pos)
-    assert alone.cost == result.cost and result.expanded < alone.expanded
+    saved = 0
+    for pos, result in zip(positions, results, strict=True):
+        alone = solve(pos)
+        assert alone.cost == result.cost and result.expanded <= alone.expanded
+        saved += result.expanded < alone.expanded
+    assert saved
 
 
 def test_a_numpy_search_stopped_at_its_deadline_still_gives_the_route_handed_to_it():
