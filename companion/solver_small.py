@@ -494,6 +494,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             # (under lenient, a helper's move from the start lowers the estimate: no +1 there)
             # the active robot cannot do it alone in as few moves as the estimate: it needs
             # a helper's move first (one more), or more moves of its own
+            if best is not None and best[0] <= f + 1:
+                continue  # never taken: a route of f + 1 is known
             nxt = slot + 384  # f + 1, checked
             if nxt in buckets:
                 buckets[nxt].append((key, 1))
@@ -520,22 +522,32 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         inherit = checked and zone != FULL
         closer_slot = f << 8 | 128 | rank
         to_look = to_same = None  # the buckets of helper_slot and same_slot
+        # a child whose f is a known route's cost or more is never taken (the search ends
+        # before its bucket): it is not queued
+        cap = best[0] if best is not None else 1 << 16
+        keep_same = f + 1 < cap
+        base = key & keep
         for i in range(k):  # the helpers' moves: one byte changes
             s = cells[i]
             ends = slides(s, cells[:i] + cells[i + 1:])
             sh = shifts[i]
-            base = key & keep
             away = zone >> s & 1
             for d in (UP, RIGHT, DOWN, LEFT):
                 e = ends[d]
                 if e == s:
                     continue
                 child = base ^ (s ^ e) << sh
+                look = away or zone >> e & 1
+                if not (look or keep_same):
+                    # never queued, but kept as reached: reached again, from a position
+                    # whose look-ahead looked elsewhere, it would cost a look-ahead in vain
+                    seen.setdefault(child, (g1, key, i, d))
+                    continue
                 old = seen.get(child)
                 if old is not None and old[0] <= g1:
                     continue
                 seen[child] = (g1, key, i, d)
-                if away or zone >> e & 1:
+                if look:
                     if to_look is None:
                         to_look = _bucket(buckets, order, helper_slot)
                     to_look.append((child, 0))
@@ -560,7 +572,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             h = dist[e]
             if h <= 1:  # not read yet, or raised under strict must-ricochet
                 h = estimate(e, nf)
-            if h >= 255:
+            if g1 + h >= cap:  # (h is 255 where the target is out of reach)
                 continue
             old = seen.get(child)
             if old is not None and old[0] <= g1:
