@@ -215,8 +215,7 @@ def _spread_up(g: int, p: int, step: int) -> int:
     return g & FULL
 
 
-def _bucket(buckets: dict[int, list[tuple[int, int]]], order: list[int],
-            slot: int) -> list[tuple[int, int]]:
+def _bucket(buckets: dict[int, list[int]], order: list[int], slot: int) -> list[int]:
     """The bucket at ``slot``, made (and queued) if there is none."""
     b = buckets.get(slot)
     if b is None:
@@ -431,9 +430,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         start |= c << sh
     # each position reached: (cost so far, parent, the mover's cell, direction)
     seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
-    # buckets of (key, checked) by f << 8 | checked << 7 | (127 - g): lowest f first; in it,
-    # the positions to look ahead from first (one may end the search), then the deepest
-    buckets: dict[int, list[tuple[int, int]]] = {h0 << 8 | 127: [(start, 0)]}
+    # buckets of keys by f << 8 | checked << 7 | (127 - g): lowest f first; in it, the
+    # positions to look ahead from first (one may end the search), then the deepest
+    buckets: dict[int, list[int]] = {h0 << 8 | 127: [start]}
     order = [h0 << 8 | 127]
     closed: set[int] = set()
     zones: dict[int, int] = {}  # the look-ahead's cells, by position (see alone)
@@ -448,7 +447,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             heappop(order)
             del buckets[slot]
             continue
-        key, checked = bucket.pop()
+        key = bucket.pop()
+        checked = slot & 128
         f = slot >> 8
         g = 127 - (slot & 127)
         if best is not None and best[0] <= f:
@@ -498,9 +498,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 continue  # never taken: a route of f + 1 is known
             nxt = slot + 384  # f + 1, checked
             if nxt in buckets:
-                buckets[nxt].append((key, 1))
+                buckets[nxt].append(key)
             else:
-                buckets[nxt] = [(key, 1)]
+                buckets[nxt] = [key]
                 heappush(order, nxt)
             continue
         closed.add(key)
@@ -550,11 +550,11 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 if look:
                     if to_look is None:
                         to_look = _bucket(buckets, order, helper_slot)
-                    to_look.append((child, 0))
+                    to_look.append(child)
                 else:
                     if to_same is None:
                         to_same = _bucket(buckets, order, same_slot)
-                    to_same.append((child, 1))
+                    to_same.append(child)
                     zones[child] = zone
         ends = slides(a, cells[:k])  # the active robot's
         for d in (UP, RIGHT, DOWN, LEFT):
@@ -579,16 +579,14 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 continue
             seen[child] = (g1, key, k, d)
             if inherit and h == bare - 1:
-                entry = (child, 1)
                 nxt = closer_slot
                 zones[child] = zone
             else:
-                entry = (child, 0)
                 nxt = (g1 + h) << 8 | rank
             if nxt in buckets:
-                buckets[nxt].append(entry)
+                buckets[nxt].append(child)
             else:
-                buckets[nxt] = [entry]
+                buckets[nxt] = [child]
                 heappush(order, nxt)
         if best is not None and best[0] <= f:
             break
