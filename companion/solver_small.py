@@ -295,7 +295,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     A position that fails it may still give an upper bound of one move more: by the active
     robot alone (:func:`alone_plus`), or by one helper's move and then the active robot alone
     (:func:`helped`). The search then ends when the bucket below runs out, without the bucket
-    of the optimum, where most of the work would be.
+    of the optimum, where most of the work would be; meanwhile a child whose f is the upper
+    bound's or more is not queued (a helper's move is still marked as reached: reached again,
+    it would cost a look-ahead in vain).
     """
     board, rules = position.board, position.rules
     assert position.target is not None
