@@ -215,8 +215,7 @@ def _spread_up(g: int, p: int, step: int) -> int:
     return g & FULL
 
 
-def _bucket(buckets: dict[int, list[tuple[int, int]]], order: list[int],
-            slot: int) -> list[tuple[int, int]]:
+def _bucket(buckets: dict[int, list[int]], order: list[int], slot: int) -> list[int]:
     """The bucket at ``slot``, made (and queued) if there is none."""
     b = buckets.get(slot)
     if b is None:
@@ -296,7 +295,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     A position that fails it may still give an upper bound of one move more: by the active
     robot alone (:func:`alone_plus`), or by one helper's move and then the active robot alone
     (:func:`helped`). The search then ends when the bucket below runs out, without the bucket
-    of the optimum, where most of the work would be.
+    of the optimum, where most of the work would be; meanwhile a child whose f is the upper
+    bound's or more is not queued (a helper's move is still marked as reached: reached again,
+    it would cost a look-ahead in vain).
     """
     board, rules = position.board, position.rules
     assert position.target is not None
@@ -431,9 +432,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         start |= c << sh
     # each position reached: (cost so far, parent, the mover's cell, direction)
     seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
-    # buckets of (key, checked) by f << 8 | checked << 7 | (127 - g): lowest f first; in it,
-    # the positions to look ahead from first (one may end the search), then the deepest
-    buckets: dict[int, list[tuple[int, int]]] = {h0 << 8 | 127: [(start, 0)]}
+    # buckets of keys by f << 8 | checked << 7 | (127 - g): lowest f first; in it, the
+    # positions to look ahead from first (one may end the search), then the deepest
+    buckets: dict[int, list[int]] = {h0 << 8 | 127: [start]}
     order = [h0 << 8 | 127]
     closed: set[int] = set()
     zones: dict[int, int] = {}  # the look-ahead's cells, by position (see alone)
@@ -448,7 +449,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             heappop(order)
             del buckets[slot]
             continue
-        key, checked = bucket.pop()
+        key = bucket.pop()
+        checked = slot & 128
         f = slot >> 8
         g = 127 - (slot & 127)
         if best is not None and best[0] <= f:
@@ -494,11 +496,13 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             # (under lenient, a helper's move from the start lowers the estimate: no +1 there)
             # the active robot cannot do it alone in as few moves as the estimate: it needs
             # a helper's move first (one more), or more moves of its own
+            if best is not None and best[0] <= f + 1:
+                continue  # never taken: a route of f + 1 is known
             nxt = slot + 384  # f + 1, checked
             if nxt in buckets:
-                buckets[nxt].append((key, 1))
+                buckets[nxt].append(key)
             else:
-                buckets[nxt] = [(key, 1)]
+                buckets[nxt] = [key]
                 heappush(order, nxt)
             continue
         closed.add(key)
@@ -520,29 +524,39 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         inherit = checked and zone != FULL
         closer_slot = f << 8 | 128 | rank
         to_look = to_same = None  # the buckets of helper_slot and same_slot
+        # a child whose f is a known route's cost or more is never taken (the search ends
+        # before its bucket): it is not queued
+        cap = best[0] if best is not None else 1 << 16
+        keep_same = f + 1 < cap
+        base = key & keep
         for i in range(k):  # the helpers' moves: one byte changes
             s = cells[i]
             ends = slides(s, cells[:i] + cells[i + 1:])
             sh = shifts[i]
-            base = key & keep
             away = zone >> s & 1
             for d in (UP, RIGHT, DOWN, LEFT):
                 e = ends[d]
                 if e == s:
                     continue
                 child = base ^ (s ^ e) << sh
+                look = away or zone >> e & 1
+                if not (look or keep_same):
+                    # never queued, but kept as reached: reached again, from a position
+                    # whose look-ahead looked elsewhere, it would cost a look-ahead in vain
+                    seen.setdefault(child, (g1, key, i, d))
+                    continue
                 old = seen.get(child)
                 if old is not None and old[0] <= g1:
                     continue
                 seen[child] = (g1, key, i, d)
-                if away or zone >> e & 1:
+                if look:
                     if to_look is None:
                         to_look = _bucket(buckets, order, helper_slot)
-                    to_look.append((child, 0))
+                    to_look.append(child)
                 else:
                     if to_same is None:
                         to_same = _bucket(buckets, order, same_slot)
-                    to_same.append((child, 1))
+                    to_same.append(child)
                     zones[child] = zone
         ends = slides(a, cells[:k])  # the active robot's
         for d in (UP, RIGHT, DOWN, LEFT):
@@ -560,23 +574,21 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
             h = dist[e]
             if h <= 1:  # not read yet, or raised under strict must-ricochet
                 h = estimate(e, nf)
-            if h >= 255:
+            if g1 + h >= cap:  # (h is 255 where the target is out of reach)
                 continue
             old = seen.get(child)
             if old is not None and old[0] <= g1:
                 continue
             seen[child] = (g1, key, k, d)
             if inherit and h == bare - 1:
-                entry = (child, 1)
                 nxt = closer_slot
                 zones[child] = zone
             else:
-                entry = (child, 0)
                 nxt = (g1 + h) << 8 | rank
             if nxt in buckets:
-                buckets[nxt].append(entry)
+                buckets[nxt].append(child)
             else:
-                buckets[nxt] = [entry]
+                buckets[nxt] = [child]
                 heappush(order, nxt)
         if best is not None and best[0] <= f:
             break
