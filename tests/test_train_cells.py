@@ -90,3 +90,34 @@ def test_the_light_and_lens_changes_stay_in_range_differ_per_crop_and_repeat_by_
     # the same empty crop comes out different each time it is drawn
     assert float((a[0] - a[1]).abs().mean()) > 0.01
     assert not torch.equal(a, augment(x, torch.Generator().manual_seed(4)))
+
+
+def test_odd_print_cells_are_cut_as_empty_cells_beside_the_robots():
+    from companion.vision.render import Scene, render
+    from companion.vision.train_cells import _position, _shot_crops
+
+    pos = _position(np.random.default_rng(3), four_only=0.0)
+    assert {"black", "silver"} & set(pos.robots)  # the fifth robot on every such board
+    shot = render(pos, seed=3, size=(640, 480), scene=Scene(tilt=25, print_variety=1.0))
+    assert shot.printed
+    plain = _shot_crops(shot, np.random.default_rng(7), targets=True)
+    marked = _shot_crops(shot, np.random.default_rng(7), targets=True, marks=shot.printed)
+    assert plain is not None and marked is not None
+    # more crops, the same robots: every printed cell without a robot is one more empty crop
+    assert len(marked[1]) > len(plain[1])
+    assert np.array_equal(np.sort(marked[1][marked[1] > 0]), np.sort(plain[1][plain[1] > 0]))
+    assert (marked[1] > 0).sum() == sum(n in CLASSES for n in pos.robots)
+
+
+def test_the_network_takes_its_widths_and_refuses_bad_ones():
+    torch = pytest.importorskip("torch")
+    from companion.vision.train_cells import _network, _widths
+
+    assert _widths("16,32,48,96") == (16, 32, 48, 96)
+    for bad in ("16,32,48", "a,b,c,d", "16,0,48,96"):
+        with pytest.raises(SystemExit, match="--widths"):
+            _widths(bad)
+    net = _network((8, 16, 24, 32)).eval()
+    assert net(torch.zeros(2, 3, CROP_H, CROP_W)).shape == (2, len(CLASSES))
+    with pytest.raises(ValueError, match="widths"):
+        _network((8, 16, 24))

@@ -132,6 +132,11 @@ class Scene:
     # 0: every robot is the real piece; above: each robot gets a look of its own (shape, height,
     # width, gloss, washed-out or dull plastic, :class:`RobotLook`), this share of them
     robot_variety: float = 0.0
+    # 0: the targets printed as the classic board prints them; above: each target printed in
+    # another style (:func:`print_odd`: its shape, size, ink, ground, outline, wear) with this
+    # probability, and about ``12 × print_variety`` symbols of any colour printed on empty
+    # cells (other editions' print, stickers; ``Rendered.printed`` names their cells)
+    print_variety: float = 0.0
 
     @classmethod
     def random(
@@ -218,6 +223,7 @@ class Rendered:
     in_frame: bool  # all four grid corners lie inside the picture
     dist_coeffs: np.ndarray = field(default_factory=lambda: np.zeros(5))  # the lens's, OpenCV's
     robot_mask: np.ndarray | None = None  # H×W uint8, 255 where a robot's body is seen
+    printed: frozenset[Cell] = frozenset()  # cells with an extra symbol (``print_variety``)
 
     def to_image(self, uv: Any) -> np.ndarray:
         """Board-plane points (N×2, cells) → image pixels (N×2), lens distortion included."""
@@ -648,6 +654,115 @@ def board_texture(board: Board) -> np.ndarray:
                  (110, 106, 108), 2)
     img.flags.writeable = False
     return img
+
+
+ODD_SHAPES = ("disc", "ring", "triangle", "square", "diamond", "hexagon", "star", "cross")
+# inks an odd print may take besides the target's own: every robot's colour, and near-black,
+# grey and white print (what a colourless robot may be taken for)
+ODD_INKS = (*INK.values(), (40, 38, 38), (70, 66, 64), (150, 150, 150), (205, 205, 210))
+
+
+def _odd_ink(rng: np.random.Generator, ink: tuple[int, int, int]) -> tuple[int, int, int]:
+    """``ink`` as another printer makes it: hue, saturation and value moved a little."""
+    hsv = cv2.cvtColor(np.uint8([[ink]]), cv2.COLOR_BGR2HSV).astype(np.float64)[0, 0]
+    hsv[0] = (hsv[0] + rng.uniform(-7, 7)) % 180
+    hsv[1] = np.clip(hsv[1] * rng.uniform(0.55, 1.2), 0, 255)
+    hsv[2] = np.clip(hsv[2] * rng.uniform(0.7, 1.2), 0, 255)
+    out = cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0]
+    return (int(out[0]), int(out[1]), int(out[2]))
+
+
+def _odd_symbol(rng: np.random.Generator, ink: tuple[int, int, int], px: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """A symbol in a style of its own, ``px`` pixels square, and its opacity (0 … 1): one of
+    :data:`ODD_SHAPES`, of any size and turn, with or without an outline, an emblem, a
+    ground (white or tinted) under it; faded or worn."""
+    s = px * 4
+    img = np.zeros((s, s, 3), np.uint8)
+    alpha = np.zeros((s, s), np.uint8)
+    c = (s / 2 + rng.uniform(-0.06, 0.06) * s, s / 2 + rng.uniform(-0.06, 0.06) * s)
+    ground = rng.random()
+    if ground < 0.35:  # a ground under the symbol: white paper or the ink's tint
+        tint = rng.uniform(0.15, 0.6) if rng.random() < 0.5 else 0.0
+        col = tuple(int(255 * (1 - tint) + ink[k] * tint) for k in range(3))
+        img[:] = col
+        alpha[:] = 255
+    r = s * rng.uniform(0.2, 0.45)
+    shape = str(rng.choice(ODD_SHAPES))
+    turn = rng.uniform(0, 2 * math.pi)
+    if shape in ("disc", "ring"):
+        pts = _regular(c, r, 40, 0.0)
+    elif shape == "star":
+        n = int(rng.integers(4, 9))
+        k = np.arange(2 * n)
+        rr = np.where(k % 2 == 0, r, r * rng.uniform(0.35, 0.6))
+        a = turn + k * math.pi / n
+        pts = np.column_stack([c[0] + rr * np.cos(a), c[1] + rr * np.sin(a)])
+    elif shape == "cross":
+        w = rng.uniform(0.25, 0.45)
+        base = np.array([[-w, -1], [w, -1], [w, -w], [1, -w], [1, w], [w, w], [w, 1], [-w, 1],
+                         [-w, w], [-1, w], [-1, -w], [-w, -w]], float)
+        rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
+        pts = base @ rot.T * r + c
+    else:
+        n = {"triangle": 3, "square": 4, "diamond": 4, "hexagon": 6}[shape]
+        pts = _regular(c, r, n, turn if shape != "diamond" else math.pi / 4)
+    if rng.random() < 0.5:  # an outline round it, dark or white
+        edge = (40, 40, 40) if rng.random() < 0.6 else (240, 240, 240)
+        _poly(img, c + (pts - c) * 1.12, edge)
+        _poly(alpha, c + (pts - c) * 1.12, 255)
+    _poly(img, pts, ink)
+    _poly(alpha, pts, 255)
+    if shape == "ring":
+        _circle(img, c, r * rng.uniform(0.4, 0.7), (236, 236, 236))
+    elif rng.random() < 0.5:  # a pale emblem in it
+        _circle(img, (c[0] + rng.uniform(-0.2, 0.2) * r, c[1] + rng.uniform(-0.2, 0.2) * r),
+                r * rng.uniform(0.15, 0.45), (238, 238, 236))
+    small = cv2.resize(img, (px, px), interpolation=cv2.INTER_AREA)
+    a = cv2.resize(alpha, (px, px), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    a *= float(rng.uniform(0.55, 1.0)) if rng.random() < 0.4 else 1.0  # faded
+    if rng.random() < 0.35:  # worn: blotches of the print rubbed off
+        blot = cv2.GaussianBlur(rng.random((px, px)).astype(np.float32), (0, 0), px / 10)
+        blot = (blot - blot.min()) / max(float(np.ptp(blot)), 1e-6)
+        a *= np.clip((blot - rng.uniform(0.1, 0.5)) * 4.0, 0.0, 1.0)
+    return small, a
+
+
+def print_odd(texture: np.ndarray, board: Board, rng: np.random.Generator, share: float
+              ) -> tuple[np.ndarray, frozenset[Cell]]:
+    """The board's texture (:func:`board_texture`) with a share ``share`` of its targets
+    printed again in other styles (:func:`_odd_symbol`, the target's colour as another
+    printer makes it) and about ``12 × share`` symbols of any ink of :data:`ODD_INKS` on
+    empty cells, and those cells. The cells' walls are left as they are."""
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"print variety: {share} is not a share between 0 and 1")
+    P = PX
+    bh = board.height
+    tex = texture.copy()
+    inner = int(round(P * 0.8))
+
+    def put(cell: Cell, ink: tuple[int, int, int], clear: bool) -> None:
+        f, r = board.xy(cell)
+        x0 = int(round(BORDER * P + f * P + (P - inner) / 2))
+        y0 = int(round(BORDER * P + (bh - 1 - r) * P + (P - inner) / 2))
+        roi = tex[y0:y0 + inner, x0:x0 + inner]
+        if clear:  # the classic symbol gone: the cell's plain ground first
+            roi[:] = CELL_BG
+        sym, a = _odd_symbol(rng, ink, inner)
+        roi[:] = (roi * (1 - a[..., None]) + sym * a[..., None]).astype(np.uint8)
+
+    for t in board.targets:
+        if not t.is_vortex and rng.random() < share:
+            put(t.cell, _odd_ink(rng, INK[t.color]), clear=rng.random() < 0.8)
+    banned = set(board.blocked) | {t.cell for t in board.targets} | {
+        d.cell for d in board.diagonals}
+    free = [c for c in board.cells() if c not in banned]
+    n = min(len(free), int(rng.poisson(12 * share)))
+    extra = [free[int(i)] for i in rng.choice(len(free), size=n, replace=False)] if n else []
+    for cell in extra:
+        put(cell, _odd_ink(rng, ODD_INKS[int(rng.integers(len(ODD_INKS)))]), clear=False)
+    tex.flags.writeable = False
+    return tex, frozenset(extra)
 
 
 def _draw_chip(tex: np.ndarray, board: Board, chip: tuple[str, str], angle: float) -> None:
@@ -1198,6 +1313,14 @@ def render(
     if chip is not None and not board.blocked:
         chip = None
 
+    printed: frozenset[Cell] = frozenset()
+    if scene.print_variety:
+        # its own generator, so that the rest of the frame is drawn as without it
+        base, printed = print_odd(board_texture(board), board,
+                                  np.random.default_rng([seed, 4177]), scene.print_variety)
+    else:
+        base = board_texture(board)
+
     def dress(tex: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if chip is None:
             return tex
@@ -1205,7 +1328,7 @@ def render(
         _draw_chip(tex, board, chip, float(rng.uniform(-12, 12)))
         return tex
 
-    shot = shoot(board_texture(board), (board.width, board.height),
+    shot = shoot(base, (board.width, board.height),
                  robots={name: cell_uv(board, cell) for name, cell in pos.robots.items()},
                  scene=scene, seed=seed, size=size, noise_seed=noise_seed, dress=dress,
                  covered=lambda Hb, occl: _hidden_cells(board, Hb, occl, *occl.shape[::-1]))
@@ -1215,7 +1338,7 @@ def render(
         occluded=bool(shot.hidden), hidden_cells=shot.hidden, occluder_mask=shot.occluder_mask,
         markers=shot.markers, board=board, scene=scene, camera_matrix=shot.camera_matrix,
         rvec=shot.rvec, tvec=shot.tvec, in_frame=shot.in_frame, dist_coeffs=shot.dist_coeffs,
-        robot_mask=shot.robot_mask,
+        robot_mask=shot.robot_mask, printed=printed,
     )
 
 
