@@ -1,0 +1,166 @@
+"""The board's print in the robots' colours in the cell classifier's decision
+(``cells.Printed``): a diagonal barrier of a robot's colour looks like the robot to both
+readers and is never where it stands; a printed target of its colour far from the robot is set
+aside only when the evidence says it is print, and a robot on its own target still stands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import class_probs
+
+from companion.board import Board, cell_name
+from companion.vision.cells import (
+    ALONE,
+    CLASSES,
+    NEAR_LEAD,
+    SIBLING,
+    Printed,
+    decide,
+    set_aside,
+    unprinted,
+)
+from companion.vision.colours import Profile
+from companion.vision.locate import locate
+from companion.vision.read import Reader, grid_cell_name, printed_cells, rotate_cell
+from companion.vision.render3d import gl_available, random_frame
+from companion.vision.robots import RobotHit, prepare, score_cells
+
+needs_gl = pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
+TILES = ["1A", "4B", "3D", "2B"]  # 3D carries coloured diagonals
+
+
+def _score(values: dict[tuple[int, int], float]) -> np.ndarray:
+    s = np.zeros((16, 16))
+    for (c, r), v in values.items():
+        s[r, c] = v
+    return s
+
+
+@pytest.mark.parametrize("k", range(4))
+@pytest.mark.parametrize("tiles", [TILES, ["2D", "1D", "4D", "3D"]])
+def test_the_print_is_named_in_the_grid_read_whichever_way_the_board_lies(tiles, k):
+    board = Board.from_tiles(tiles)
+    printed = printed_cells(board, k)
+    assert board.diagonals  # the property means something only with barriers on the board
+    for mark in (*board.targets, *board.diagonals):
+        if mark.color == "any":
+            continue
+        where = printed.barriers if mark in board.diagonals else printed.targets
+        names = {grid_cell_name(*rotate_cell(c, r, k)) for c, r in where[mark.color]}
+        assert cell_name(mark.cell) in names
+    assert sum(map(len, printed.targets.values())) == 16
+    assert sum(map(len, printed.barriers.values())) == len(board.diagonals)
+
+
+def test_a_barrier_of_the_robots_colour_is_no_cell_of_it():
+    printed = Printed({}, {"green": frozenset({(4, 5)})})
+    scores = {"green": _score({(4, 5): 0.7, (9, 9): 0.4}), "red": _score({(4, 5): 0.6})}
+    hits = {"green": RobotHit("green", 4, 5, 0.7, 0.3), "red": RobotHit("red", 4, 5, 0.6, 0.3)}
+    s, h = unprinted(scores, hits, printed)
+    assert s["green"][5, 4] == -1.0 and s["green"][9, 9] == 0.4
+    assert h["green"].doubt is not None and "diagonal" in h["green"].doubt
+    # another colour's barrier is print of another colour: that robot may stand there
+    assert h["red"].doubt is None and s["red"][5, 4] == 0.6
+    # the caller's arrays are left as they were
+    assert scores["green"][5, 4] == 0.7 and hits["green"].doubt is None
+    assert unprinted(scores, hits, None) == (scores, hits)
+
+
+CELLS = np.array([[4, 5], [11, 2], [2, 12], [13, 13], [6, 14]])
+RED = CLASSES.index("red")
+
+
+def _look(said: dict[tuple[int, int], dict[str, float]]):
+    def look(more: np.ndarray) -> np.ndarray:
+        return class_probs([said.get((int(c), int(r)), {}) for c, r in more])
+    return look
+
+
+def test_a_far_target_is_set_aside_when_its_siblings_look_as_much_like_the_robot():
+    targets = frozenset({(11, 2), (2, 12), (9, 9), (0, 3)})
+    probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.75}, {}, {}])
+    scores = {"red": _score({(4, 5): 0.5, (11, 2): 0.2, (2, 12): 0.25})}
+    out = set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    assert probs[1, RED] == 0.0 and probs[2, RED] == 0.0 and probs[0, RED] == 0.99
+    assert out["red"][2, 11] == -1.0 and out["red"][5, 4] == 0.5
+
+
+def test_a_robot_on_its_own_target_is_not_set_aside():
+    # the one target stands out from the other targets of its colour: a robot stands there
+    targets = frozenset({(11, 2), (2, 12), (9, 9), (0, 3)})
+    scores = {"red": _score({(4, 5): 0.5, (11, 2): 0.2})}
+    probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.9 - SIBLING - 0.1}, {}, {}])
+    set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    assert probs[1, RED] == 0.9
+    # … and a sibling the classifier was not asked about is looked at
+    probs = class_probs([{"red": 0.99}, {"red": 0.9}, {}, {}, {}])
+    set_aside(_look({(9, 9): {"red": 0.85}}), probs, CELLS, scores, "red", targets)
+    assert probs[1, RED] == 0.0
+    # the colour scores must prefer the robot's cell: they see a robot's height
+    probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.8}, {}, {}])
+    even = {"red": _score({(4, 5): 0.3, (11, 2): 0.3 - NEAR_LEAD / 2})}
+    set_aside(_look({}), probs, CELLS, even, "red", targets)
+    assert probs[1, RED] == 0.9
+    # and the classifier must be sure of that cell on its own
+    probs = class_probs([{"red": ALONE - 0.02}, {"red": 0.8}, {"red": 0.8}, {}, {}])
+    set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    assert probs[1, RED] == 0.8
+
+
+@pytest.fixture(scope="module")
+def frame3d():
+    """A 3D frame (made apart from the reader) with a green robot far from a green diagonal
+    barrier that the classifier takes for a robot too (0.77)."""
+    if gl_available() is not None:
+        pytest.skip("no OpenGL for the 3D renderer")
+    return random_frame(710061)
+
+
+@needs_gl
+def test_a_robot_is_found_beside_a_diagonal_of_its_colour_on_a_3d_frame(frame3d):
+    shot = frame3d
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    reader = Reader(tiles=list(shot.tiles), profile=Profile().for_robots(list(truth)),
+                    read_chip=False)
+    obs = reader.read(shot.image)
+    assert obs.robots.get("green") == truth["green"]
+    assert all(truth[r] == c for r, c in obs.robots.items())
+
+
+class _Says:
+    """A classifier that answers given probabilities per grid cell (empty elsewhere), for
+    the cells it is told it is asked about (``asked``, in the order they are cut)."""
+
+    def __init__(self, said: dict[tuple[int, int], dict[str, float]]):
+        self.said = said
+        self.asked: list[tuple[int, int]] = []
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        return class_probs([self.said.get(c, {}) for c in self.asked])
+
+
+@needs_gl
+def test_a_classifier_sure_of_a_diagonal_of_the_robots_colour_places_no_robot_there(frame3d):
+    # the wrong cells measured before: a green robot read on a green diagonal that both
+    # readers took for it, the robot itself faint
+    from companion.vision.cells import candidates
+
+    shot = frame3d
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    loc = locate(shot.image, corners=shot.corners)
+    frame = prepare(shot.image, loc)
+    scores = score_cells(frame, loc, Profile().for_robots(list(truth)))
+    board = Board.from_tiles(list(shot.tiles))
+    printed = printed_cells(board, 0)
+    (bar, *_) = sorted(printed.barriers["green"])
+    hits = {"green": RobotHit("green", bar[0], bar[1], 0.6, 0.4)}
+    cells = candidates(loc, scores, hits)
+    net = _Says({bar: {"green": 0.99}})
+    net.asked = [(int(c), int(r)) for c, r in cells]
+    without, _, _ = decide(net, frame, loc, scores, hits, ["green"])
+    assert (without["green"].col, without["green"].row) == bar and without["green"].doubt is None
+    net.asked = [(int(c), int(r)) for c, r in candidates(loc, *unprinted(scores, hits, printed))]
+    out, _, _ = decide(net, frame, loc, scores, hits, ["green"], printed)
+    g = out.get("green")
+    assert g is None or g.doubt is not None
