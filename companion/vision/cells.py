@@ -348,6 +348,61 @@ def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.n
     return {**scores, colour: s}
 
 
+def _with_print(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.ndarray],
+                colours: list[str], printed: Printed | None) -> dict[str, np.ndarray]:
+    """The classifier's probabilities (in place) and the colour scores (given back) with the
+    print of each robot's colour taken out: its barriers, and its far targets where
+    :func:`set_aside` finds them print."""
+    if printed is None:
+        return scores
+    for colour in colours:
+        bars = _barrier_cells(printed, colour)
+        if bars and colour in CLASSES:
+            on = np.array([(int(c), int(r)) in bars for c, r in cells], bool)
+            probs[on, CLASSES.index(colour)] = 0.0
+        if printed.targets.get(colour):
+            scores = set_aside(look, probs, cells, scores, colour, printed.targets[colour])
+    return scores
+
+
+class TargetLook:
+    """The classifier's word on each colour's printed targets (those not among the cells
+    classified are looked at once, when first asked about), to tell a robot standing on its
+    own target from the target's print: the print of one colour looks alike on all its
+    targets, a robot only on one."""
+
+    def __init__(self, look, probs: np.ndarray, cells: np.ndarray, printed: Printed | None):
+        self.look, self.probs, self.printed = look, probs, printed
+        self.keys = [(int(c), int(r)) for c, r in cells]
+        self._seen: dict[str, dict[tuple[int, int], float]] = {}
+
+    def seen(self, colour: str) -> dict[tuple[int, int], float]:
+        """Per printed target of ``colour``, the classifier's probability of that robot."""
+        if colour not in self._seen:
+            targets = (self.printed.targets.get(colour, frozenset())
+                       | self.printed.barriers.get(colour, frozenset())) if self.printed else ()
+            k = CLASSES.index(colour)
+            seen = {key: float(self.probs[i, k]) for i, key in enumerate(self.keys)
+                    if key in targets}
+            rest = sorted(t for t in targets if t not in seen)
+            if rest:
+                more = self.look(np.array(rest, np.int64))[:, k].tolist()
+                seen.update(zip(rest, more, strict=True))
+            self._seen[colour] = seen
+        return self._seen[colour]
+
+    def stands_out(self, colour: str, cell: tuple[int, int]) -> bool:
+        """Whether the classifier's word on ``cell`` can be the robot of ``colour``: always
+        off its targets; on one, only when it leads every other target of its colour by
+        :data:`SIBLING` (else the print fools it in this frame, and the robot is a doubt)."""
+        seen = self.seen(colour) if colour in CLASSES else {}
+        if cell not in seen or cell in self.printed.barriers.get(colour, ()):
+            return cell not in seen
+        others = [v for t, v in seen.items()
+                  if max(abs(t[0] - cell[0]), abs(t[1] - cell[1])) > 1]
+        return max(others, default=0.0) <= seen[cell] - SIBLING
+
+
 def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hits: dict,
            colours: list[str], printed: Printed | None = None
            ) -> tuple[dict, dict[str, CellVerdict], int]:
@@ -365,15 +420,12 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     scores, hits = unprinted(scores, hits, printed)
     cells = candidates(loc, scores, hits)
     probs = net.probabilities(cut(frame.image, frame.scale, frame.white, loc, cells))
-    for colour in colours:
-        bars = _barrier_cells(printed, colour)
-        if bars and colour in CLASSES:
-            on = np.array([(int(c), int(r)) in bars for c, r in cells], bool)
-            probs[on, CLASSES.index(colour)] = 0.0
-        if printed is not None and printed.targets.get(colour):
-            def look(more: np.ndarray) -> np.ndarray:
-                return net.probabilities(cut(frame.image, frame.scale, frame.white, loc, more))
-            scores = set_aside(look, probs, cells, scores, colour, printed.targets[colour])
+
+    def look(more: np.ndarray) -> np.ndarray:
+        return net.probabilities(cut(frame.image, frame.scale, frame.white, loc, more))
+
+    marks = TargetLook(look, probs.copy(), cells, printed)
+    scores = _with_print(look, probs, cells, scores, colours, printed)
     said = verdicts(probs, cells, colours)
     out: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
@@ -388,7 +440,8 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
             taken[v.at] = colour
             continue
         if v.cell is not None and (h is None or h.doubt is not None) and (
-                v.own < ALONE or not ranked(scores.get(colour), v.cell)):
+                v.own < ALONE or not ranked(scores.get(colour), v.cell)
+                or not marks.stands_out(colour, v.cell)):
             v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
@@ -415,7 +468,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if h is not None and h.doubt is None:
             continue
         cell = settle(probs, cells, colour, colours, scores.get(colour), timer_cells(loc))
-        if cell is not None and cell[0] not in taken:
+        if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
     return out, said, len(cells)
