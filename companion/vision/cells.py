@@ -329,8 +329,10 @@ def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.n
 
     rivals = [i for i, key in enumerate(keys)
               if key in targets and far(key) and p[i] >= p[i0] - RIVAL]
-    if p[i0] < ALONE or not rivals:
-        return scores
+    if p[i0] < ALONE or not rivals or any(
+            p[i] > p[i0] or score[here[1], here[0]] < score[keys[i][1], keys[i][0]] + NEAR_LEAD
+            for i in rivals):
+        return scores  # the colour scores must prefer the sure cell to every rival
     seen = {key: float(p[i]) for i, key in enumerate(keys) if key in targets}
     rest = sorted(t for t in targets if t not in seen)
     if rest:
@@ -338,8 +340,7 @@ def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.n
     for i in rivals:
         r = keys[i]
         others = [v for t, v in seen.items() if t != r and far(t)]
-        if (p[i] > p[i0] or not others or max(others) < p[i] - SIBLING
-                or score[here[1], here[0]] < score[r[1], r[0]] + NEAR_LEAD):
+        if not others or max(others) < p[i] - SIBLING:
             return scores  # it may be the robot on its target: the doubt stands
     s = score.copy()
     for i in rivals:
@@ -395,9 +396,13 @@ class TargetLook:
         """Whether the classifier's word on ``cell`` can be the robot of ``colour``: always
         off its targets; on one, only when it leads every other target of its colour by
         :data:`SIBLING` (else the print fools it in this frame, and the robot is a doubt)."""
-        seen = self.seen(colour) if colour in CLASSES else {}
-        if cell not in seen or cell in self.printed.barriers.get(colour, ()):
-            return cell not in seen
+        if self.printed is None or colour not in CLASSES:
+            return True
+        if cell in self.printed.barriers.get(colour, ()):
+            return False
+        if cell not in self.printed.targets.get(colour, ()):
+            return True
+        seen = self.seen(colour)
         others = [v for t, v in seen.items()
                   if max(abs(t[0] - cell[0]), abs(t[1] - cell[1])) > 1]
         return max(others, default=0.0) <= seen[cell] - SIBLING
