@@ -189,3 +189,43 @@ def test_the_classifier_alone_places_a_robot_on_its_target_only_where_the_print_
                    {bar: {"green": 0.2}, target: {"green": 0.97}, other: {"green": 0.8}}):
         g = green(fooled)
         assert g is None or g.doubt is not None
+
+
+def _on_own_target(pos, colour: str, which: int):
+    """``pos`` with the ``colour`` robot moved onto one of its targets (a round's end)."""
+    from companion.rules import Position
+
+    board = pos.board
+    robots = {r: board.name(c) for r, c in pos.robots.items()}
+    target = [t for t in board.targets if t.color == colour][which % 4]
+    assert board.name(target.cell) not in robots.values()
+    robots[colour] = board.name(target.cell)
+    return Position.from_dict({"board": {"tiles": list(board.tiles)}, "robots": robots}), robots
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_robot_on_its_own_target_among_diagonals_of_every_colour_is_read_there(seed):
+    # the 2D renderer, on the four tile sides with diagonals: the print of each colour is
+    # everywhere, and the robot that reached its target must still be found on it
+    from companion.vision.render import random_position, render
+
+    colour = ("red", "green", "blue", "yellow")[seed]
+    pos, robots = _on_own_target(random_position(seed, tiles=("1D", "4D", "3D", "2D")),
+                                 colour, seed)
+    shot = render(pos, seed=seed, size=(640, 480))
+    reader = Reader(tiles=list(pos.board.tiles), profile=Profile().for_robots(list(robots)),
+                    read_chip=False)
+    reader.read(shot.image)
+    assert reader.read(shot.image).robots == robots
+
+
+@needs_gl
+def test_a_robot_on_its_own_target_is_read_there_on_a_3d_frame():
+    from companion.vision.render3d import Scene3D, random_position3d, render3d
+
+    pos, robots = _on_own_target(random_position3d(3), "yellow", 1)
+    shot = render3d(pos, seed=3, scene=Scene3D(tilt=25.0, azimuth=40.0, table="felt"))
+    reader = Reader(tiles=list(pos.board.tiles), profile=Profile().for_robots(list(robots)),
+                    read_chip=False)
+    reader.read(shot.image)
+    assert reader.read(shot.image).robots == robots
