@@ -260,18 +260,177 @@ def ranked(score: np.ndarray | None, cell: tuple[int, int]) -> bool:
     return int((score > score[cell[1], cell[0]]).sum()) < TOP_CELLS
 
 
+@dataclass(frozen=True)
+class Printed:
+    """What the board prints in the robots' colours, in the grid of the location read
+    (``(col, row)`` per colour): its target symbols, and its diagonal barriers. To both
+    readers a printed patch of a robot's colour looks like the robot seen from above; a
+    barrier most of all (a long bar of the colour, with the robot's width), and no robot
+    ever stops on a barrier cell (nor starts on one)."""
+
+    targets: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict)
+    barriers: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict)
+
+
+def _barrier_cells(printed: Printed | None, colour: str) -> frozenset[tuple[int, int]]:
+    return printed.barriers.get(colour, frozenset()) if printed is not None else frozenset()
+
+
+def unprinted(scores: dict[str, np.ndarray], hits: dict, printed: Printed | None
+              ) -> tuple[dict[str, np.ndarray], dict]:
+    """The colour scores and the robots found without the diagonal barriers printed in each
+    robot's colour: no robot stands there, so a colour score there is the print's (a robot
+    found there is a doubt, not a robot), and no cell there is looked at for it."""
+    from .robots import RobotHit
+
+    if printed is None or not printed.barriers:
+        return scores, hits
+    scores = dict(scores)
+    hits = dict(hits)
+    for colour, cells in printed.barriers.items():
+        if colour in scores and cells:
+            s = scores[colour].copy()
+            for c, r in cells:
+                s[r, c] = -1.0
+            scores[colour] = s
+        h = hits.get(colour)
+        if h is not None and h.doubt is None and (h.col, h.row) in cells:
+            hits[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
+                                    "its cell is a diagonal printed in its colour, where no "
+                                    "robot stops")
+    return scores, hits
+
+
+# A printed target of a robot's colour far from the cell the classifier is sure of is set
+# aside as the print, not the robot, when the other targets of that colour look (to the
+# classifier) within this of it: the print fools it all over this frame, not the robot on one
+# target; and the colour scores, which see a robot's height, must prefer the sure cell.
+SIBLING = 0.3
+
+
+def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.ndarray],
+              colour: str, targets: frozenset[tuple[int, int]]) -> dict[str, np.ndarray]:
+    """Discount, in place in ``probs`` (over ``cells``), the printed ``targets`` of one
+    ``colour`` that rival the cell the classifier is surest of off them, where the evidence
+    says they are print (:data:`SIBLING`); gives the colour scores with them set aside too.
+    ``look(cells)``: the classifier's probabilities on more cells (the other targets)."""
+    k = CLASSES.index(colour)
+    p = probs[:, k]
+    keys = [(int(c), int(r)) for c, r in cells]
+    plain = [i for i, key in enumerate(keys) if key not in targets]
+    score = scores.get(colour)
+    if not plain or score is None:
+        return scores
+    i0 = max(plain, key=lambda i: p[i])
+    here = keys[i0]
+
+    def far(key: tuple[int, int]) -> bool:
+        return max(abs(key[0] - here[0]), abs(key[1] - here[1])) > 1
+
+    rivals = [i for i, key in enumerate(keys)
+              if key in targets and far(key) and p[i] >= p[i0] - RIVAL]
+    if p[i0] < ALONE or not rivals or any(
+            p[i] > p[i0] or score[here[1], here[0]] < score[keys[i][1], keys[i][0]] + NEAR_LEAD
+            for i in rivals):
+        return scores  # the colour scores must prefer the sure cell to every rival
+    seen = {key: float(p[i]) for i, key in enumerate(keys) if key in targets}
+    rest = sorted(t for t in targets if t not in seen)
+    if rest:
+        seen.update(zip(rest, look(np.array(rest, np.int64))[:, k].tolist(), strict=True))
+    for i in rivals:
+        r = keys[i]
+        others = [v for t, v in seen.items() if t != r and far(t)]
+        if not others or max(others) < p[i] - SIBLING:
+            return scores  # it may be the robot on its target: the doubt stands
+    s = score.copy()
+    for i in rivals:
+        probs[i, k] = 0.0
+        s[keys[i][1], keys[i][0]] = -1.0
+    return {**scores, colour: s}
+
+
+def _with_print(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.ndarray],
+                colours: list[str], printed: Printed | None) -> dict[str, np.ndarray]:
+    """The classifier's probabilities (in place) and the colour scores (given back) with the
+    print of each robot's colour taken out: its barriers, and its far targets where
+    :func:`set_aside` finds them print."""
+    if printed is None:
+        return scores
+    for colour in colours:
+        bars = _barrier_cells(printed, colour)
+        if bars and colour in CLASSES:
+            on = np.array([(int(c), int(r)) in bars for c, r in cells], bool)
+            probs[on, CLASSES.index(colour)] = 0.0
+        if printed.targets.get(colour):
+            scores = set_aside(look, probs, cells, scores, colour, printed.targets[colour])
+    return scores
+
+
+class TargetLook:
+    """The classifier's word on each colour's printed targets (those not among the cells
+    classified are looked at once, when first asked about), to tell a robot standing on its
+    own target from the target's print: the print of one colour looks alike on all its
+    targets, a robot only on one."""
+
+    def __init__(self, look, probs: np.ndarray, cells: np.ndarray, printed: Printed | None):
+        self.look, self.probs, self.printed = look, probs, printed
+        self.keys = [(int(c), int(r)) for c, r in cells]
+        self._seen: dict[str, dict[tuple[int, int], float]] = {}
+
+    def seen(self, colour: str) -> dict[tuple[int, int], float]:
+        """Per printed target of ``colour``, the classifier's probability of that robot."""
+        if colour not in self._seen:
+            targets = (self.printed.targets.get(colour, frozenset())
+                       | self.printed.barriers.get(colour, frozenset())) if self.printed else ()
+            k = CLASSES.index(colour)
+            seen = {key: float(self.probs[i, k]) for i, key in enumerate(self.keys)
+                    if key in targets}
+            rest = sorted(t for t in targets if t not in seen)
+            if rest:
+                more = self.look(np.array(rest, np.int64))[:, k].tolist()
+                seen.update(zip(rest, more, strict=True))
+            self._seen[colour] = seen
+        return self._seen[colour]
+
+    def stands_out(self, colour: str, cell: tuple[int, int]) -> bool:
+        """Whether the classifier's word on ``cell`` can be the robot of ``colour``: always
+        off its targets; on one, only when it leads every other target of its colour by
+        :data:`SIBLING` (else the print fools it in this frame, and the robot is a doubt)."""
+        if self.printed is None or colour not in CLASSES:
+            return True
+        if cell in self.printed.barriers.get(colour, ()):
+            return False
+        if cell not in self.printed.targets.get(colour, ()):
+            return True
+        seen = self.seen(colour)
+        others = [v for t, v in seen.items()
+                  if max(abs(t[0] - cell[0]), abs(t[1] - cell[1])) > 1]
+        return max(others, default=0.0) <= seen[cell] - SIBLING
+
+
 def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hits: dict,
-           colours: list[str]) -> tuple[dict, dict[str, CellVerdict], int]:
+           colours: list[str], printed: Printed | None = None
+           ) -> tuple[dict, dict[str, CellVerdict], int]:
     """The robots of ``hits`` (from :func:`~.robots.place`) with the classifier's word on
     them: a robot both place on one cell stands (the classifier likely there, if not well
     ahead of every other cell); one the classifier alone is sure of stands where it says, if
     the colour scores rank that cell among their best (:func:`ranked`); one
     they put on different cells, or that the classifier is not sure of, is doubtful (said to
-    be not seen, with the reason). Also the verdicts, and how many cells were classified."""
+    be not seen, with the reason). Also the verdicts, and how many cells were classified.
+
+    ``printed``: the board's print in the robots' colours (:class:`Printed`); a robot is
+    never placed on a barrier of its own colour, nor is that barrier its rival."""
     from .robots import RobotHit
 
+    scores, hits = unprinted(scores, hits, printed)
     cells = candidates(loc, scores, hits)
     probs = net.probabilities(cut(frame.image, frame.scale, frame.white, loc, cells))
+
+    def look(more: np.ndarray) -> np.ndarray:
+        return net.probabilities(cut(frame.image, frame.scale, frame.white, loc, more))
+
+    marks = TargetLook(look, probs.copy(), cells, printed)
+    scores = _with_print(look, probs, cells, scores, colours, printed)
     said = verdicts(probs, cells, colours)
     out: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
@@ -286,7 +445,8 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
             taken[v.at] = colour
             continue
         if v.cell is not None and (h is None or h.doubt is not None) and (
-                v.own < ALONE or not ranked(scores.get(colour), v.cell)):
+                v.own < ALONE or not ranked(scores.get(colour), v.cell)
+                or not marks.stands_out(colour, v.cell)):
             v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
@@ -313,7 +473,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if h is not None and h.doubt is None:
             continue
         cell = settle(probs, cells, colour, colours, scores.get(colour), timer_cells(loc))
-        if cell is not None and cell[0] not in taken:
+        if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
     return out, said, len(cells)
@@ -370,6 +530,6 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     return cell, float(own[pick])
 
 
-__all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict",
+__all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict", "Printed",
            "all_cells", "candidates", "crop_frames", "cut", "decide", "ranked", "settle",
-           "shipped", "softmax", "verdicts"]
+           "shipped", "softmax", "unprinted", "verdicts"]

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..board import Board, cell_name
 from ..i18n import Message
-from .cells import CellNet, decide, shipped
+from .cells import CellNet, Printed, decide, shipped, unprinted
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
 from .locate import GRID, Location, VisionError, locate, timer_cells, track
@@ -121,6 +121,27 @@ def rotate_cell(col: int, row: int, k: int) -> tuple[int, int]:
     for _ in range(k % 4):
         col, row = row, GRID - 1 - col
     return col, row
+
+
+def printed_cells(board: Board, k: int) -> Printed:
+    """Where ``board`` prints each robot colour (its targets and diagonal barriers), in the
+    grid of a location that :meth:`Location.rotated` by ``k`` orients (see :func:`rotate_cell`)."""
+    def unturned(cell: int) -> tuple[int, int]:
+        file, rank = board.xy(cell)
+        col, row = file, GRID - 1 - rank
+        for _ in range(k % 4):  # rotate_cell undone
+            col, row = GRID - 1 - row, col
+        return col, row
+
+    targets: dict[str, set[tuple[int, int]]] = {}
+    barriers: dict[str, set[tuple[int, int]]] = {}
+    for t in board.targets:
+        if not t.is_vortex:
+            targets.setdefault(t.color, set()).add(unturned(t.cell))
+    for d in board.diagonals:
+        barriers.setdefault(d.color, set()).add(unturned(d.cell))
+    return Printed({c: frozenset(v) for c, v in targets.items()},
+                   {c: frozenset(v) for c, v in barriers.items()})
 
 
 def grid_cell_name(col: int, row: int) -> str:
@@ -229,8 +250,9 @@ class Reader:
                                cells, loc.method, list(loc.notes))
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
-            before = hits
-            hits, said, _ = decide(self.cells, frame, loc, first, hits, colours)
+            printed = printed_cells(board, k) if board is not None else None
+            before = unprinted(first, hits, printed)[1]
+            hits, said, _ = decide(self.cells, frame, loc, first, hits, colours, printed)
             if self.bars:
                 hits = agreed(before, hits, said, self.bars)
             self.votes = {c: (grid_cell_name(*rotate_cell(*v.at, k)), v.best, v.lead)
@@ -434,4 +456,4 @@ def read_frame(image: np.ndarray, *, tiles: list[str] | None = None, corners: An
 
 
 __all__ = ["DEFAULT_CELLS", "Observation", "Reader", "VisionError", "agreed", "default_cells",
-           "read_frame", "rotate_cell", "use_cells", "white_of"]
+           "printed_cells", "read_frame", "rotate_cell", "use_cells", "white_of"]
