@@ -33,7 +33,7 @@ def sight_for(game: Any, *, micro: bool, preset: str, referee: Referee, epoch: s
         looked.insert(4, "black")  # looked for all the same, so it is never taken for a hand
     return Sight(game=CLASSIC, tiles=tuple(s.board.tiles) if s.board.tiles else None,
                  robots=tuple(looked), chip=referee.waiting, wait=referee.waits, epoch=epoch,
-                 start=referee.start_cells())
+                 start=referee.start_cells(), barrier_stops=s.rules.barrier_stop == "allowed")
 
 
 class TableCamera:

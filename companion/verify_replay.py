@@ -114,7 +114,8 @@ def frame_observations(
     from .vision.read import reader_for
     from .vision.sources import EndOfFrames, FrameSourceError, open_source
 
-    reader = reader_for(position.board.tiles, cells=cells)
+    reader = reader_for(position.board.tiles, cells=cells,
+                        barrier_stops=position.rules.barrier_stop == "allowed")
     try:
         source = open_source(str(path))
     except (FrameSourceError, ValueError) as e:

@@ -86,7 +86,8 @@ class Sight:
     ``epoch`` names the game: a new one is looked at afresh, and what the camera sees is
     told again even where it has not changed. ``start``: the round's confirmed start,
     ``(robot, cell)`` pairs, while the robots still stand on it (before the demonstration):
-    the frames that show it teach the reader this table's colours (:mod:`.adapt`)."""
+    the frames that show it teach the reader this table's colours (:mod:`.adapt`).
+    ``barrier_stops``: the game's rules let a robot stop on a diagonal barrier."""
 
     game: str | None = None
     tiles: tuple[str, ...] | None = None
@@ -96,6 +97,7 @@ class Sight:
     start: tuple[tuple[str, str], ...] = ()
     layout: Layout | None = None
     epoch: str = ""
+    barrier_stops: bool = False
 
 
 class CameraFeed:
@@ -257,10 +259,12 @@ class CameraFeed:
         from .track import Tracker
 
         eyes = self._eyes
-        key = (sight.game, sight.epoch, sight.tiles, sight.robots, self._profile_version)
+        key = (sight.game, sight.epoch, sight.tiles, sight.robots, sight.barrier_stops,
+               self._profile_version)
         if eyes.get("key") != key:
             eyes.clear()
-            reader = reader_for(sight.tiles, robots=sight.robots, profile=self.profile)
+            reader = reader_for(sight.tiles, robots=sight.robots, profile=self.profile,
+                                barrier_stops=sight.barrier_stops)
             eyes.update(key=key, reader=reader, base=reader.profile,
                         tracker=Tracker(stable=self.stable))
         if eyes.get("chip_key") != (sight.chip, sight.wait):

@@ -123,9 +123,11 @@ def rotate_cell(col: int, row: int, k: int) -> tuple[int, int]:
     return col, row
 
 
-def printed_cells(board: Board, k: int) -> Printed:
+def printed_cells(board: Board, k: int, *, barriers: bool = True) -> Printed:
     """Where ``board`` prints each robot colour (its targets and diagonal barriers), in the
-    grid of a location that :meth:`Location.rotated` by ``k`` orients (see :func:`rotate_cell`)."""
+    grid of a location that :meth:`Location.rotated` by ``k`` orients (see :func:`rotate_cell`).
+    ``barriers=False`` leaves the barriers out: under the house rule that lets a robot stop on
+    a diagonal (``barrier_stop = "allowed"``) a barrier's cell may be where a robot stands."""
     def unturned(cell: int) -> tuple[int, int]:
         file, rank = board.xy(cell)
         col, row = file, GRID - 1 - rank
@@ -134,14 +136,14 @@ def printed_cells(board: Board, k: int) -> Printed:
         return col, row
 
     targets: dict[str, set[tuple[int, int]]] = {}
-    barriers: dict[str, set[tuple[int, int]]] = {}
     for t in board.targets:
         if not t.is_vortex:
             targets.setdefault(t.color, set()).add(unturned(t.cell))
-    for d in board.diagonals:
-        barriers.setdefault(d.color, set()).add(unturned(d.cell))
+    bars: dict[str, set[tuple[int, int]]] = {}
+    for d in board.diagonals if barriers else ():
+        bars.setdefault(d.color, set()).add(unturned(d.cell))
     return Printed({c: frozenset(v) for c, v in targets.items()},
-                   {c: frozenset(v) for c, v in barriers.items()})
+                   {c: frozenset(v) for c, v in bars.items()})
 
 
 def grid_cell_name(col: int, row: int) -> str:
@@ -199,6 +201,9 @@ class Reader:
     # its own cell (learnt at a confirmed start, :mod:`.adapt`): where the colour scores and
     # the classifier name the same cell and the classifier reaches them, the robot stands
     bars: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # the game's house rule lets a robot stop on a diagonal barrier (``barrier_stop =
+    # "allowed"``): a barrier of a robot's colour is then no proof that it stands elsewhere
+    barrier_stops: bool = False
     # the classifier's word in the last frame: colour → (its best cell, probability, lead)
     votes: dict[str, tuple[str, float, float]] = field(default_factory=dict, repr=False)
     _tiles_reading: TileReading | None = field(default=None, repr=False)
@@ -250,7 +255,8 @@ class Reader:
                                cells, loc.method, list(loc.notes))
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
-            printed = printed_cells(board, k) if board is not None else None
+            printed = (printed_cells(board, k, barriers=not self.barrier_stops)
+                       if board is not None else None)
             before = unprinted(first, hits, printed)[1]
             hits, said, _ = decide(self.cells, frame, loc, first, hits, colours, printed)
             if self.bars:
@@ -322,17 +328,19 @@ class Reader:
 
 def reader_for(tiles: Sequence[str] | None, *, robots: Sequence[str] = (),
                profile: Profile | None = None, read_chip: bool = False,
-               cells: Any = True) -> Reader:
+               cells: Any = True, barrier_stops: bool = False) -> Reader:
     """The reader of one game's board: its ``tiles`` (``None``: identified from the picture),
     the table's colour ``profile`` narrowed to the ``robots`` the game has. The camera feed
     and ``companion verify`` both build their reader here, so a recording replays through
     the pipeline the table reads with. ``cells``: ``True``, the process's default cell
     classifier (see :func:`default_cells`); ``False``, the colour scores alone; or a
-    classifier of its own."""
+    classifier of its own. ``barrier_stops``: the game lets a robot stop on a diagonal
+    barrier (:attr:`Reader.barrier_stops`)."""
     chosen = profile or Profile()
     if robots:
         chosen = chosen.for_robots(list(robots))
     return Reader(tiles=list(tiles) if tiles else None, profile=chosen, read_chip=read_chip,
+                  barrier_stops=barrier_stops,
                   **({} if cells is True else {"cells": cells or None}))
 
 
