@@ -29,7 +29,11 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   cell it stood on before the look that counted its moves, where no legal move explains the
   way back (or, in a look that would otherwise pass the bid, where it had moved beside
   another robot), has those moves taken back (``rewound``; at the table the game's moves
-  are corrected to match). At the arrival on the target every move a look needs counts;
+  are corrected to match). At the arrival on the target every move a look needs counts,
+  but a look whose arrival passes the bid only with other robots' readings is held, no move
+  counted, for a second look (:mod:`companion.verify_arrival`): those robots seen back where
+  they stood with no hand since were misread (the look is explained afresh), seen there again
+  after a hand confirm it (every move counts), and anything else is ``unsure``;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
@@ -65,7 +69,8 @@ page. Cells are names (``"c2"``).
 ``success``        ``count``, ``cost``, ``robot`` (who arrived), ``route``
 ``over_bid``       ``count``/``cost`` at the move that passed the bid, ``reason``, ``route``
 ``illegal``        ``reason`` in words, ``move_number``, ``seen_robots`` (the look judged)
-``doubt``          a reading no legal move explains, of a robot not moving: ``robots``
+``doubt``          a reading no legal move explains, of a robot not moving (or one that alone
+                   makes an arrival pass the bid, the arrival held): ``robots``
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
@@ -117,8 +122,10 @@ from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
 from .rules import Move, Position, format_route, validate_route
+from .verify_arrival import Arrival, Settle
 from .verify_caution import Caution
-from .verify_doubts import Doubts, Unread, back_on
+from .verify_doubts import Doubts, Restore, Unread
+from .verify_doubts import misplaced as misplaced
 
 # The search and its explanations live in verify_explain; their names are this module's too.
 from .verify_explain import DEFAULT_MAX_GAP as DEFAULT_MAX_GAP
@@ -232,21 +239,11 @@ def played(snapshot: Position, moves: Iterable[Move | str]) -> tuple[list[Move],
     return route, pos
 
 
-def misplaced(snapshot: Position, seen: Mapping[str, Cell]) -> dict[str, dict[str, str | None]]:
-    """The robots not on their start cells: robot → where it is seen (``at``, None when not
-    seen) and where it goes back (``to``)."""
-    board = snapshot.board
-    return {n: {"at": None if seen.get(n) is None else board.name(seen[n]),
-                "to": board.name(c)} for n, c in snapshot.robots.items() if seen.get(n) != c}
-
-
 @dataclass
 class _Look:
     """What the last observations said, to report each problem once."""
 
     occluded: bool = False
-    unmet: tuple | None = None
-    restore: tuple | None = None
 
 
 @dataclass
@@ -292,6 +289,8 @@ class Demonstration:
         self._doubts = Doubts(self.names, self.board, self._event)
         self._unread = Unread(self.names, self.board, self._event)
         self._caution = Caution(self.snapshot, self.names, self.bid)
+        self._restore = Restore(self.snapshot, self._event)  # after a failure
+        self._arrival = Arrival(self.snapshot, self.names)  # an arrival held for a second look
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
@@ -368,7 +367,7 @@ class Demonstration:
         merged = [names for names in by_cell.values() if len(names) > 1]
         if missing or merged:
             self._unread.look(missing, merged)
-            counted = self._count_without(seen, at) if not merged else []
+            counted = [] if merged or self._arrival.held else self._count_without(seen, at)
             if self.verdict is not None:
                 return counted
             return counted + self._robot_off(missing, merged, at)
@@ -379,6 +378,8 @@ class Demonstration:
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
         obs, again = self._doubts.recheck(self.state, obs, at, events, hand=hand)
+        if self._arrival.held is not None:
+            return events + self._settle(obs, at, hand, again)
         if obs == self.state:
             self._watching()
             return events
@@ -390,19 +391,24 @@ class Demonstration:
         doubt, a robot unread, the board hidden), or did it already?"""
         if self.verdict is not None:
             return self.verdict.get("verdict") == Verdict.UNSURE
-        return bool(self._doubts.cells) or self.phase == WAITING or self._look.occluded
+        return bool(self._doubts.cells or self._arrival.held) or self.phase == WAITING \
+            or self._look.occluded
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
             return []
-        if self._doubts.cells:
-            return self._unsure(self.state, at, Message("verify.unexplained_end"))
+        if self._doubts.cells or self._arrival.held:
+            return self._unsure(self.state, at, Message(
+                "verify.unexplained_end" if self._doubts.cells else "verify.arrival_end"))
         if self.phase == WAITING or self._look.occluded:
             # a robot unread (or two seen as one, or one back on a cell nothing explains), or
             # the board itself hidden or unreadable at the end: moves may have been made that
-            # were never seen, so no failure can be read from this board
-            return self._unread_end(at)
+            # were never seen, so no failure can be read from this board: unsure
+            why, question, fields = self._unread.ending(self.state, self._look.occluded,
+                                                        self._doubts)
+            return self._fail(Verdict.UNSURE, at, why, restore=False, **fields,
+                              message=Message("verify.unsure", question=question))
         result = validate_route(self.snapshot, self.route, self.bid)
         if not self.route:
             reason: str | None = Message("verify.no_move")
@@ -494,7 +500,30 @@ class Demonstration:
                 i, held, alt = one
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
                     "verify.would_end", bid=self.bid), confirm=True) + self._accept(alt, held, at)
+        elif self._passes_bid(chosen) and self._arrival.hold(
+                self.state, obs, chosen, hand, lambda o: self._search(o)[0], self._passes_bid):
+            # an arrival past the bid only with other robots' readings: a later look tells
+            return [self._arrival.doubt(self.state, self.board, self._doubts.question(
+                self._arrival.cells()), self._event, at, self.bid)]
         return self._accept(chosen, obs, at)
+
+    def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]
+                ) -> list[Event]:
+        """A look while an arrival is held (:mod:`companion.verify_arrival`)."""
+        how = self._arrival.settle(self.state, obs, hand)
+        if how == Settle.WAIT:
+            return []
+        if how == Settle.UNSURE:
+            events = self._unsure(obs, at, Message("verify.arrival_unsure"))
+            self._arrival.release()
+            return events
+        held = self._arrival.release()
+        if how == Settle.CONFIRM:
+            return self._accept(held.chosen, held.obs, at)
+        if obs == self.state:
+            self._watching()
+            return []
+        return self._explain(obs, at, held.hand or hand, again)
 
     def _rewind(self, obs: State, at: float, hand: bool, again: frozenset[str],
                 there_and_back: bool = False) -> list[Event] | None:
@@ -532,20 +561,10 @@ class Demonstration:
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
         """The verdict when what no legal move explains rests on a doubtful reading: no
         failure, a question for the players."""
-        cells = dict(self._doubts.cells) or {n: c for n, a, c in zip(self.names, self.state, obs,
-                                                              strict=True) if a != c}
+        cells = dict(self._doubts.cells) or self._arrival.cells() or {
+            n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
         question = self._doubts.question(cells)
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
-                          message=Message("verify.unsure", question=question))
-
-    def _unread_end(self, at: float) -> list[Event]:
-        """The verdict when the demonstration ends while the count waits for a robot: not
-        seen (or seen as one with another), or seen back on a cell nothing explains; or
-        while the board itself is hidden or unreadable (every robot unread). The camera
-        cannot tell whether the route was made: ``unsure``, never a failure."""
-        reason, question, fields = self._unread.ending(self.state, self._look.occluded,
-                                                       self._doubts)
-        return self._fail(Verdict.UNSURE, at, reason, restore=False, **fields,
                           message=Message("verify.unsure", question=question))
 
     def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
@@ -586,17 +605,7 @@ class Demonstration:
 
     def _unmet(self, at: float) -> list[Event]:
         """A claimant on the target without a success: say which rule is still missing."""
-        unmet = self._caution.unmet(self.state, self.route, self.cost)
-        if unmet is None:
-            self._look.unmet = None
-            return []
-        rule, reason = unmet
-        key = (self.state, reason)
-        if key == self._look.unmet:
-            return []
-        self._look.unmet = key
-        return [self._event("rule_unmet", at, rule=rule, reason=reason, count=self.count,
-                            cost=self.cost, message=Message("verify.not_yet", why=reason))]
+        return self._caution.unmet_events(self.state, self.route, self.cost, at, self._event)
 
     def _succeed(self, at: float) -> list[Event]:
         self.phase = SUCCEEDED
@@ -621,7 +630,7 @@ class Demonstration:
                         count=self.count, cost=self.cost, route=format_route(self.route),
                         **extra)
         self.verdict = e
-        self._look.restore = None
+        self._restore.key = None
         if not restore:
             return [e]
         board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
@@ -629,21 +638,9 @@ class Demonstration:
 
     # -- failures and restoring
     def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        wrong = misplaced(self.snapshot, seen)
-        if not wrong:
-            if self.phase == RESTORED:
-                return []
-            self.phase = RESTORED
-            self._look.restore = None
-            return [self._event("restored", at, message=Message("verify.restored"))]
-        self.phase = RESTORING
-        key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
-        if key == self._look.restore:
-            return []
-        self._look.restore = key
-        words = back_on(wrong)
-        return [self._event("restore", at, robots=wrong,
-                            message=Message("verify.put_back", robots=words))]
+        events, done = self._restore.events(seen, at, already=self.phase == RESTORED)
+        self.phase = RESTORED if done else RESTORING
+        return events
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)

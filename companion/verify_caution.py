@@ -59,10 +59,12 @@ class Caution:
         self.names = names
         self.bid = bid
         self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
+        self._unmet: tuple | None = None  # the rule last said to be unmet, said once
 
     def reset(self) -> None:
         """Forget the looks (a demonstration taken up from the journal)."""
         self._looks = []
+        self._unmet = None
 
     def record(self, state: State, length: int) -> None:
         """A look is about to add moves to a route ``length`` moves long, from ``state``."""
@@ -97,6 +99,22 @@ class Caution:
             if best is None or cost < best[0]:
                 best = (cost, i, held, alt)
         return None if best is None else best[1:]
+
+    def unmet_events(self, state: State, route: list[Move], cost: int, at: float,
+                     event: Callable[..., Any]) -> list[Any]:
+        """A ``rule_unmet`` event (made by ``event``) when a claimant stands on the target
+        without a success (:meth:`unmet`), once for each placement and reason."""
+        unmet = self.unmet(state, route, cost)
+        if unmet is None:
+            self._unmet = None
+            return []
+        rule, reason = unmet
+        key = (state, reason)
+        if key == self._unmet:
+            return []
+        self._unmet = key
+        return [event("rule_unmet", at, rule=rule, reason=reason, count=len(route), cost=cost,
+                      message=Message("verify.not_yet", why=reason))]
 
     def unmet(self, state: State, route: list[Move], cost: int) -> tuple[str | None, Any] | None:
         """With a robot that may claim the target standing on it (``state``) and no success:

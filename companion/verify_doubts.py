@@ -16,6 +16,7 @@ from typing import Any
 from . import i18n
 from .board import Board, Cell
 from .i18n import Message
+from .rules import Position
 
 State = tuple[Cell, ...]
 Event = dict[str, Any]
@@ -32,6 +33,41 @@ def back_on(wrong: Mapping[str, Mapping[str, str | None]]) -> Any:
     """``blue back on k10, red back on c2`` for players."""
     return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
                         for n, w in wrong.items()], "list.comma")
+
+
+def misplaced(snapshot: Position, seen: Mapping[str, Cell]) -> dict[str, dict[str, str | None]]:
+    """The robots not on their start cells: robot → where it is seen (``at``, None when not
+    seen) and where it goes back (``to``)."""
+    board = snapshot.board
+    return {n: {"at": None if seen.get(n) is None else board.name(seen[n]),
+                "to": board.name(c)} for n, c in snapshot.robots.items() if seen.get(n) != c}
+
+
+class Restore:
+    """After a failure, until the board shows ``snapshot`` again: which robots go back where,
+    each new misplacement reported once (:attr:`key`: the last reported; None to report
+    afresh)."""
+
+    def __init__(self, snapshot: Position, event: EventMaker) -> None:
+        self.snapshot = snapshot
+        self._event = event
+        self.key: tuple | None = None
+
+    def events(self, seen: Mapping[str, Cell], at: float, *, already: bool
+               ) -> tuple[list[Event], bool]:
+        """The events of a look (``seen``) and whether the board is restored (``already``: it
+        was at the last look, so saying it again is no news)."""
+        wrong = misplaced(self.snapshot, seen)
+        if not wrong:
+            self.key = None
+            return ([] if already else
+                    [self._event("restored", at, message=Message("verify.restored"))]), True
+        key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
+        if key == self.key:
+            return [], False
+        self.key = key
+        return [self._event("restore", at, robots=wrong,
+                            message=Message("verify.put_back", robots=back_on(wrong)))], False
 
 
 class Doubts:
