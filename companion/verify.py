@@ -20,7 +20,10 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   — is that right?") and the next looks are watched. A reading back where the robot
   stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
   demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
-  players judge;
+  players judge. A robot doubted only because it changed together with a misreading (robots
+  doubted together, or beside another robot's moves later taken back as a misreading) is
+  judged, once the misread ones are seen back, as that look's own change; and no explanation
+  moves a robot in doubt (its believed cell is only believed);
 * a failure never rests on one misreading that legal moves happen to explain
   (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
   changed, when one of them alone is the whole failure, doubts that robot until a later look,
@@ -284,9 +287,9 @@ class Demonstration:
         self._look = _Look()
         # the collaborators: explaining a look by legal moves, the readings in doubt, and
         # the robots the count waits for (lifted, not seen, or back where nothing explains)
-        self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
-                                    self.node_budget)
         self._doubts = Doubts(self.names, self.board, self._event)
+        self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
+                                    self.node_budget, fixed=self._doubts.cells)
         self._unread = Unread(self.names, self.board, self._event)
         self._caution = Caution(self.snapshot, self.names, self.bid)
         self._restore = Restore(self.snapshot, self._event)  # after a failure
@@ -383,7 +386,7 @@ class Demonstration:
         if obs == self.state:
             self._watching()
             return events
-        return events + self._explain(obs, at, hand, again)
+        return events + self._explain(obs, at, hand or self._doubts.watched, again)
 
     @property
     def unsure_end(self) -> bool:
@@ -458,10 +461,9 @@ class Demonstration:
         them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
         before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
-        if not self._doubts.cells:
-            rewound = self._rewind(obs, at, hand, again)
-            if rewound is not None:
-                return rewound
+        rewound = self._rewind(obs, at, hand, again)
+        if rewound is not None:
+            return rewound
         if chosen is None:
             if self.phase == WAITING and self._unread.moved(obs):
                 return self._unread.misplaced(obs, at)
@@ -473,7 +475,7 @@ class Demonstration:
                     return self._unsure(obs, at, self._why(obs, tried, result))
                 return self._illegal(obs, at, tried, result)
             why = self._why(obs, tried, result)
-            events = self._doubts.doubt(self.state, obs, suspects, at, why)
+            events = self._doubts.doubt(self.state, obs, suspects, at, why, hand=hand)
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
@@ -499,7 +501,8 @@ class Demonstration:
             if one is not None:
                 i, held, alt = one
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
-                    "verify.would_end", bid=self.bid), confirm=True) + self._accept(alt, held, at)
+                    "verify.would_end", bid=self.bid), confirm=True, hand=hand
+                ) + self._accept(alt, held, at)
         elif self._passes_bid(chosen) and self._arrival.hold(
                 self.state, obs, chosen, hand, lambda o: self._search(o)[0], self._passes_bid):
             # an arrival past the bid only with other robots' readings: a later look tells
@@ -537,10 +540,12 @@ class Demonstration:
         self.route, self.state = back.route, back.state
         self.cost = sum(m.cost for m in self.route)
         events = [self._event("rewound", at, **back.fields(self.board))]
+        released, watched = self._doubts.taken_back(back.robot)  # doubted for its moves
+        obs = tuple(released.get(n, c) for n, c in zip(self.names, obs, strict=True))
         if obs == self.state:
             self._watching()
             return events
-        return events + self._explain(obs, at, hand, again)
+        return events + self._explain(obs, at, hand or watched, again)
 
     def _search(self, obs: State) -> tuple[Choice | None, int, SearchResult]:
         """The shortest legal moves from the believed state to ``obs`` (:class:`Explainer`)."""
@@ -572,12 +577,7 @@ class Demonstration:
         steps = chosen.steps
         self._caution.record(self.state, len(self.route))
         if chosen.alternatives:
-            alts = [format_route(s.move for s in a) for a in chosen.alternatives[:3]]
-            assumed = format_route(s.move for s in steps)
-            events.append(self._event(
-                "ambiguous", at, assumed=assumed, alternatives=alts, moves=len(steps),
-                message=Message("verify.ambiguous", n=len(steps), assumed=assumed,
-                                alternatives="; ".join(alts))))
+            events.append(self._event("ambiguous", at, **chosen.ambiguity()))
         state = list(self.state)
         for k, step in enumerate(steps, 1):
             state[self.names.index(step.move.robot)] = step.end

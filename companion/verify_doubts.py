@@ -90,6 +90,17 @@ class Doubts:
         # Robots doubted only because their reading alone would end the demonstration in
         # failure: judged as any other once a later look, after a hand, shows them there again.
         self._confirm: set[str] = set()
+        # Robots doubted together (none of them alone the odd one out) in a look after a hand
+        # or not (robot → (the others, hand)): once the others are all seen back where they
+        # stood, they were misread, and what is left is that look's own change: judged as a
+        # look after that hand (:attr:`watched`), not doubted for having come with them.
+        self._groups: dict[str, tuple[frozenset[str], bool]] = {}
+        self._seen_back: set[str] = set()
+        self.watched = False  # the last recheck released such robots from a look after a hand
+        # Robots doubted in a look whose other changes were counted as moves (robot → (the
+        # robots moved, hand)): if those moves are taken back as a misreading
+        # (:meth:`taken_back`), the doubted reading was that look's own change.
+        self._came_with: dict[str, tuple[frozenset[str], bool]] = {}
 
     def recheck(self, state: State, obs: State, at: float, events: list[Event], *,
                 hand: bool = False) -> tuple[State, frozenset[str]]:
@@ -99,6 +110,7 @@ class Doubts:
         explains it). ``hand``: the board was hidden since the last look, so a robot doubted
         only for the verdict its reading alone would give and seen on the same cell again is
         read twice alike: its move is judged as any other."""
+        self.watched = False
         if not self.cells:
             return obs, frozenset()
         out = list(obs)
@@ -114,6 +126,7 @@ class Doubts:
                 continue  # confirmed: judged with the look
             if obs[i] == state[i]:
                 cleared.append(n)
+                self._seen_back.add(n)
             else:
                 again.add(n)
         for n, others in list(self._mover.items()):
@@ -126,12 +139,37 @@ class Doubts:
                 del self.cells[n], self._mover[n]
                 out[i] = obs[i]
                 again.add(n)
+        for n, (others, watched) in list(self._groups.items()):
+            if n not in self.cells:
+                del self._groups[n]
+            elif others <= self._seen_back and n not in self._mover:
+                # the others were misread: this robot's reading is that look's own change
+                i = self.names.index(n)
+                del self.cells[n], self._groups[n]
+                self._confirm.discard(n)
+                out[i] = obs[i]
+                self.watched = self.watched or watched
         if cleared:
             words = on_cells({n: self.board.name(state[self.names.index(n)])
                               for n in cleared}, cleared)
             events.append(self._event("doubt_cleared", at, robots=cleared,
                                       message=Message("verify.seen_again", robots=words)))
         return tuple(out), frozenset(again)
+
+    def taken_back(self, robot: str) -> tuple[dict[str, Cell], bool]:
+        """``robot``'s moves were taken back as a misreading: the readings doubted in the
+        look that counted them (robot → the cell still seen) are that look's own change, no
+        longer in doubt, and whether a hand came before that look."""
+        out, watched = {}, False
+        for n, (moved, hand) in list(self._came_with.items()):
+            if robot in moved and n in self.cells:
+                out[n] = self.cells.pop(n)
+                self._groups.pop(n, None)
+                self._confirm.discard(n)
+                watched = watched or hand
+            if n not in self.cells:
+                del self._came_with[n]
+        return out, watched
 
     def suspects(self, state: State, obs: State, again: frozenset[str], *, unwatched: bool,
                  explains: Callable[[State], int | None]) -> set[str]:
@@ -183,13 +221,21 @@ class Doubts:
         return Message("verify.question", seen=seen)
 
     def doubt(self, state: State, obs: State, suspects: set[str], at: float, why: str, *,
-              confirm: bool = False) -> list[Event]:
+              confirm: bool = False, hand: bool = False) -> list[Event]:
         """Take the suspects' readings for misreadings: believe them where they stood
         (``state``), and ask about each reading once. ``confirm``: their moves are legal but
         would end the demonstration on this one reading; a later look that agrees settles them
-        (:meth:`recheck`)."""
+        (:meth:`recheck`). ``hand``: the board was hidden before this look."""
         cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
         self.cells.update(cells)
+        self._seen_back -= cells.keys()
+        moved = frozenset(n for n, a, b in zip(self.names, state, obs, strict=True)
+                          if a != b and n not in cells)
+        for n in cells:
+            if len(cells) > 1 and not confirm:
+                self._groups[n] = (frozenset(cells) - {n}, hand)
+            if moved:
+                self._came_with[n] = (moved, hand)
         if confirm:
             self._confirm.update(cells)
         new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
