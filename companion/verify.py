@@ -534,7 +534,8 @@ class Demonstration:
         move explains (or any, ``there_and_back``): those moves were a misreading and are
         taken back (an event), and the look is explained afresh; None when none is back so."""
         back = self._caution.rewind(self.state, self.route, obs, None if there_and_back else (
-            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)))
+            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)),
+            beside=self._doubts.beside())
         if back is None:
             return None
         self.route, self.state = back.route, back.state

@@ -18,7 +18,7 @@ long the route was; :meth:`Caution.unmet` says which rule a claimant on the targ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, NamedTuple
 
 from . import i18n
@@ -138,7 +138,8 @@ class Caution:
         return result.rule, reason
 
     def rewind(self, state: State, route: list[Move], obs: State,
-               explains: Callable[[State], Any] | None) -> Rewind | None:
+               explains: Callable[[State], Any] | None, beside: Container[str] = ()
+               ) -> Rewind | None:
         """A robot seen (``obs``) back on the cell it stood on before the last look that moved
         it, when no look since moved it and no legal move takes it back there (``explains``:
         the shortest legal moves to a placement, None when none): that look's moves of it are
@@ -147,7 +148,8 @@ class Caution:
         moves. ``explains`` None: a way back is not asked for, but the robot's moves must have
         come beside another robot's (the look would otherwise fail: there and back again
         beside another robot's move is then taken for a misreading, not for two moves that
-        pass the bid)."""
+        pass the bid; ``beside``: robots whose moves were counted in a look that also
+        changed a robot still in doubt, which did not move alone)."""
         for i, name in enumerate(self.names):
             if obs[i] == state[i]:
                 continue
@@ -160,7 +162,7 @@ class Caution:
                 if before[i] != obs[i]:
                     break  # the last look that moved it did not start where it is seen now
                 if explains is None:
-                    if len(mine) == end - length:
+                    if len(mine) == end - length and name not in beside:
                         break  # it moved alone: the look's mover, not a misreading
                 elif explains((*state[:i], obs[i], *state[i + 1:])) is not None:
                     break  # a legal way back: it may have moved there and back

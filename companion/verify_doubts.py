@@ -156,6 +156,12 @@ class Doubts:
                                       message=Message("verify.seen_again", robots=words)))
         return tuple(out), frozenset(again)
 
+    def beside(self) -> set[str]:
+        """The robots whose moves were counted in a look that also changed a robot still in
+        doubt: they did not move alone in it."""
+        return {m for n, (moved, _hand) in self._came_with.items() if n in self.cells
+                for m in moved}
+
     def taken_back(self, robot: str) -> tuple[dict[str, Cell], bool]:
         """``robot``'s moves were taken back as a misreading: the readings doubted in the
         look that counted them (robot → the cell still seen) are that look's own change, no

@@ -73,6 +73,24 @@ def test_moves_taken_back_as_a_misreading_leave_the_robot_doubted_for_them_judge
         "green up", "green right", "green down"]
 
 
+def test_moves_counted_beside_a_doubt_that_come_back_are_taken_back_not_an_over_bid():
+    # Red stops on a11 where nothing stops it while yellow is misread on f16, which three
+    # legal moves reach: red is doubted, yellow's moves counted (5 of a bid of 5). Yellow
+    # seen back on k6: one legal move explains it, past the bid; but yellow did not move
+    # alone in that look (red, still in doubt, changed with it): its moves are taken back,
+    # and red's reading is judged: illegal.
+    position = {"board": {"tiles": ["1C", "4D", "3C", "2A"]},
+                "robots": {"red": "c15", "green": "g7", "blue": "e14", "yellow": "e6"},
+                "target": {"cell": "a10", "robot": "red"}}
+    still = {"blue": "e14", "green": "g7"}
+    verdict, events = run(position, 5, [
+        None, {**still, "red": "c15", "yellow": "k6"},
+        None, {**still, "red": "a15", "yellow": "k6"},
+        None, {**still, "red": "a11", "yellow": "f16"},
+        {**still, "red": "a11", "yellow": "k6"}])
+    assert "rewound" in [e["type"] for e in events] and verdict == "illegal", verdict
+
+
 def test_a_success_never_moves_a_robot_in_doubt():
     # Red (the target's robot) stops on p2, a cell short of the target, while blue is
     # misread on n15; red's reading alone passes the bid, so red is doubted and believed on
