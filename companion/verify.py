@@ -291,7 +291,7 @@ class Demonstration:
         self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
                                     self.node_budget, fixed=self._doubts.cells)
         self._unread = Unread(self.names, self.board, self._event)
-        self._caution = Caution(self.snapshot, self.names, self.bid)
+        self._caution = Caution(self.snapshot, self.names, self.bid, self._explainer)
         self._restore = Restore(self.snapshot, self._event)  # after a failure
         self._arrival = Arrival(self.snapshot, self.names)  # an arrival held for a second look
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
@@ -490,10 +490,11 @@ class Demonstration:
                 self._watching()
                 return events
             return events + self._accept(chosen, obs, at)
-        if self._passes_bid(chosen) and not self._caution.arrives(self.state, obs):
+        if self._passes_bid(chosen):
             # a failure only from readings that agree (companion.verify_caution; at the
-            # arrival, every move hidden under the hand counts)
-            rewound = self._rewind(obs, at, hand, again, there_and_back=True)
+            # arrival, every move hidden under the hand counts, or a later look tells)
+            arrives = self._caution.arrives(self.state, obs)
+            rewound = None if arrives else self._rewind(obs, at, hand, again, True)
             if rewound is not None:
                 return rewound
             one = self._caution.one_reading(self.state, obs, lambda o: self._search(o)[0],
@@ -503,11 +504,11 @@ class Demonstration:
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
                     "verify.would_end", bid=self.bid), confirm=True, hand=hand
                 ) + self._accept(alt, held, at)
-        elif self._passes_bid(chosen) and self._arrival.hold(
-                self.state, obs, chosen, hand, lambda o: self._search(o)[0], self._passes_bid):
-            # an arrival past the bid only with other robots' readings: a later look tells
-            return [self._arrival.doubt(self.state, self.board, self._doubts.question(
-                self._arrival.cells()), self._event, at, self.bid)]
+            if arrives and self._arrival.hold(self.state, obs, chosen, hand,
+                                              lambda o: self._search(o)[0], self._passes_bid):
+                # an arrival past the bid only with other robots' readings
+                return [self._arrival.doubt(self.state, self.board, self._doubts.question(
+                    self._arrival.cells()), self._event, at, self.bid)]
         return self._accept(chosen, obs, at)
 
     def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]

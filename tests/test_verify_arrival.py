@@ -99,6 +99,23 @@ def test_an_arrival_that_fails_on_its_own_is_judged_at_once():
     assert verdicts(events) == ["over_bid"]
 
 
+def test_passing_over_the_target_before_the_bid_with_a_misread_robot_goes_on():
+    # Red right reaches the target p6 at move 1 of a bid of 3 (no success yet: the bid is
+    # not met); blue, standing still, is misread on p8 in that look. Red's own move is no
+    # failure, so blue is doubted and red's move counted, as in any other look (not held):
+    # after the next hand blue is seen back, red goes down and up again, a success.
+    position = Position.from_dict({
+        "board": {"tiles": ["2A", "3C", "1D", "4C"]},
+        "robots": {"red": "c6", "green": "d14", "blue": "o15", "yellow": "c13"},
+        "target": {"cell": "p6", "robot": "red"}})
+    still = {"green": "d14", "yellow": "c13"}
+    looks = [{**still, "red": "p6", "blue": "p8"}, {**still, "red": "p1", "blue": "o15"},
+             {**still, "red": "p6", "blue": "o15"}]
+    result = replay(position, 3, [(float(t), o) for t, o in enumerate(
+        x for look in looks for x in (None, look))])
+    assert result.verdict == "success" and result.count == 3, result.reason
+
+
 def _looks(rec: bench.Recorded, last: dict[str, int] | None) -> list:
     """Each recorded state after a hand; ``last``: the final state misread so (then seen
     truly, no hand between)."""
