@@ -42,7 +42,10 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
   of the others are still counted (with it where it stood) while they stay within the bid,
   anything else waits; two robots seen on one cell pause the count; the demonstration ending
-  while the count waits is ``unsure`` (the unread robot's moves were never seen); after a
+  while the count waits is ``unsure`` (the unread robot's moves were never seen); a robot
+  unseen in a look after a hand that moved no robot seen, and back where it stood, may have
+  gone away and back unseen: a success with no room left in the bid for those two moves is
+  ``unsure``; after a
   failure the demonstration says which robots go back where and reports ``restored`` once
   the board shows the snapshot again.
 
@@ -300,8 +303,8 @@ class Demonstration:
     # -- reading
     @property
     def doubts(self) -> dict[str, Cell]:
-        """Readings taken for misreadings: robot → the cell it is seen on, while it is
-        believed where it stood (see the module docstring)."""
+        """Readings taken for misreadings: robot → the cell it is seen on (it is believed
+        where it stood)."""
         return self._doubts.cells
 
     @property
@@ -335,10 +338,9 @@ class Demonstration:
 
     # -- input
     def resume(self, moves: Iterable[Move | str]) -> None:
-        """Take the demonstration up where the journal has it (after a restart or an undo):
-        these moves were made and judged already, and the robots stand where they left them.
-        No event: nothing new was seen. A later look is explained from here, so the same moves
-        are never counted twice."""
+        """Take the demonstration up where the journal has it (a restart or an undo): these
+        moves were judged already (no event); later looks are explained from where they left
+        the robots, so no move is counted twice."""
         self.route, pos = played(self.snapshot, moves)
         self.cost = sum(m.cost for m in self.route)
         self.state = tuple(pos.robots[n] for n in self.names)
@@ -368,8 +370,10 @@ class Demonstration:
         for n, c in seen.items():
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
+        self._unread.seen(seen)
         if missing or merged:
-            self._unread.look(missing, merged)
+            self._unread.look(missing, merged, hidden=self._hand_since and all(
+                seen[n] == c for n, c in zip(self.names, self.state, strict=True) if n in seen))
             counted = [] if merged or self._arrival.held else self._count_without(seen, at)
             if self.verdict is not None:
                 return counted
@@ -390,8 +394,7 @@ class Demonstration:
 
     @property
     def unsure_end(self) -> bool:
-        """Would the demonstration end ``unsure`` if the player said done now (a reading in
-        doubt, a robot unread, the board hidden), or did it already?"""
+        """Would (or did) the demonstration end ``unsure`` if the player said done now?"""
         if self.verdict is not None:
             return self.verdict.get("verdict") == Verdict.UNSURE
         return bool(self._doubts.cells or self._arrival.held) or self.phase == WAITING \
@@ -429,9 +432,7 @@ class Demonstration:
 
     # -- the work
     def _count_without(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        """The moves of the robots seen while others are not (lifted, or lost to the
-        camera): counted when legal with the missing ones where they stood; anything else
-        waits until every robot is seen again."""
+        """The legal moves of the robots seen while others are not (which stood still)."""
         filled = tuple(seen.get(n, c) for n, c in zip(self.names, self.state, strict=True))
         if filled == self.state or any(n not in seen for n in self._doubts.cells):
             return []
@@ -566,8 +567,7 @@ class Demonstration:
         return self._play(chosen, obs, at)
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
-        """The verdict when what no legal move explains rests on a doubtful reading: no
-        failure, a question for the players."""
+        """No failure from a doubtful reading: a question for the players."""
         cells = dict(self._doubts.cells) or self._arrival.cells() or {
             n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
         question = self._doubts.question(cells)
@@ -610,6 +610,10 @@ class Demonstration:
         return self._caution.unmet_events(self.state, self.route, self.cost, at, self._event)
 
     def _succeed(self, at: float) -> list[Event]:
+        if self.cost + self._unread.uncounted > self.bid:  # moves the camera may not have seen
+            why, question = self._unread.uncounted_words(self.cost)
+            return self._fail(Verdict.UNSURE, at, why, restore=False, question=question,
+                              message=Message("verify.unsure", question=question))
         self.phase = SUCCEEDED
         arriving = self.route[-1].robot
         e = self._event(

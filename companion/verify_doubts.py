@@ -270,6 +270,12 @@ class Unread:
         self.misread: dict[str, Cell] = {}
         self.unseen: list[str] = []
         self.problem: tuple | None = None
+        # Robots unseen in a look after a hand in which no robot seen had changed: the hand
+        # may have moved them; seen back where they stood, they may have gone away and back
+        # (two moves at least, :attr:`uncounted`), which no look showed.
+        self.hidden: set[str] = set()
+        self.uncounted = 0
+        self._came_back: list[str] = []
 
     def reset(self) -> None:
         """Every robot is read again where the count can go on from."""
@@ -277,10 +283,30 @@ class Unread:
         self.misread = {}
         self.problem = None
 
-    def look(self, missing: list[str], merged: list[list[str]]) -> None:
-        """The robots of the last look not seen, or seen as one with another."""
+    def look(self, missing: list[str], merged: list[list[str]], *, hidden: bool = False
+             ) -> None:
+        """The robots of the last look not seen, or seen as one with another; ``hidden``: a
+        hand came before it and no robot seen had changed."""
         self.misread = {}
         self.unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
+        if hidden:
+            self.hidden.update(missing)
+
+    def seen(self, cells: Mapping[str, Cell]) -> None:
+        """The robots a look sees (robot → cell): those hidden and back where they stood may
+        have made two moves no look showed."""
+        for n in [n for n in self.hidden if n in cells]:
+            self.hidden.discard(n)
+            if cells[n] == self.lifted.get(n):
+                self.uncounted += 2
+                self._came_back.append(n)
+
+    def uncounted_words(self, cost: int) -> tuple[Any, Any]:
+        """Why a success is ``unsure`` when moves no look showed may pass the bid, and the
+        question for the players."""
+        who = i18n.listed([i18n.color(n) for n in dict.fromkeys(self._came_back)])
+        return (Message("verify.hidden_moves", robots=who, count=cost, n=self.uncounted),
+                Message("verify.hidden_question", robots=who))
 
     def off(self, state: State, missing: list[str], merged: list[list[str]], at: float, *,
             afresh: bool) -> list[Event]:
