@@ -208,6 +208,8 @@ class Caution:
         except ValueError:
             return rest  # not legal without the misreading: the caller refuses the rewind
         after = tuple(pos.robots[n] for n in self.names)
+        if after == before:
+            return []  # there and back: no move is needed to explain it
         chosen = self.explainer.search(before, made, sum(m.cost for m in made), after)[0]
         if chosen is None or len(chosen.steps) >= len(rest):
             return rest

@@ -91,6 +91,25 @@ def test_moves_counted_beside_a_doubt_that_come_back_are_taken_back_not_an_over_
     assert "rewound" in [e["type"] for e in events] and verdict == "illegal", verdict
 
 
+def test_what_is_left_of_a_look_may_be_no_move_at_all():
+    # Green stops on k11 (nothing stops it there) while yellow is misread on p9: yellow's way
+    # there went round with blue (blue right ... blue left, back where it stood). Yellow seen
+    # back on p12: its moves are taken back, and blue's, there and back, leave no move at
+    # all; green's reading is judged: illegal (this once raised an IndexError).
+    position = {"board": {"tiles": ["2C", "3B", "4C", "1C"]},
+                "robots": {"red": "a5", "green": "d13", "blue": "j8", "yellow": "p12"},
+                "target": {"cell": "k10", "robot": "green"}}
+    still = {"blue": "j8", "red": "a5"}
+    verdict, events = run(position, 5, [
+        None, {**still, "green": "d14", "yellow": "p12"},
+        None, {**still, "green": "k14", "yellow": "p12"},
+        None, {**still, "green": "k11", "yellow": "p9"},
+        {**still, "green": "k11", "yellow": "p12"}])
+    assert verdict == "illegal"
+    rewound = next(e for e in events if e["type"] == "rewound")
+    assert rewound["route"] == ["green up", "green right"]
+
+
 def test_a_success_never_moves_a_robot_in_doubt():
     # Red (the target's robot) stops on p2, a cell short of the target, while blue is
     # misread on n15; red's reading alone passes the bid, so red is doubted and believed on
