@@ -20,7 +20,10 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   — is that right?") and the next looks are watched. A reading back where the robot
   stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
   demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
-  players judge;
+  players judge. A robot doubted only because it changed together with a misreading (robots
+  doubted together, or beside another robot's moves later taken back as a misreading) is
+  judged, once the misread ones are seen back, as that look's own change; and no explanation
+  moves a robot in doubt (its believed cell is only believed);
 * a failure never rests on one misreading that legal moves happen to explain
   (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
   changed, when one of them alone is the whole failure, doubts that robot until a later look,
@@ -29,13 +32,20 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   cell it stood on before the look that counted its moves, where no legal move explains the
   way back (or, in a look that would otherwise pass the bid, where it had moved beside
   another robot), has those moves taken back (``rewound``; at the table the game's moves
-  are corrected to match). At the arrival on the target every move a look needs counts;
+  are corrected to match). At the arrival on the target every move a look needs counts,
+  but a look whose arrival passes the bid only with other robots' readings is held, no move
+  counted, for a second look (:mod:`companion.verify_arrival`): those robots seen back where
+  they stood with no hand since were misread (the look is explained afresh), seen there again
+  after a hand confirm it (every move counts), and anything else is ``unsure``;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else;
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
   of the others are still counted (with it where it stood) while they stay within the bid,
   anything else waits; two robots seen on one cell pause the count; the demonstration ending
-  while the count waits is ``unsure`` (the unread robot's moves were never seen); after a
+  while the count waits is ``unsure`` (the unread robot's moves were never seen); a robot
+  unseen in a look after a hand that moved no robot seen, and back where it stood, may have
+  gone away and back unseen: a success with no room left in the bid for those two moves is
+  ``unsure``; after a
   failure the demonstration says which robots go back where and reports ``restored`` once
   the board shows the snapshot again.
 
@@ -65,7 +75,8 @@ page. Cells are names (``"c2"``).
 ``success``        ``count``, ``cost``, ``robot`` (who arrived), ``route``
 ``over_bid``       ``count``/``cost`` at the move that passed the bid, ``reason``, ``route``
 ``illegal``        ``reason`` in words, ``move_number``, ``seen_robots`` (the look judged)
-``doubt``          a reading no legal move explains, of a robot not moving: ``robots``
+``doubt``          a reading no legal move explains, of a robot not moving (or one that alone
+                   makes an arrival pass the bid, the arrival held): ``robots``
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
@@ -117,8 +128,10 @@ from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
 from .rules import Move, Position, format_route, validate_route
+from .verify_arrival import Arrival, Settle
 from .verify_caution import Caution
-from .verify_doubts import Doubts, Unread, back_on
+from .verify_doubts import Doubts, Restore, Unread
+from .verify_doubts import misplaced as misplaced
 
 # The search and its explanations live in verify_explain; their names are this module's too.
 from .verify_explain import DEFAULT_MAX_GAP as DEFAULT_MAX_GAP
@@ -232,21 +245,11 @@ def played(snapshot: Position, moves: Iterable[Move | str]) -> tuple[list[Move],
     return route, pos
 
 
-def misplaced(snapshot: Position, seen: Mapping[str, Cell]) -> dict[str, dict[str, str | None]]:
-    """The robots not on their start cells: robot → where it is seen (``at``, None when not
-    seen) and where it goes back (``to``)."""
-    board = snapshot.board
-    return {n: {"at": None if seen.get(n) is None else board.name(seen[n]),
-                "to": board.name(c)} for n, c in snapshot.robots.items() if seen.get(n) != c}
-
-
 @dataclass
 class _Look:
     """What the last observations said, to report each problem once."""
 
     occluded: bool = False
-    unmet: tuple | None = None
-    restore: tuple | None = None
 
 
 @dataclass
@@ -287,19 +290,21 @@ class Demonstration:
         self._look = _Look()
         # the collaborators: explaining a look by legal moves, the readings in doubt, and
         # the robots the count waits for (lifted, not seen, or back where nothing explains)
-        self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
-                                    self.node_budget)
         self._doubts = Doubts(self.names, self.board, self._event)
+        self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
+                                    self.node_budget, fixed=self._doubts.cells)
         self._unread = Unread(self.names, self.board, self._event)
-        self._caution = Caution(self.snapshot, self.names, self.bid)
+        self._caution = Caution(self.snapshot, self.names, self.bid, self._explainer)
+        self._restore = Restore(self.snapshot, self._event)  # after a failure
+        self._arrival = Arrival(self.snapshot, self.names)  # an arrival held for a second look
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
     # -- reading
     @property
     def doubts(self) -> dict[str, Cell]:
-        """Readings taken for misreadings: robot → the cell it is seen on, while it is
-        believed where it stood (see the module docstring)."""
+        """Readings taken for misreadings: robot → the cell it is seen on (it is believed
+        where it stood)."""
         return self._doubts.cells
 
     @property
@@ -333,10 +338,9 @@ class Demonstration:
 
     # -- input
     def resume(self, moves: Iterable[Move | str]) -> None:
-        """Take the demonstration up where the journal has it (after a restart or an undo):
-        these moves were made and judged already, and the robots stand where they left them.
-        No event: nothing new was seen. A later look is explained from here, so the same moves
-        are never counted twice."""
+        """Take the demonstration up where the journal has it (a restart or an undo): these
+        moves were judged already (no event); later looks are explained from where they left
+        the robots, so no move is counted twice."""
         self.route, pos = played(self.snapshot, moves)
         self.cost = sum(m.cost for m in self.route)
         self.state = tuple(pos.robots[n] for n in self.names)
@@ -366,9 +370,11 @@ class Demonstration:
         for n, c in seen.items():
             by_cell.setdefault(c, []).append(n)
         merged = [names for names in by_cell.values() if len(names) > 1]
+        self._unread.seen(seen)
         if missing or merged:
-            self._unread.look(missing, merged)
-            counted = self._count_without(seen, at) if not merged else []
+            self._unread.look(missing, merged, hidden=self._hand_since and all(
+                seen[n] == c for n, c in zip(self.names, self.state, strict=True) if n in seen))
+            counted = [] if merged or self._arrival.held else self._count_without(seen, at)
             if self.verdict is not None:
                 return counted
             return counted + self._robot_off(missing, merged, at)
@@ -379,30 +385,36 @@ class Demonstration:
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
         obs, again = self._doubts.recheck(self.state, obs, at, events, hand=hand)
+        if self._arrival.held is not None:
+            return events + self._settle(obs, at, hand, again)
         if obs == self.state:
             self._watching()
             return events
-        return events + self._explain(obs, at, hand, again)
+        return events + self._explain(obs, at, hand or self._doubts.watched, again)
 
     @property
     def unsure_end(self) -> bool:
-        """Would the demonstration end ``unsure`` if the player said done now (a reading in
-        doubt, a robot unread, the board hidden), or did it already?"""
+        """Would (or did) the demonstration end ``unsure`` if the player said done now?"""
         if self.verdict is not None:
             return self.verdict.get("verdict") == Verdict.UNSURE
-        return bool(self._doubts.cells) or self.phase == WAITING or self._look.occluded
+        return bool(self._doubts.cells or self._arrival.held) or self.phase == WAITING \
+            or self._look.occluded
 
     def done(self, at: float) -> list[Event]:
         """The player says the route is complete: judge what the camera saw last."""
         if self.finished:
             return []
-        if self._doubts.cells:
-            return self._unsure(self.state, at, Message("verify.unexplained_end"))
+        if self._doubts.cells or self._arrival.held:
+            return self._unsure(self.state, at, Message(
+                "verify.unexplained_end" if self._doubts.cells else "verify.arrival_end"))
         if self.phase == WAITING or self._look.occluded:
             # a robot unread (or two seen as one, or one back on a cell nothing explains), or
             # the board itself hidden or unreadable at the end: moves may have been made that
-            # were never seen, so no failure can be read from this board
-            return self._unread_end(at)
+            # were never seen, so no failure can be read from this board: unsure
+            why, question, fields = self._unread.ending(self.state, self._look.occluded,
+                                                        self._doubts)
+            return self._fail(Verdict.UNSURE, at, why, restore=False, **fields,
+                              message=Message("verify.unsure", question=question))
         result = validate_route(self.snapshot, self.route, self.bid)
         if not self.route:
             reason: str | None = Message("verify.no_move")
@@ -420,9 +432,7 @@ class Demonstration:
 
     # -- the work
     def _count_without(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        """The moves of the robots seen while others are not (lifted, or lost to the
-        camera): counted when legal with the missing ones where they stood; anything else
-        waits until every robot is seen again."""
+        """The legal moves of the robots seen while others are not (which stood still)."""
         filled = tuple(seen.get(n, c) for n, c in zip(self.names, self.state, strict=True))
         if filled == self.state or any(n not in seen for n in self._doubts.cells):
             return []
@@ -452,10 +462,9 @@ class Demonstration:
         them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
         before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
-        if not self._doubts.cells:
-            rewound = self._rewind(obs, at, hand, again)
-            if rewound is not None:
-                return rewound
+        rewound = self._rewind(obs, at, hand, again)
+        if rewound is not None:
+            return rewound
         if chosen is None:
             if self.phase == WAITING and self._unread.moved(obs):
                 return self._unread.misplaced(obs, at)
@@ -467,7 +476,7 @@ class Demonstration:
                     return self._unsure(obs, at, self._why(obs, tried, result))
                 return self._illegal(obs, at, tried, result)
             why = self._why(obs, tried, result)
-            events = self._doubts.doubt(self.state, obs, suspects, at, why)
+            events = self._doubts.doubt(self.state, obs, suspects, at, why, hand=hand)
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
@@ -482,10 +491,11 @@ class Demonstration:
                 self._watching()
                 return events
             return events + self._accept(chosen, obs, at)
-        if self._passes_bid(chosen) and not self._caution.arrives(self.state, obs):
+        if self._passes_bid(chosen):
             # a failure only from readings that agree (companion.verify_caution; at the
-            # arrival, every move hidden under the hand counts)
-            rewound = self._rewind(obs, at, hand, again, there_and_back=True)
+            # arrival, every move hidden under the hand counts, or a later look tells)
+            arrives = self._caution.arrives(self.state, obs)
+            rewound = None if arrives else self._rewind(obs, at, hand, again, True)
             if rewound is not None:
                 return rewound
             one = self._caution.one_reading(self.state, obs, lambda o: self._search(o)[0],
@@ -493,8 +503,32 @@ class Demonstration:
             if one is not None:
                 i, held, alt = one
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
-                    "verify.would_end", bid=self.bid), confirm=True) + self._accept(alt, held, at)
+                    "verify.would_end", bid=self.bid), confirm=True, hand=hand
+                ) + self._accept(alt, held, at)
+            if arrives and self._arrival.hold(self.state, obs, chosen, hand,
+                                              lambda o: self._search(o)[0], self._passes_bid):
+                # an arrival past the bid only with other robots' readings
+                return [self._arrival.doubt(self.state, self.board, self._doubts.question(
+                    self._arrival.cells()), self._event, at, self.bid)]
         return self._accept(chosen, obs, at)
+
+    def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]
+                ) -> list[Event]:
+        """A look while an arrival is held (:mod:`companion.verify_arrival`)."""
+        how = self._arrival.settle(self.state, obs, hand)
+        if how == Settle.WAIT:
+            return []
+        if how == Settle.UNSURE:
+            events = self._unsure(obs, at, Message("verify.arrival_unsure"))
+            self._arrival.release()
+            return events
+        held = self._arrival.release()
+        if how == Settle.CONFIRM:
+            return self._accept(held.chosen, held.obs, at)
+        if obs == self.state:
+            self._watching()
+            return []
+        return self._explain(obs, at, held.hand or hand, again)
 
     def _rewind(self, obs: State, at: float, hand: bool, again: frozenset[str],
                 there_and_back: bool = False) -> list[Event] | None:
@@ -502,16 +536,19 @@ class Demonstration:
         move explains (or any, ``there_and_back``): those moves were a misreading and are
         taken back (an event), and the look is explained afresh; None when none is back so."""
         back = self._caution.rewind(self.state, self.route, obs, None if there_and_back else (
-            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)))
+            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)),
+            beside=self._doubts.beside())
         if back is None:
             return None
         self.route, self.state = back.route, back.state
         self.cost = sum(m.cost for m in self.route)
         events = [self._event("rewound", at, **back.fields(self.board))]
+        released, watched = self._doubts.taken_back(back.robot)  # doubted for its moves
+        obs = tuple(released.get(n, c) for n, c in zip(self.names, obs, strict=True))
         if obs == self.state:
             self._watching()
             return events
-        return events + self._explain(obs, at, hand, again)
+        return events + self._explain(obs, at, hand or watched, again)
 
     def _search(self, obs: State) -> tuple[Choice | None, int, SearchResult]:
         """The shortest legal moves from the believed state to ``obs`` (:class:`Explainer`)."""
@@ -530,22 +567,11 @@ class Demonstration:
         return self._play(chosen, obs, at)
 
     def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
-        """The verdict when what no legal move explains rests on a doubtful reading: no
-        failure, a question for the players."""
-        cells = dict(self._doubts.cells) or {n: c for n, a, c in zip(self.names, self.state, obs,
-                                                              strict=True) if a != c}
+        """No failure from a doubtful reading: a question for the players."""
+        cells = dict(self._doubts.cells) or self._arrival.cells() or {
+            n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
         question = self._doubts.question(cells)
         return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
-                          message=Message("verify.unsure", question=question))
-
-    def _unread_end(self, at: float) -> list[Event]:
-        """The verdict when the demonstration ends while the count waits for a robot: not
-        seen (or seen as one with another), or seen back on a cell nothing explains; or
-        while the board itself is hidden or unreadable (every robot unread). The camera
-        cannot tell whether the route was made: ``unsure``, never a failure."""
-        reason, question, fields = self._unread.ending(self.state, self._look.occluded,
-                                                       self._doubts)
-        return self._fail(Verdict.UNSURE, at, reason, restore=False, **fields,
                           message=Message("verify.unsure", question=question))
 
     def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
@@ -553,12 +579,7 @@ class Demonstration:
         steps = chosen.steps
         self._caution.record(self.state, len(self.route))
         if chosen.alternatives:
-            alts = [format_route(s.move for s in a) for a in chosen.alternatives[:3]]
-            assumed = format_route(s.move for s in steps)
-            events.append(self._event(
-                "ambiguous", at, assumed=assumed, alternatives=alts, moves=len(steps),
-                message=Message("verify.ambiguous", n=len(steps), assumed=assumed,
-                                alternatives="; ".join(alts))))
+            events.append(self._event("ambiguous", at, **chosen.ambiguity()))
         state = list(self.state)
         for k, step in enumerate(steps, 1):
             state[self.names.index(step.move.robot)] = step.end
@@ -586,19 +607,13 @@ class Demonstration:
 
     def _unmet(self, at: float) -> list[Event]:
         """A claimant on the target without a success: say which rule is still missing."""
-        unmet = self._caution.unmet(self.state, self.route, self.cost)
-        if unmet is None:
-            self._look.unmet = None
-            return []
-        rule, reason = unmet
-        key = (self.state, reason)
-        if key == self._look.unmet:
-            return []
-        self._look.unmet = key
-        return [self._event("rule_unmet", at, rule=rule, reason=reason, count=self.count,
-                            cost=self.cost, message=Message("verify.not_yet", why=reason))]
+        return self._caution.unmet_events(self.state, self.route, self.cost, at, self._event)
 
     def _succeed(self, at: float) -> list[Event]:
+        if self.cost + self._unread.uncounted > self.bid:  # moves the camera may not have seen
+            why, question = self._unread.uncounted_words(self.cost)
+            return self._fail(Verdict.UNSURE, at, why, restore=False, question=question,
+                              message=Message("verify.unsure", question=question))
         self.phase = SUCCEEDED
         arriving = self.route[-1].robot
         e = self._event(
@@ -621,7 +636,7 @@ class Demonstration:
                         count=self.count, cost=self.cost, route=format_route(self.route),
                         **extra)
         self.verdict = e
-        self._look.restore = None
+        self._restore.key = None
         if not restore:
             return [e]
         board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
@@ -629,21 +644,9 @@ class Demonstration:
 
     # -- failures and restoring
     def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        wrong = misplaced(self.snapshot, seen)
-        if not wrong:
-            if self.phase == RESTORED:
-                return []
-            self.phase = RESTORED
-            self._look.restore = None
-            return [self._event("restored", at, message=Message("verify.restored"))]
-        self.phase = RESTORING
-        key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
-        if key == self._look.restore:
-            return []
-        self._look.restore = key
-        words = back_on(wrong)
-        return [self._event("restore", at, robots=wrong,
-                            message=Message("verify.put_back", robots=words))]
+        events, done = self._restore.events(seen, at, already=self.phase == RESTORED)
+        self.phase = RESTORED if done else RESTORING
+        return events
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)

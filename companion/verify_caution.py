@@ -18,7 +18,7 @@ long the route was; :meth:`Caution.unmet` says which rule a claimant on the targ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, NamedTuple
 
 from . import i18n
@@ -54,15 +54,19 @@ class Caution:
     """The looks that added moves to a demonstration of ``snapshot`` (robots in ``names``
     order) for a ``bid``, and the checks made on them."""
 
-    def __init__(self, snapshot: Position, names: tuple[str, ...], bid: int) -> None:
+    def __init__(self, snapshot: Position, names: tuple[str, ...], bid: int,
+                 explainer: Any = None) -> None:
         self.snapshot = snapshot
+        self.explainer = explainer  # what is left of a look, explained afresh (verify_explain)
         self.names = names
         self.bid = bid
         self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
+        self._unmet: tuple | None = None  # the rule last said to be unmet, said once
 
     def reset(self) -> None:
         """Forget the looks (a demonstration taken up from the journal)."""
         self._looks = []
+        self._unmet = None
 
     def record(self, state: State, length: int) -> None:
         """A look is about to add moves to a route ``length`` moves long, from ``state``."""
@@ -80,14 +84,18 @@ class Caution:
         """Of several robots changed at once in a look whose moves fail (``fails``), the one
         that, held where it stood, leaves moves (``search``: the explanation, or None) that do
         not fail, the fewest such moves first: ``(its index, the look without it, those
-        moves)``; None when no one robot is the whole failure, when the look without it would
-        end in a success, or when a robot is seen arriving on the target: there every move
-        hidden under the hand counts, and a success is never read from a doubt."""
+        moves)``; None when no one robot is the whole failure, or when the look without it
+        would end in a success: a success is never read from a doubt (at an arrival the look
+        is then held for a second one, :mod:`companion.verify_arrival`)."""
         changed = [i for i, (a, b) in enumerate(zip(state, obs, strict=True)) if a != b]
-        if len(changed) < 2 or self.arrives(state, obs):
-            return None  # at the arrival every move hidden under the hand counts
+        if len(changed) < 2:
+            return None
         best: tuple[int, int, State, Any] | None = None
+        goal = self.snapshot.target
+        assert goal is not None
         for i in changed:
+            if obs[i] == goal.cell and goal.claims(self.names[i]):
+                continue  # a robot arriving on the target: the others are doubted, not it
             held = (*obs[:i], state[i], *obs[i + 1:])
             alt = search(held)
             if alt is None or fails(alt) or alt.success_at is not None:
@@ -97,6 +105,22 @@ class Caution:
             if best is None or cost < best[0]:
                 best = (cost, i, held, alt)
         return None if best is None else best[1:]
+
+    def unmet_events(self, state: State, route: list[Move], cost: int, at: float,
+                     event: Callable[..., Any]) -> list[Any]:
+        """A ``rule_unmet`` event (made by ``event``) when a claimant stands on the target
+        without a success (:meth:`unmet`), once for each placement and reason."""
+        unmet = self.unmet(state, route, cost)
+        if unmet is None:
+            self._unmet = None
+            return []
+        rule, reason = unmet
+        key = (state, reason)
+        if key == self._unmet:
+            return []
+        self._unmet = key
+        return [event("rule_unmet", at, rule=rule, reason=reason, count=len(route), cost=cost,
+                      message=Message("verify.not_yet", why=reason))]
 
     def unmet(self, state: State, route: list[Move], cost: int) -> tuple[str | None, Any] | None:
         """With a robot that may claim the target standing on it (``state``) and no success:
@@ -120,7 +144,8 @@ class Caution:
         return result.rule, reason
 
     def rewind(self, state: State, route: list[Move], obs: State,
-               explains: Callable[[State], Any] | None) -> Rewind | None:
+               explains: Callable[[State], Any] | None, beside: Container[str] = ()
+               ) -> Rewind | None:
         """A robot seen (``obs``) back on the cell it stood on before the last look that moved
         it, when no look since moved it and no legal move takes it back there (``explains``:
         the shortest legal moves to a placement, None when none): that look's moves of it are
@@ -129,7 +154,8 @@ class Caution:
         moves. ``explains`` None: a way back is not asked for, but the robot's moves must have
         come beside another robot's (the look would otherwise fail: there and back again
         beside another robot's move is then taken for a misreading, not for two moves that
-        pass the bid)."""
+        pass the bid; ``beside``: robots whose moves were counted in a look that also
+        changed a robot still in doubt, which did not move alone)."""
         for i, name in enumerate(self.names):
             if obs[i] == state[i]:
                 continue
@@ -142,22 +168,24 @@ class Caution:
                 if before[i] != obs[i]:
                     break  # the last look that moved it did not start where it is seen now
                 if explains is None:
-                    if len(mine) == end - length:
+                    if len(mine) == end - length and name not in beside:
                         break  # it moved alone: the look's mover, not a misreading
                 elif explains((*state[:i], obs[i], *state[i + 1:])) is not None:
                     break  # a legal way back: it may have moved there and back
-                out = self._without(state, route, i, before[i], length, end)
+                out = self._without(state, route, i, before, length, end)
                 if out is not None:
-                    self._taken_back(k, i, before[i], len(mine))
+                    self._taken_back(k, i, before[i], len(route) - len(out[0]))
                     return Rewind(name, mine, *out, before[i])
                 break
         return None
 
-    def _without(self, state: State, route: list[Move], i: int, back: Cell, length: int,
+    def _without(self, state: State, route: list[Move], i: int, before: State, length: int,
                  end: int) -> tuple[list[Move], State] | None:
         name = self.names[i]
-        kept = route[:length] + [m for m in route[length:end] if m.robot != name] + route[end:]
-        want = (*state[:i], back, *state[i + 1:])
+        rest = self._shortest(route[:length], before, [m for m in route[length:end]
+                                                       if m.robot != name])
+        kept = route[:length] + rest + route[end:]
+        want = (*state[:i], before[i], *state[i + 1:])
         result = validate_route(self.snapshot, kept, self.bid)
         if not result.legal or tuple(result.robots[n] for n in self.names) != want:
             return None
@@ -165,6 +193,31 @@ class Caution:
             if validate_route(self.snapshot, kept[:k], self.bid).reached:
                 return None  # the route would have ended on the target without those moves
         return kept, want
+
+    def _shortest(self, made: list[Move], before: State, rest: list[Move]) -> list[Move]:
+        """The moves left of a look once a misreading's are taken out (``rest``, made from
+        ``before`` after the route ``made``), or fewer of them where fewer, in the same order,
+        explain where they leave the robots (the misread robot's cell had called for a way
+        round)."""
+        if len(rest) < 2 or self.explainer is None:
+            return rest
+        try:
+            pos = self.snapshot.with_robots(dict(zip(self.names, before, strict=True)))
+            for m in rest:
+                pos = pos.push(m)
+        except ValueError:
+            return rest  # not legal without the misreading: the caller refuses the rewind
+        after = tuple(pos.robots[n] for n in self.names)
+        if after == before:
+            return []  # there and back: no move is needed to explain it
+        chosen = self.explainer.search(before, made, sum(m.cost for m in made), after)[0]
+        if chosen is None or len(chosen.steps) >= len(rest):
+            return rest
+        fewer = [s.move for s in chosen.steps]
+        left = iter(rest)
+        if all(any(m == r for r in left) for m in fewer):  # a subsequence: moves made
+            return fewer
+        return rest
 
     def _taken_back(self, k: int, i: int, back: Cell, n: int) -> None:
         """The looks after look ``k`` began with ``n`` moves fewer and robot ``i`` on ``back``."""

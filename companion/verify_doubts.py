@@ -16,6 +16,7 @@ from typing import Any
 from . import i18n
 from .board import Board, Cell
 from .i18n import Message
+from .rules import Position
 
 State = tuple[Cell, ...]
 Event = dict[str, Any]
@@ -32,6 +33,41 @@ def back_on(wrong: Mapping[str, Mapping[str, str | None]]) -> Any:
     """``blue back on k10, red back on c2`` for players."""
     return i18n.listed([Message("verify.back_on", robot=i18n.color(n), cell=w["to"])
                         for n, w in wrong.items()], "list.comma")
+
+
+def misplaced(snapshot: Position, seen: Mapping[str, Cell]) -> dict[str, dict[str, str | None]]:
+    """The robots not on their start cells: robot → where it is seen (``at``, None when not
+    seen) and where it goes back (``to``)."""
+    board = snapshot.board
+    return {n: {"at": None if seen.get(n) is None else board.name(seen[n]),
+                "to": board.name(c)} for n, c in snapshot.robots.items() if seen.get(n) != c}
+
+
+class Restore:
+    """After a failure, until the board shows ``snapshot`` again: which robots go back where,
+    each new misplacement reported once (:attr:`key`: the last reported; None to report
+    afresh)."""
+
+    def __init__(self, snapshot: Position, event: EventMaker) -> None:
+        self.snapshot = snapshot
+        self._event = event
+        self.key: tuple | None = None
+
+    def events(self, seen: Mapping[str, Cell], at: float, *, already: bool
+               ) -> tuple[list[Event], bool]:
+        """The events of a look (``seen``) and whether the board is restored (``already``: it
+        was at the last look, so saying it again is no news)."""
+        wrong = misplaced(self.snapshot, seen)
+        if not wrong:
+            self.key = None
+            return ([] if already else
+                    [self._event("restored", at, message=Message("verify.restored"))]), True
+        key = tuple(sorted((n, w["at"]) for n, w in wrong.items()))
+        if key == self.key:
+            return [], False
+        self.key = key
+        return [self._event("restore", at, robots=wrong,
+                            message=Message("verify.put_back", robots=back_on(wrong)))], False
 
 
 class Doubts:
@@ -54,6 +90,17 @@ class Doubts:
         # Robots doubted only because their reading alone would end the demonstration in
         # failure: judged as any other once a later look, after a hand, shows them there again.
         self._confirm: set[str] = set()
+        # Robots doubted together (none of them alone the odd one out) in a look after a hand
+        # or not (robot → (the others, hand)): once the others are all seen back where they
+        # stood, they were misread, and what is left is that look's own change: judged as a
+        # look after that hand (:attr:`watched`), not doubted for having come with them.
+        self._groups: dict[str, tuple[frozenset[str], bool]] = {}
+        self._seen_back: set[str] = set()
+        self.watched = False  # the last recheck released such robots from a look after a hand
+        # Robots doubted in a look whose other changes were counted as moves (robot → (the
+        # robots moved, hand)): if those moves are taken back as a misreading
+        # (:meth:`taken_back`), the doubted reading was that look's own change.
+        self._came_with: dict[str, tuple[frozenset[str], bool]] = {}
 
     def recheck(self, state: State, obs: State, at: float, events: list[Event], *,
                 hand: bool = False) -> tuple[State, frozenset[str]]:
@@ -63,6 +110,7 @@ class Doubts:
         explains it). ``hand``: the board was hidden since the last look, so a robot doubted
         only for the verdict its reading alone would give and seen on the same cell again is
         read twice alike: its move is judged as any other."""
+        self.watched = False
         if not self.cells:
             return obs, frozenset()
         out = list(obs)
@@ -78,6 +126,7 @@ class Doubts:
                 continue  # confirmed: judged with the look
             if obs[i] == state[i]:
                 cleared.append(n)
+                self._seen_back.add(n)
             else:
                 again.add(n)
         for n, others in list(self._mover.items()):
@@ -90,12 +139,43 @@ class Doubts:
                 del self.cells[n], self._mover[n]
                 out[i] = obs[i]
                 again.add(n)
+        for n, (others, watched) in list(self._groups.items()):
+            if n not in self.cells:
+                del self._groups[n]
+            elif others <= self._seen_back and n not in self._mover:
+                # the others were misread: this robot's reading is that look's own change
+                i = self.names.index(n)
+                del self.cells[n], self._groups[n]
+                self._confirm.discard(n)
+                out[i] = obs[i]
+                self.watched = self.watched or watched
         if cleared:
             words = on_cells({n: self.board.name(state[self.names.index(n)])
                               for n in cleared}, cleared)
             events.append(self._event("doubt_cleared", at, robots=cleared,
                                       message=Message("verify.seen_again", robots=words)))
         return tuple(out), frozenset(again)
+
+    def beside(self) -> set[str]:
+        """The robots whose moves were counted in a look that also changed a robot still in
+        doubt: they did not move alone in it."""
+        return {m for n, (moved, _hand) in self._came_with.items() if n in self.cells
+                for m in moved}
+
+    def taken_back(self, robot: str) -> tuple[dict[str, Cell], bool]:
+        """``robot``'s moves were taken back as a misreading: the readings doubted in the
+        look that counted them (robot → the cell still seen) are that look's own change, no
+        longer in doubt, and whether a hand came before that look."""
+        out, watched = {}, False
+        for n, (moved, hand) in list(self._came_with.items()):
+            if robot in moved and n in self.cells:
+                out[n] = self.cells.pop(n)
+                self._groups.pop(n, None)
+                self._confirm.discard(n)
+                watched = watched or hand
+            if n not in self.cells:
+                del self._came_with[n]
+        return out, watched
 
     def suspects(self, state: State, obs: State, again: frozenset[str], *, unwatched: bool,
                  explains: Callable[[State], int | None]) -> set[str]:
@@ -147,13 +227,21 @@ class Doubts:
         return Message("verify.question", seen=seen)
 
     def doubt(self, state: State, obs: State, suspects: set[str], at: float, why: str, *,
-              confirm: bool = False) -> list[Event]:
+              confirm: bool = False, hand: bool = False) -> list[Event]:
         """Take the suspects' readings for misreadings: believe them where they stood
         (``state``), and ask about each reading once. ``confirm``: their moves are legal but
         would end the demonstration on this one reading; a later look that agrees settles them
-        (:meth:`recheck`)."""
+        (:meth:`recheck`). ``hand``: the board was hidden before this look."""
         cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
         self.cells.update(cells)
+        self._seen_back -= cells.keys()
+        moved = frozenset(n for n, a, b in zip(self.names, state, obs, strict=True)
+                          if a != b and n not in cells)
+        for n in cells:
+            if len(cells) > 1 and not confirm:
+                self._groups[n] = (frozenset(cells) - {n}, hand)
+            if moved:
+                self._came_with[n] = (moved, hand)
         if confirm:
             self._confirm.update(cells)
         new = {n: c for n, c in cells.items() if (n, c) not in self._asked}
@@ -182,6 +270,12 @@ class Unread:
         self.misread: dict[str, Cell] = {}
         self.unseen: list[str] = []
         self.problem: tuple | None = None
+        # Robots unseen in a look after a hand in which no robot seen had changed: the hand
+        # may have moved them; seen back where they stood, they may have gone away and back
+        # (two moves at least, :attr:`uncounted`), which no look showed.
+        self.hidden: set[str] = set()
+        self.uncounted = 0
+        self._came_back: list[str] = []
 
     def reset(self) -> None:
         """Every robot is read again where the count can go on from."""
@@ -189,10 +283,30 @@ class Unread:
         self.misread = {}
         self.problem = None
 
-    def look(self, missing: list[str], merged: list[list[str]]) -> None:
-        """The robots of the last look not seen, or seen as one with another."""
+    def look(self, missing: list[str], merged: list[list[str]], *, hidden: bool = False
+             ) -> None:
+        """The robots of the last look not seen, or seen as one with another; ``hidden``: a
+        hand came before it and no robot seen had changed."""
         self.misread = {}
         self.unseen = [n for n in self.names if n in missing or any(n in g for g in merged)]
+        if hidden:
+            self.hidden.update(missing)
+
+    def seen(self, cells: Mapping[str, Cell]) -> None:
+        """The robots a look sees (robot → cell): those hidden and back where they stood may
+        have made two moves no look showed."""
+        for n in [n for n in self.hidden if n in cells]:
+            self.hidden.discard(n)
+            if cells[n] == self.lifted.get(n):
+                self.uncounted += 2
+                self._came_back.append(n)
+
+    def uncounted_words(self, cost: int) -> tuple[Any, Any]:
+        """Why a success is ``unsure`` when moves no look showed may pass the bid, and the
+        question for the players."""
+        who = i18n.listed([i18n.color(n) for n in dict.fromkeys(self._came_back)])
+        return (Message("verify.hidden_moves", robots=who, count=cost, n=self.uncounted),
+                Message("verify.hidden_question", robots=who))
 
     def off(self, state: State, missing: list[str], merged: list[list[str]], at: float, *,
             afresh: bool) -> list[Event]:

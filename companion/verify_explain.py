@@ -8,7 +8,7 @@ why a change no legal move explains cannot be one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -21,6 +21,7 @@ from .rules import (
     Move,
     Position,
     Rules,
+    format_route,
     slide,
     transparent_options,
     validate_route,
@@ -270,6 +271,15 @@ class Choice:
     success_at: int | None
     alternatives: list[tuple[Step, ...]] = field(default_factory=list)
 
+    def ambiguity(self) -> dict[str, object]:
+        """The ``ambiguous`` event's fields: the moves assumed, up to three other readings,
+        how many moves, and the message."""
+        alts = [format_route(s.move for s in a) for a in self.alternatives[:3]]
+        assumed = format_route(s.move for s in self.steps)
+        return {"assumed": assumed, "alternatives": alts, "moves": len(self.steps),
+                "message": Message("verify.ambiguous", n=len(self.steps), assumed=assumed,
+                                   alternatives="; ".join(alts))}
+
     @property
     def past_stop(self) -> bool:
         """Do these moves reach the target before their last move, so that the look shows the
@@ -290,11 +300,14 @@ class Explainer:
     the most moves one look may hide; ``node_budget``: the search's limit per look). What the
     demonstration has made so far (the believed ``state``, the ``route`` and its ``cost``) is
     handed in with each look. :attr:`last_rejection` keeps why the rules refused the last
-    shortest reading, for :meth:`why`."""
+    shortest reading, for :meth:`why`. ``fixed``: the robots no explanation may move (those
+    whose readings are in doubt, believed where they stood: a way round that moves one away
+    and back rests on a cell that is only believed), looked up afresh at each search."""
 
     def __init__(self, snapshot: Position, finder: MoveFinder, bid: int, max_gap: int,
-                 node_budget: int) -> None:
+                 node_budget: int, fixed: Container[str] = ()) -> None:
         assert snapshot.target is not None
+        self.fixed = fixed
         self.snapshot = snapshot
         self.finder = finder
         self.bid = bid
@@ -361,6 +374,8 @@ class Explainer:
         different one was possible."""
         legal: list[Choice] = []
         for steps in result.explanations:
+            if any(s.move.robot in self.fixed for s in steps):
+                continue
             c = self._judge(steps, route)
             if c is not None:
                 legal.append(c)

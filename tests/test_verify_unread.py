@@ -140,3 +140,25 @@ def test_an_honest_demonstration_with_robots_unread_to_the_end_is_never_failed(
     assert len(got) == 1 and got[0] not in FAILURES, (got, events[-1])
     if got[0] == "unsure":
         assert events[-1]["question"]
+
+
+def test_a_robot_unseen_across_a_hand_that_changed_nothing_else_may_have_moved_away_and_back():
+    # Blue up (a1 → a8) is one move; then a hand over the board and a look where red is not
+    # seen and nothing seen changed (the hand may have moved red), a hand again, and red is
+    # back on h1: red may have gone away and back (two moves no look showed). Blue right
+    # then reaches h8 in 2 counted moves: with a bid of 2 (or 3) that is no sure success.
+    p = position({"blue": "a1", "red": "h1"}, {"cell": "h8", "robot": "blue"})
+    looks = [None, {"blue": "a8", "red": "h1"}, None, {"blue": "a8"}, None,
+             {"blue": "a8", "red": "h1"}, None, {"blue": "h8", "red": "h1"}]
+    for bid in (2, 3):
+        demo = Demonstration(p, bid=bid)
+        events = feed(demo, looks)
+        assert verdicts(events) == ["unsure"] and demo.count == 2, (bid, events[-1])
+        assert events[-1]["question"] == "did red move away and back while the camera could " \
+                                         "not see it?"
+    # with a bid of 4 the two moves it may have made still fit: a success
+    assert verdicts(feed(Demonstration(p, bid=4), looks)) == ["success"]
+    # a robot unseen in a look where the hand's move is seen was not moved by that hand
+    seen_move = [None, {"blue": "a8"}, None, {"blue": "a8", "red": "h1"}, None,
+                 {"blue": "h8", "red": "h1"}]
+    assert verdicts(feed(Demonstration(p, bid=2), seen_move)) == ["success"]
