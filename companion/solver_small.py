@@ -89,35 +89,23 @@ class _Walls:
         self.block = block
         # cells a slide may leave on that side (and, for the estimate, pass through)
         self.passes = [~b & FULL for b in block]
-        self.nat: list[list[int]] = [[-1] * SIZE for _ in range(4)]
         self.cross = [-1] * SIZE
         self.nat4: list[tuple[int, int, int, int] | None] = [None] * SIZE
         self.dist: dict[int, tuple[list[int], _Layers, int, int]] = {}
 
-    def natural(self, d: int, s: int) -> int:
-        """Where a robot from ``s`` stops going ``d`` on an empty board."""
-        b = self.block[d]
-        if d == RIGHT:
-            m = b >> s
-            e = s + (m & -m).bit_length() - 1
-        elif d == LEFT:
-            e = (b & ((2 << s) - 1)).bit_length() - 1
-        elif d == UP:
-            m = (b & _COLUMN[s & 15]) >> s
-            e = s + (m & -m).bit_length() - 1
-        else:
-            e = (b & _COLUMN[s & 15] & ((2 << s) - 1)).bit_length() - 1
-        self.nat[d][s] = e
-        return e
-
     def natural4(self, s: int) -> tuple[int, int, int, int]:
-        """:meth:`natural` up, right, down and left."""
-        nat = self.nat
-        four = self.nat4[s] = (
-            nat[UP][s] if nat[UP][s] >= 0 else self.natural(UP, s),
-            nat[RIGHT][s] if nat[RIGHT][s] >= 0 else self.natural(RIGHT, s),
-            nat[DOWN][s] if nat[DOWN][s] >= 0 else self.natural(DOWN, s),
-            nat[LEFT][s] if nat[LEFT][s] >= 0 else self.natural(LEFT, s))
+        """Where a robot from ``s`` stops going up, right, down and left on an empty board:
+        the first cell with a wall on that side (the lowest set bit past ``s``, or the highest
+        up to it), kept."""
+        bu, br, bd, bl = self.block
+        column = _COLUMN[s & 15]
+        low = (2 << s) - 1  # cells up to s
+        m = (bu & column) >> s
+        u = s + (m & -m).bit_length() - 1
+        m = br >> s
+        r = s + (m & -m).bit_length() - 1
+        four = self.nat4[s] = (u, r, (bd & column & low).bit_length() - 1,
+                               (bl & low).bit_length() - 1)
         return four
 
     def cross_of(self, s: int) -> int:
@@ -329,7 +317,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         return h
 
     def slides(s: int, others: list[int]) -> tuple[int, int, int, int]:
-        """Where a robot at ``s`` stops going up, right, down and left."""
+        """Where a robot at ``s`` stops going up, right, down and left, among the robots at
+        ``others`` (``s`` may be one of them: the robot itself)."""
         four = nat4[s]
         if four is None:
             four = walls.natural4(s)
@@ -340,6 +329,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                     r = q - 1
                 elif q <= u and not (q - s) & 15:
                     u = q - 16
+            elif q == s:
+                continue
             elif q >= left:
                 left = q + 1
             elif q >= d and not (s - q) & 15:
@@ -406,14 +397,15 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         """A helper's move, then the active robot alone in ``h`` moves, each one closer."""
         for i in range(k):
             s = cells[i]
-            others = cells[:i] + cells[i + 1:k]
-            ends = slides(s, others + [a])
+            ends = slides(s, cells)
             away = zone >> s & 1
             for d in (UP, RIGHT, DOWN, LEFT):
                 e = ends[d]
                 if e == s or not (away or zone >> e & 1):
                     continue
-                path = alone(a, flag, [*others, e], h)[0]
+                others = cells[:k]
+                others[i] = e
+                path = alone(a, flag, others, h)[0]
                 if path is not None:
                     return [Move(names[i], DIRECTIONS[d]),
                             *(Move(active, DIRECTIONS[x]) for x in reversed(path))]
@@ -432,6 +424,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         start |= c << sh
     # each position reached: (cost so far, parent, the mover's cell, direction)
     seen: dict[int, tuple[int, int, int, int]] = {start: (0, -1, -1, -1)}
+    seen_get = seen.get
     # buckets of keys by f << 8 | checked << 7 | (127 - g): lowest f first; in it, the
     # positions to look ahead from first (one may end the search), then the deepest
     buckets: dict[int, list[int]] = {h0 << 8 | 127: [start]}
@@ -463,7 +456,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         flag = cells.pop()
         a = cells[k]
         goal_ok = not (lenient and g == 0)
-        bare = estimate(a, flag)
+        bare = dist[a]  # the estimate, inlined
+        if bare < 0 or bare <= 1 and flag:
+            bare = estimate(a, flag)
         if checked:
             zone = zones.get(key, FULL)
         elif bare:
@@ -515,7 +510,9 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         # a helper's move leaves the active robot as it is (under lenient, no longer at the
         # start): the same estimate; and where it moves no robot the look-ahead looked at,
         # the same answer from it, so the same place in the queue
-        helper_slot = (g1 + estimate(a, flag if strict else DONE)) << 8 | rank
+        # (bare is that estimate under strict; otherwise the flag's raise does not apply, and
+        # dist[a] was read for bare)
+        helper_slot = (g1 + (bare if strict else dist[a])) << 8 | rank
         same_slot = (f + 1) << 8 | 128 | rank
         if lenient and g == 0:
             zone = FULL
@@ -531,11 +528,10 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
         base = key & keep
         for i in range(k):  # the helpers' moves: one byte changes
             s = cells[i]
-            ends = slides(s, cells[:i] + cells[i + 1:])
+            ends = slides(s, cells)
             sh = shifts[i]
             away = zone >> s & 1
-            for d in (UP, RIGHT, DOWN, LEFT):
-                e = ends[d]
+            for d, e in enumerate(ends):
                 if e == s:
                     continue
                 child = base ^ (s ^ e) << sh
@@ -545,7 +541,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                     # whose look-ahead looked elsewhere, it would cost a look-ahead in vain
                     seen.setdefault(child, (g1, key, i, d))
                     continue
-                old = seen.get(child)
+                old = seen_get(child)
                 if old is not None and old[0] <= g1:
                     continue
                 seen[child] = (g1, key, i, d)
@@ -558,9 +554,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                         to_same = _bucket(buckets, order, same_slot)
                     to_same.append(child)
                     zones[child] = zone
-        ends = slides(a, cells[:k])  # the active robot's
-        for d in (UP, RIGHT, DOWN, LEFT):
-            e = ends[d]
+        for d, e in enumerate(slides(a, cells)):  # the active robot's
             if e == a:
                 continue
             nf = flag_next[flag << 1 | (d & 1)] if strict else DONE
@@ -576,7 +570,7 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 h = estimate(e, nf)
             if g1 + h >= cap:  # (h is 255 where the target is out of reach)
                 continue
-            old = seen.get(child)
+            old = seen_get(child)
             if old is not None and old[0] <= g1:
                 continue
             seen[child] = (g1, key, k, d)
