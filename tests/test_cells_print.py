@@ -16,6 +16,7 @@ from companion.vision.cells import (
     NEAR_LEAD,
     SIBLING,
     Printed,
+    TargetLook,
     decide,
     set_aside,
     unprinted,
@@ -77,11 +78,15 @@ def _look(said: dict[tuple[int, int], dict[str, float]]):
     return look
 
 
+def _marks(look, probs: np.ndarray, targets: frozenset) -> TargetLook:
+    return TargetLook(look, probs.copy(), CELLS, Printed({"red": targets}))
+
+
 def test_a_far_target_is_set_aside_when_its_siblings_look_as_much_like_the_robot():
     targets = frozenset({(11, 2), (2, 12), (9, 9), (0, 3)})
     probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.75}, {}, {}])
     scores = {"red": _score({(4, 5): 0.5, (11, 2): 0.2, (2, 12): 0.25})}
-    out = set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    out = set_aside(_marks(_look({}), probs, targets), probs, scores, "red")
     assert probs[1, RED] == 0.0 and probs[2, RED] == 0.0 and probs[0, RED] == 0.99
     assert out["red"][2, 11] == -1.0 and out["red"][5, 4] == 0.5
 
@@ -91,20 +96,20 @@ def test_a_robot_on_its_own_target_is_not_set_aside():
     targets = frozenset({(11, 2), (2, 12), (9, 9), (0, 3)})
     scores = {"red": _score({(4, 5): 0.5, (11, 2): 0.2})}
     probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.9 - SIBLING - 0.1}, {}, {}])
-    set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    set_aside(_marks(_look({}), probs, targets), probs, scores, "red")
     assert probs[1, RED] == 0.9
     # … and a sibling the classifier was not asked about is looked at
     probs = class_probs([{"red": 0.99}, {"red": 0.9}, {}, {}, {}])
-    set_aside(_look({(9, 9): {"red": 0.85}}), probs, CELLS, scores, "red", targets)
+    set_aside(_marks(_look({(9, 9): {"red": 0.85}}), probs, targets), probs, scores, "red")
     assert probs[1, RED] == 0.0
     # the colour scores must prefer the robot's cell: they see a robot's height
     probs = class_probs([{"red": 0.99}, {"red": 0.9}, {"red": 0.8}, {}, {}])
     even = {"red": _score({(4, 5): 0.3, (11, 2): 0.3 - NEAR_LEAD / 2})}
-    set_aside(_look({}), probs, CELLS, even, "red", targets)
+    set_aside(_marks(_look({}), probs, targets), probs, even, "red")
     assert probs[1, RED] == 0.9
     # and the classifier must be sure of that cell on its own
     probs = class_probs([{"red": ALONE - 0.02}, {"red": 0.8}, {"red": 0.8}, {}, {}])
-    set_aside(_look({}), probs, CELLS, scores, "red", targets)
+    set_aside(_marks(_look({}), probs, targets), probs, scores, "red")
     assert probs[1, RED] == 0.8
 
 

@@ -308,15 +308,17 @@ def unprinted(scores: dict[str, np.ndarray], hits: dict, printed: Printed | None
 SIBLING = 0.3
 
 
-def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.ndarray],
-              colour: str, targets: frozenset[tuple[int, int]]) -> dict[str, np.ndarray]:
-    """Discount, in place in ``probs`` (over ``cells``), the printed ``targets`` of one
-    ``colour`` that rival the cell the classifier is surest of off them, where the evidence
-    says they are print (:data:`SIBLING`); gives the colour scores with them set aside too.
-    ``look(cells)``: the classifier's probabilities on more cells (the other targets)."""
+def set_aside(marks: TargetLook, probs: np.ndarray, scores: dict[str, np.ndarray],
+              colour: str) -> dict[str, np.ndarray]:
+    """Discount, in place in ``probs`` (over the cells ``marks`` was made with), the printed
+    targets of one ``colour`` that rival the cell the classifier is surest of off them, where
+    the evidence says they are print (:data:`SIBLING`); gives the colour scores with them set
+    aside too. ``marks``: the classifier's word on every target (:class:`TargetLook`)."""
+    assert marks.printed is not None
+    targets = marks.printed.targets.get(colour, frozenset())
     k = CLASSES.index(colour)
     p = probs[:, k]
-    keys = [(int(c), int(r)) for c, r in cells]
+    keys = marks.keys
     plain = [i for i, key in enumerate(keys) if key not in targets]
     score = scores.get(colour)
     if not plain or score is None:
@@ -333,10 +335,7 @@ def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.n
             p[i] > p[i0] or score[here[1], here[0]] < score[keys[i][1], keys[i][0]] + NEAR_LEAD
             for i in rivals):
         return scores  # the colour scores must prefer the sure cell to every rival
-    seen = {key: float(p[i]) for i, key in enumerate(keys) if key in targets}
-    rest = sorted(t for t in targets if t not in seen)
-    if rest:
-        seen.update(zip(rest, look(np.array(rest, np.int64))[:, k].tolist(), strict=True))
+    seen = {t: v for t, v in marks.seen(colour).items() if t in targets}
     for i in rivals:
         r = keys[i]
         others = [v for t, v in seen.items() if t != r and far(t)]
@@ -349,8 +348,9 @@ def set_aside(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.n
     return {**scores, colour: s}
 
 
-def _with_print(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np.ndarray],
-                colours: list[str], printed: Printed | None) -> dict[str, np.ndarray]:
+def _with_print(marks: TargetLook, probs: np.ndarray, cells: np.ndarray,
+                scores: dict[str, np.ndarray], colours: list[str], printed: Printed | None
+                ) -> dict[str, np.ndarray]:
     """The classifier's probabilities (in place) and the colour scores (given back) with the
     print of each robot's colour taken out: its barriers, and its far targets where
     :func:`set_aside` finds them print."""
@@ -362,7 +362,7 @@ def _with_print(look, probs: np.ndarray, cells: np.ndarray, scores: dict[str, np
             on = np.array([(int(c), int(r)) in bars for c, r in cells], bool)
             probs[on, CLASSES.index(colour)] = 0.0
         if printed.targets.get(colour):
-            scores = set_aside(look, probs, cells, scores, colour, printed.targets[colour])
+            scores = set_aside(marks, probs, scores, colour)
     return scores
 
 
@@ -370,7 +370,8 @@ class TargetLook:
     """The classifier's word on each colour's printed targets (those not among the cells
     classified are looked at once, when first asked about), to tell a robot standing on its
     own target from the target's print: the print of one colour looks alike on all its
-    targets, a robot only on one."""
+    targets, a robot only on one. ``probs`` over ``cells``: the classifier's word before any
+    print was set aside; ``look(cells)``: its probabilities on more cells."""
 
     def __init__(self, look, probs: np.ndarray, cells: np.ndarray, printed: Printed | None):
         self.look, self.probs, self.printed = look, probs, printed
@@ -429,8 +430,8 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     def look(more: np.ndarray) -> np.ndarray:
         return net.probabilities(cut(frame.image, frame.scale, frame.white, loc, more))
 
-    marks = TargetLook(look, probs.copy(), cells, printed)
-    scores = _with_print(look, probs, cells, scores, colours, printed)
+    marks = TargetLook(look, probs.copy(), cells, printed)  # looked at once, used twice
+    scores = _with_print(marks, probs, cells, scores, colours, printed)
     said = verdicts(probs, cells, colours)
     out: dict[str, RobotHit] = {}
     taken: dict[tuple[int, int], str] = {}
