@@ -288,15 +288,14 @@ class Demonstration:
         self.state: State = self.start_state
         self.finder = finder_for(self.board, self.rules, self.names)
         self._look = _Look()
-        # the collaborators: explaining a look by legal moves, the readings in doubt, and
-        # the robots the count waits for (lifted, not seen, or back where nothing explains)
+        # the collaborators: explaining looks, the readings in doubt, the robots unread, …
         self._doubts = Doubts(self.names, self.board, self._event)
         self._explainer = Explainer(self.snapshot, self.finder, self.bid, self.max_gap,
                                     self.node_budget, fixed=self._doubts.cells)
         self._unread = Unread(self.names, self.board, self._event)
         self._caution = Caution(self.snapshot, self.names, self.bid, self._explainer)
         self._restore = Restore(self.snapshot, self._event)  # after a failure
-        self._arrival = Arrival(self.snapshot, self.names)  # an arrival held for a second look
+        self._arrival = Arrival(self.snapshot, self.names, self.bid)  # held for a second look
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
@@ -408,13 +407,10 @@ class Demonstration:
             return self._unsure(self.state, at, Message(
                 "verify.unexplained_end" if self._doubts.cells else "verify.arrival_end"))
         if self.phase == WAITING or self._look.occluded:
-            # a robot unread (or two seen as one, or one back on a cell nothing explains), or
-            # the board itself hidden or unreadable at the end: moves may have been made that
-            # were never seen, so no failure can be read from this board: unsure
+            # a robot unread, or the board hidden at the end: moves may have gone unseen
             why, question, fields = self._unread.ending(self.state, self._look.occluded,
                                                         self._doubts)
-            return self._fail(Verdict.UNSURE, at, why, restore=False, **fields,
-                              message=Message("verify.unsure", question=question))
+            return self._ask(at, why, question, **fields)
         result = validate_route(self.snapshot, self.route, self.bid)
         if not self.route:
             reason: str | None = Message("verify.no_move")
@@ -454,16 +450,14 @@ class Demonstration:
         return self._unread.off(self.state, missing, merged, at, afresh=afresh)
 
     def _explain(self, obs: State, at: float, hand: bool = True,
-                 again: frozenset[str] = frozenset()) -> list[Event]:
+                 again: frozenset[str] = frozenset(), hold: bool = True) -> list[Event]:
         """Explain a new look by the shortest legal moves (:meth:`_search`); a look nothing
-        explains is ``illegal`` only when every robot it changed was read with confidence
-        and none was standing still (:meth:`Doubts.suspects`): otherwise those robots are believed
-        where they stood and asked about, and the rest of the look is explained without
-        them. ``hand``: the board was hidden since the last look; ``again``: robots doubted
-        before and now seen elsewhere."""
+        explains is ``illegal`` only when every robot it changed was read with confidence and
+        none stood still (:meth:`Doubts.suspects`): otherwise those are believed where they
+        stood and asked about, and the rest explained without them. ``hand``: the board was
+        hidden since the last look; ``again``: robots doubted before and now seen elsewhere."""
         chosen, tried, result = self._search(obs)
-        rewound = self._rewind(obs, at, hand, again)
-        if rewound is not None:
+        if (rewound := self._rewind(obs, at, hand, again, hold=hold)) is not None:
             return rewound
         if chosen is None:
             if self.phase == WAITING and self._unread.moved(obs):
@@ -508,8 +502,7 @@ class Demonstration:
             if arrives and self._arrival.hold(self.state, obs, chosen, hand,
                                               lambda o: self._search(o)[0], self._passes_bid):
                 # an arrival past the bid only with other robots' readings
-                return [self._arrival.doubt(self.state, self.board, self._doubts.question(
-                    self._arrival.cells()), self._event, at, self.bid)]
+                return [self._arrival.doubt(self.state, self._doubts.question, self._event, at)]
         return self._accept(chosen, obs, at)
 
     def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]
@@ -523,21 +516,27 @@ class Demonstration:
             self._arrival.release()
             return events
         held = self._arrival.release()
-        if how == Settle.CONFIRM:
-            return self._accept(held.chosen, held.obs, at)
+        if how == Settle.CONFIRM:  # the held readings agree (moves taken back: afresh)
+            return self._accept(held.chosen, held.obs, at) if held.chosen is not None else \
+                self._explain(held.obs, at, True, again, hold=False)
         if obs == self.state:
             self._watching()
             return []
         return self._explain(obs, at, held.hand or hand, again)
 
     def _rewind(self, obs: State, at: float, hand: bool, again: frozenset[str],
-                there_and_back: bool = False) -> list[Event] | None:
+                there_and_back: bool = False, hold: bool = True) -> list[Event] | None:
         """A robot back where it stood before the look that counted its moves, which no legal
-        move explains (or any, ``there_and_back``): those moves were a misreading and are
-        taken back (an event), and the look is explained afresh; None when none is back so."""
-        back = self._caution.rewind(self.state, self.route, obs, None if there_and_back else (
-            lambda o: self._explainer.probe(self.state, self.route, self.cost, o)),
-            beside=self._doubts.beside())
+        move explains (or any, ``there_and_back``): those moves are taken back (an event) and
+        the look explained afresh (arriving, with ``hold``: held for a second look first)."""
+        explains = None if there_and_back else (
+            lambda o: self._explainer.probe(self.state, self.route, self.cost, o))
+        beside = self._doubts.beside()
+        if hold and self._caution.arrives(self.state, obs) and self._caution.rewind(
+                self.state, self.route, obs, explains, beside, dry=True) is not None and \
+                self._arrival.wait(self.state, obs, hand):
+            return [self._arrival.doubt(self.state, self._doubts.question, self._event, at)]
+        back = self._caution.rewind(self.state, self.route, obs, explains, beside)
         if back is None:
             return None
         self.route, self.state = back.route, back.state
@@ -570,9 +569,12 @@ class Demonstration:
         """No failure from a doubtful reading: a question for the players."""
         cells = dict(self._doubts.cells) or self._arrival.cells() or {
             n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
-        question = self._doubts.question(cells)
-        return self._fail(Verdict.UNSURE, at, why, seen=obs, restore=False, question=question,
-                          message=Message("verify.unsure", question=question))
+        return self._ask(at, why, self._doubts.question(cells), seen=obs)
+
+    def _ask(self, at: float, why: str, question: Any, **fields: Any) -> list[Event]:
+        """The ``unsure`` verdict: ``question`` for the players (``fields``: ``seen``, …)."""
+        return self._fail(Verdict.UNSURE, at, why, restore=False, question=question,
+                          message=Message("verify.unsure", question=question), **fields)
 
     def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
         events: list[Event] = []
@@ -611,9 +613,7 @@ class Demonstration:
 
     def _succeed(self, at: float) -> list[Event]:
         if self.cost + self._unread.uncounted > self.bid:  # moves the camera may not have seen
-            why, question = self._unread.uncounted_words(self.cost)
-            return self._fail(Verdict.UNSURE, at, why, restore=False, question=question,
-                              message=Message("verify.unsure", question=question))
+            return self._ask(at, *self._unread.uncounted_words(self.cost))
         self.phase = SUCCEEDED
         arriving = self.route[-1].robot
         e = self._event(

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from .board import Board, Cell
+from .board import Cell
 from .i18n import Message
 from .rules import Position
 
@@ -55,9 +55,10 @@ class Arrival:
     """The arrival held for a second look in a demonstration of ``snapshot`` (robots in
     ``names`` order), if any (:attr:`held`)."""
 
-    def __init__(self, snapshot: Position, names: tuple[str, ...]) -> None:
+    def __init__(self, snapshot: Position, names: tuple[str, ...], bid: int) -> None:
         assert snapshot.target is not None
         self.goal = snapshot.target
+        self.board, self.bid = snapshot.board, bid
         self.names = names
         self.held: Held | None = None
         self._hand = False  # a hand over the board since the held look
@@ -80,6 +81,19 @@ class Arrival:
         if alt is None or fails(alt):
             return False  # the arrival fails on its own (or needs the others' moves)
         self.held = Held(obs, chosen, others, hand)
+        self._hand = False
+        return True
+
+    def wait(self, state: State, obs: State, hand: bool) -> bool:
+        """Hold an arriving look whose other robots' readings would take back moves counted
+        before (a misreading seen back where it stood, :meth:`.Caution.rewind`): that reading
+        may be the look's own misreading, which would turn a failure into a success. No moves
+        are known for it (``chosen`` None): once confirmed the look is explained afresh. False
+        when no other robot changed."""
+        others = self.others(state, obs)
+        if not others:
+            return False
+        self.held = Held(obs, None, others, hand)
         self._hand = False
         return True
 
@@ -111,13 +125,19 @@ class Arrival:
         held = self.held
         return {} if held is None else {self.names[i]: held.obs[i] for i in held.others}
 
-    def doubt(self, state: State, board: Board, question: Any, event: Callable[..., Any],
-              at: float, bid: int) -> Any:
+    def doubt(self, state: State, question: Callable[[dict[str, Cell]], Any],
+              event: Callable[..., Any], at: float) -> Any:
         """The page's question about the held readings, as a ``doubt`` event (made by
-        ``event``; ``question``: the words asked)."""
+        ``event``; ``question(cells)``: the words asked): why the look is held (the bid
+        passed, or moves taken back)."""
+        assert self.held is not None
+        rewind = self.held.chosen is None
         cells = self.cells()
+        board, question = self.board, question(cells)
         robots = {n: {"seen": board.name(c), "believed": board.name(state[self.names.index(n)])}
                   for n, c in cells.items()}
         return event("doubt", at, robots=robots, question=question,
-                     reason=Message("verify.would_end", bid=bid),
-                     message=Message("verify.doubt_arrival", question=question, n=len(cells)))
+                     reason=Message("verify.would_rewind") if rewind else Message(
+                         "verify.would_end", bid=self.bid),
+                     message=Message("verify.doubt_rewind" if rewind else "verify.doubt_arrival",
+                                     question=question, n=len(cells)))

@@ -144,8 +144,8 @@ class Caution:
         return result.rule, reason
 
     def rewind(self, state: State, route: list[Move], obs: State,
-               explains: Callable[[State], Any] | None, beside: Container[str] = ()
-               ) -> Rewind | None:
+               explains: Callable[[State], Any] | None, beside: Container[str] = (),
+               dry: bool = False) -> Rewind | None:
         """A robot seen (``obs``) back on the cell it stood on before the last look that moved
         it, when no look since moved it and no legal move takes it back there (``explains``:
         the shortest legal moves to a placement, None when none): that look's moves of it are
@@ -174,7 +174,8 @@ class Caution:
                     break  # a legal way back: it may have moved there and back
                 out = self._without(state, route, i, before, length, end)
                 if out is not None:
-                    self._taken_back(k, i, before[i], len(route) - len(out[0]))
+                    if not dry:  # dry: only asked whether it would
+                        self._taken_back(k, i, before[i], len(route) - len(out[0]))
                     return Rewind(name, mine, *out, before[i])
                 break
         return None

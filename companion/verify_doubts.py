@@ -362,10 +362,10 @@ class Unread:
     def ending(self, state: State, occluded: bool, doubts: Doubts
                ) -> tuple[str, str, dict[str, Any]]:
         """Why a demonstration ending now is ``unsure`` (the robots unread, or every one while
-        the board is ``occluded``), the question for the players, and the verdict's fields."""
+        the board is ``occluded``), the question for the players, and the verdict's further
+        fields."""
         if self.misread and not occluded:
-            question = doubts.question(self.misread)
-            return Message("verify.unexplained_end"), question, {"question": question}
+            return Message("verify.unexplained_end"), doubts.question(self.misread), {}
         unread = ([] if occluded else self.unseen) or [
             n for n in self.names if n in self.lifted or occluded]
         who = i18n.listed([i18n.color(n) for n in unread])
@@ -373,4 +373,4 @@ class Unread:
                              for n in unread])
         question = Message("verify.where", robots=who, cells=cells, n=len(unread))
         reason = Message("verify.unread_end", robots=who, n=len(unread))
-        return reason, question, {"question": question, "unread": unread}
+        return reason, question, {"unread": unread}
