@@ -148,8 +148,8 @@ def _board_extent(corners: np.ndarray) -> tuple[dict[str, float], float]:
 
 def _crop(photo: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
     h, w = photo.shape[:2]
-    x0, y0 = max(0, int(round(x0))), max(0, int(round(y0)))
-    x1, y1 = min(w, int(round(x1))), min(h, int(round(y1)))
+    x0, y0 = min(w, max(0, int(round(x0)))), min(h, max(0, int(round(y0))))
+    x1, y1 = min(w, max(x0, int(round(x1)))), min(h, max(y0, int(round(y1))))
     return np.ascontiguousarray(photo[y0:y1, x0:x1])
 
 
