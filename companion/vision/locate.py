@@ -200,7 +200,7 @@ def _check_quad(corners: np.ndarray, image_size: tuple[int, int]) -> None:
         raise BoardNotFound(Message("vision.too_small"))
 
 
-SQUARE = 1.3  # the most a board's two sides may differ in length, seen by any plausible lens
+SQUARE = 1.4  # the most a board's two sides may differ in length, seen by any plausible lens
 
 
 def squareness(corners: np.ndarray, image_size: tuple[int, int]) -> float:
@@ -867,6 +867,21 @@ def lined_quads(image: np.ndarray) -> list[np.ndarray]:
     return [q for _, q in found[:2]]
 
 
+DIM = 170  # a picture whose 99th percentile of grey is below this is dim
+
+
+def stretched(gray: np.ndarray) -> np.ndarray:
+    """``gray`` with its 1st–99th percentiles spread over 0–255 where the picture is dim
+    (its light cells darker than :data:`DIM`, whose lines are then too faint for the
+    lattice's tests, made in grey levels), else ``gray`` itself. A pale picture is left as it
+    is: spread out, its lattice is found less exactly (3D source, pale tables)."""
+    lo, hi = (float(v) for v in np.percentile(gray[::4, ::4], (1, 99)))
+    if hi >= DIM or hi - lo < 8:
+        return gray
+    out = (gray.astype(np.float32) - lo) * (255.0 / (hi - lo))
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Location:
     """The board by its lattice (a :class:`Location`, method ``"lattice"``), tried
     from every rough quadrilateral; when none holds, :class:`BoardNotFound` with the
@@ -874,6 +889,7 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
     from .lattice import fit_lattice
 
     h, w = gray.shape[:2]
+    gray = stretched(gray)
     edge = None
     tile = str(why) == NOT_A_BOARD
     for rough in rough_quads(image):
