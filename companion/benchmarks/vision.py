@@ -412,6 +412,9 @@ def run(argv: list[str]) -> int:
                              "colour cast, a strong glare, dim bluish light")
     parser.add_argument("--real", metavar="DIR",
                         help="instead: read the photos of DIR against its truth.jsonl")
+    parser.add_argument("--perturb", type=int, default=0, metavar="N",
+                        help="with --real: read each whole board again N times in each family "
+                        "of transformations another camera, table or light gives")
     parser.add_argument("--source", choices=("render", "render3d"), default="render",
                         help="the frames: the project's renderer (render) or the 3D "
                              "rasteriser made apart from it (render3d, --frames of them at "
@@ -443,6 +446,11 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .vision_real import run_real
 
         out = args.out if args.out != "bench-vision.json" else "bench-vision-real.json"
+        if args.perturb:
+            from .vision_perturb import run_perturbed
+
+            return run_perturbed(args.real, args.perturb, args.seed,
+                                 [t for t in args.tuned.split(",") if t], out, cells=cells)
         return run_real(args.real, [t for t in args.tuned.split(",") if t], out, cells=cells)
     if args.source == "render3d":
         from .vision_render3d import run_render3d

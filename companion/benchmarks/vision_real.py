@@ -156,10 +156,19 @@ def judge(truth: Truth, robots: dict[str, str]) -> tuple[int, dict[str, str]]:
 
 
 def read_photo(folder: Path, truth: Truth, cells: Any = DEFAULT_CELLS) -> PhotoResult:
-    res = PhotoResult(truth.file, truth.table, truth.kind, total=len(truth.robots))
     image = cv2.imread(str(folder / truth.file), cv2.IMREAD_COLOR)
     if image is None:
         raise TruthError(f"--real: {folder / truth.file} is not a picture OpenCV can decode")
+    res, obs = read_image(image, truth, cells)
+    res.lattice, res.ms_lattice = _lattice_alone(image, obs)
+    return res
+
+
+def read_image(image: np.ndarray, truth: Truth, cells: Any = DEFAULT_CELLS
+               ) -> tuple[PhotoResult, Any]:
+    """``image`` read from scratch and judged against ``truth``: the result, and the
+    reading (an observation, or the :class:`VisionError` that refused it)."""
+    res = PhotoResult(truth.file, truth.table, truth.kind, total=len(truth.robots))
     wanted = list(FOUR) + [c for c in truth.robots if c not in FOUR]
     if len(wanted) == len(FOUR):
         wanted.append("black")
@@ -170,17 +179,22 @@ def read_photo(folder: Path, truth: Truth, cells: Any = DEFAULT_CELLS) -> PhotoR
     except VisionError as e:
         obs = e
     res.ms = (time.perf_counter() - t0) * 1000
-    res.lattice, res.ms_lattice = _lattice_alone(image, obs)
+    judge_reading(res, truth, obs)
+    return res, obs
+
+
+def judge_reading(res: PhotoResult, truth: Truth, obs: Any) -> None:
+    """Fill ``res`` from a reading ``obs`` (an observation or a :class:`VisionError`)."""
     if isinstance(obs, VisionError):
         res.reason = str(obs)
         res.unseen = res.total
-        return res
+        return
     res.found = True
     if obs.occluded:
         res.occluded = True
         res.reason = "flagged occluded: " + ",".join(obs.occluded_cells[:6])
         res.unseen = res.total
-        return res
+        return
     k, turned = judge(truth, obs.robots)
     if truth.tiles is not None and obs.tiles:
         res.tiles = "right" if _same_tiles(obs.tiles, truth.tiles) else "wrong"
@@ -198,7 +212,6 @@ def read_photo(folder: Path, truth: Truth, cells: Any = DEFAULT_CELLS) -> PhotoR
         if colour not in truth.robots:
             res.invented += 1
             res.details.append(f"{colour} seen on {cell}, not in the game")
-    return res
 
 
 def _lattice_alone(image: np.ndarray, obs: Any) -> tuple[str, float]:

@@ -200,6 +200,29 @@ def _check_quad(corners: np.ndarray, image_size: tuple[int, int]) -> None:
         raise BoardNotFound(Message("vision.too_small"))
 
 
+SQUARE = 1.4  # the most a board's two sides may differ in length, seen by any plausible lens
+
+
+def squareness(corners: np.ndarray, image_size: tuple[int, int]) -> float:
+    """How far from square the board with these corners is, as the ratio (≥ 1) of its two
+    sides' lengths on the table, for the lens (focal length 0.45–4 times the picture's size,
+    centred) that makes it most nearly square. A real board is square from any angle (≈ 1.0
+    on every real photo); a lattice fitted at half a cell's period along one way (cells
+    with a printed square inside them, one edge of the board out of the picture) is not."""
+    w, h = image_size
+    grid = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], dtype=np.float32)
+    H = cv2.getPerspectiveTransform(grid, np.asarray(corners, np.float32).reshape(4, 2))
+    Hc = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]]) @ H.astype(np.float64)
+    f = np.geomspace(0.45, 4.0, 48) * max(w, h)
+    # K⁻¹ h for each focal length, for the board's two sides
+    a = np.stack([Hc[0, 0] / f, Hc[1, 0] / f, np.full_like(f, Hc[2, 0])])
+    b = np.stack([Hc[0, 1] / f, Hc[1, 1] / f, np.full_like(f, Hc[2, 1])])
+    na, nb = np.linalg.norm(a, axis=0), np.linalg.norm(b, axis=0)
+    off = np.abs(np.log(na / nb)) + np.abs((a * b).sum(axis=0)) / (na * nb)
+    i = int(np.argmin(off))
+    return float(np.exp(abs(np.log(na[i] / nb[i]))))
+
+
 def check_corners(corners: Any, image_size: tuple[int, int],
                   names: str = "north-west, north-east, south-east, south-west") -> np.ndarray:
     """Corners given by hand, as a 4×2 array; a :class:`VisionError` says what is wrong with
@@ -574,6 +597,8 @@ def locate_outline(image: np.ndarray) -> Location:
     if out.any():
         raise BoardNotFound(Message("vision.out_of_frame"))
     _check_quad(corners, (w0, h0))
+    if squareness(corners, (w0, h0)) > SQUARE:  # a board's outline with a side cut off
+        raise BoardNotFound(Message("vision.outline_broken"))
     quality = float(np.clip(fill, 0, 1))
     if quality < 0.75:
         raise BoardNotFound(Message("vision.outline_broken"))
@@ -773,15 +798,9 @@ def rough_quads(image: np.ndarray) -> list[np.ndarray]:
 LINED = 0.08  # thin dark lines over a board's area: the share of pixels (a board's ≈ 0.2)
 
 
-def lined_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Rough quadrilaterals round the regions dense in thin dark lines, largest first.
-
-    The lattice of cells is a dense weave of thin dark lines; a plain table is not. Where
-    the table is as pale as the cells and the printed frame too thin or too washed out to
-    part them (a glossy or white table, haze, a board a third of the picture wide), the
-    surface outline runs on into the table, but the lines still stop where the board does.
-    Each region's smallest enclosing rectangle, a quarter larger, is a rough quadrilateral
-    for :func:`~companion.vision.lattice.fit_lattice` (which refuses whatever is not a board)."""
+def _lined_mask(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """Where the picture (brought to at most 640 px) is dense in thin dark lines, as a
+    board's cells are (255 there), and the scale it was brought down by."""
     h0, w0 = image.shape[:2]
     scale = min(1.0, 640.0 / max(h0, w0))
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -794,6 +813,40 @@ def lined_quads(image: np.ndarray) -> list[np.ndarray]:
     dense = cv2.blur(lines, (k, k)) > LINED
     mask = cv2.morphologyEx(dense.astype(np.uint8) * 255, cv2.MORPH_OPEN,
                             np.ones((5, 5), np.uint8))
+    return mask, scale
+
+
+def lined_edge(image: np.ndarray) -> str | None:
+    """The one picture edge (``top``, ``right``, ``bottom``, ``left``) that a large patch
+    of cells runs out at, along at least half of it, or ``None`` (none, or several): where
+    no board was found, the side of the board that is out of the picture."""
+    mask, _ = _lined_mask(image)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n < 2:
+        return None
+    big = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[big, cv2.CC_STAT_AREA] < 0.25 * mask.size:
+        return None
+    # the dense patch reaches half a blur beyond the cells: brought back to them, it still
+    # runs to an edge that cuts the cells, not to one that a strip of frame and table parts
+    k = max(5, (min(mask.shape) // 16) | 1)
+    blob = cv2.erode((labels == big).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    runs = {"top": blob[:3].any(axis=0).mean(), "bottom": blob[-3:].any(axis=0).mean(),
+            "left": blob[:, :3].any(axis=1).mean(), "right": blob[:, -3:].any(axis=1).mean()}
+    cut = [side for side, run in runs.items() if run >= 0.5]
+    return cut[0] if len(cut) == 1 else None  # cells to every edge: no side is sure
+
+
+def lined_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Rough quadrilaterals round the regions dense in thin dark lines, largest first.
+
+    The lattice of cells is a dense weave of thin dark lines; a plain table is not. Where
+    the table is as pale as the cells and the printed frame too thin or too washed out to
+    part them (a glossy or white table, haze, a board a third of the picture wide), the
+    surface outline runs on into the table, but the lines still stop where the board does.
+    Each region's smallest enclosing rectangle, a quarter larger, is a rough quadrilateral
+    for :func:`~companion.vision.lattice.fit_lattice` (which refuses whatever is not a board)."""
+    mask, scale = _lined_mask(image)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     found: list[tuple[float, np.ndarray]] = []
     for i in range(1, n):
@@ -814,6 +867,21 @@ def lined_quads(image: np.ndarray) -> list[np.ndarray]:
     return [q for _, q in found[:2]]
 
 
+DIM = 170  # a picture whose 99th percentile of grey is below this is dim
+
+
+def stretched(gray: np.ndarray) -> np.ndarray:
+    """``gray`` with its 1st–99th percentiles spread over 0–255 where the picture is dim
+    (its light cells darker than :data:`DIM`, whose lines are then too faint for the
+    lattice's tests, made in grey levels), else ``gray`` itself. A pale picture is left as it
+    is: spread out, its lattice is found less exactly (3D source, pale tables)."""
+    lo, hi = (float(v) for v in np.percentile(gray[::4, ::4], (1, 99)))
+    if hi >= DIM or hi - lo < 8:
+        return gray
+    out = (gray.astype(np.float32) - lo) * (255.0 / (hi - lo))
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Location:
     """The board by its lattice (a :class:`Location`, method ``"lattice"``), tried
     from every rough quadrilateral; when none holds, :class:`BoardNotFound` with the
@@ -821,6 +889,7 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
     from .lattice import fit_lattice
 
     h, w = gray.shape[:2]
+    gray = stretched(gray)
     edge = None
     tile = str(why) == NOT_A_BOARD
     for rough in rough_quads(image):
@@ -829,6 +898,8 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
             try:
                 _check_quad(fit.corners, (w, h))
             except BoardNotFound:
+                continue
+            if squareness(fit.corners, (w, h)) > SQUARE:
                 continue
             loc = from_corners(fit.corners, (w, h), method="lattice", quality=fit.score)
             if board_like(gray, loc):
@@ -839,6 +910,9 @@ def locate_lattice(image: np.ndarray, gray: np.ndarray, why: Exception) -> Locat
             edge = fit.problem
     if tile:  # cells, but a tile's: its own edges say nothing of a board's
         raise BoardNotFound(NOT_A_BOARD)
+    if edge is None:
+        side = lined_edge(image)
+        edge = Message(f"vision.out_edge.{side}") if side is not None else None
     raise BoardNotFound(edge if edge is not None else said(why))
 
 
