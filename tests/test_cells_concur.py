@@ -10,7 +10,15 @@ import pytest
 from conftest import class_probs
 
 from companion.board import cell_name
-from companion.vision.cells import ALONE, CONCUR, CONCUR_FLOOR, RIVAL, SURE, CellVerdict, concur
+from companion.vision.cells import (
+    CONCUR,
+    CONCUR_FLOOR,
+    ONE_COLOURLESS,
+    RIVAL,
+    SURE,
+    CellVerdict,
+    concur,
+)
 from companion.vision.cells import _timer_doubts as timer_doubts
 from companion.vision.colours import Profile
 from companion.vision.read import Reader
@@ -76,7 +84,7 @@ def test_a_colourless_robot_where_a_timer_may_stand_needs_its_own_class():
     unsure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=0.65)}
     out = timer_doubts(hit, unsure, {(8, 6), (8, 5)})
     assert out["black"].doubt is not None and "timer" in out["black"].doubt
-    sure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=ALONE + 0.05)}
+    sure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=ONE_COLOURLESS + 0.05)}
     assert timer_doubts(hit, sure, {(8, 6)})["black"].doubt is None
     assert timer_doubts(hit, unsure, {(8, 5)})["black"].doubt is None  # no timer there
     red = {"red": RobotHit("red", 8, 6, 0.8, 0.5)}

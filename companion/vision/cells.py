@@ -488,15 +488,15 @@ def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int,
                   ) -> dict:
     """The robots of ``out`` with a colourless one made doubtful where a sand timer on the
     centre piece may stand (``timer``), unless the classifier gives its own class (black or
-    silver, not the two summed) :data:`ALONE` there: the timer's dark glass and frame look
-    like one to both readers."""
+    silver, not the two summed) :data:`ONE_COLOURLESS` there: the timer's dark glass and
+    frame look like one to both readers, to the classifier a little like both at once."""
     from .robots import RobotHit
 
     out = dict(out)
     for colour, h in out.items():
         v = said.get(colour)
         if (colour in ("black", "silver") and h.doubt is None and (h.col, h.row) in timer
-                and (v is None or v.at != (h.col, h.row) or v.own < ALONE)):
+                and (v is None or v.at != (h.col, h.row) or v.own < ONE_COLOURLESS)):
             out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
                                    "a sand timer on the centre piece may stand there "
                                    f"({v.own if v is not None else 0.0:.2f} {colour})")
