@@ -480,7 +480,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if h is not None and h.doubt is None:
             continue
         cell = (settle(probs, cells, colour, colours, scores.get(colour), timer)
-                or concur(probs, cells, colour, colours, scores.get(colour), timer))
+                or concur(probs, cells, colour, colours, scores.get(colour)))
         if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
@@ -565,19 +565,17 @@ CONCUR_FLOOR = 0.05
 
 
 def concur(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
-           score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset()
-           ) -> tuple[tuple[int, int], float] | None:
+           score: np.ndarray | None) -> tuple[tuple[int, int], float] | None:
     """The cell ``(col, row)`` where the colour scores ``score`` and the classifier, each too
     unsure to place a robot alone, put it together, and the classifier's word there; or None.
-    The colour scores' best cell (reaching :data:`CONCUR_FLOOR`, not for a colourless robot,
-    whose scores are often nil where the print is dark) must be the classifier's best of the
-    cells looked at, with :data:`CONCUR`, and every cell not next to it :data:`RIVAL` less.
-    A colourless robot is never placed so where a sand timer may stand (``timer``)."""
-    if score is None or not len(cells):
+    The colour scores' best cell (reaching :data:`CONCUR_FLOOR`) must be the classifier's
+    best of the cells looked at, with :data:`CONCUR`, and every cell not next to it
+    :data:`RIVAL` less. Never a colourless robot: a shadow beside a robot seen from above is
+    as dark and colourless as it, to both readers (a lifted silver robot was seen there)."""
+    if score is None or not len(cells) or colour in ("black", "silver"):
         return None
     r, c = divmod(int(np.argmax(score)), GRID)
-    colourless = colour in ("black", "silver")
-    if not colourless and float(score[r, c]) < CONCUR_FLOOR:
+    if float(score[r, c]) < CONCUR_FLOOR:
         return None
     at = np.nonzero((cells[:, 0] == c) & (cells[:, 1] == r))[0]
     if not len(at):
@@ -587,8 +585,6 @@ def concur(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     near = np.abs(cells - (c, r)).max(axis=1) <= 1
     if p < CONCUR or p < float(own.max()) or (
             (~near).any() and float(own[~near].max()) > p - RIVAL):
-        return None
-    if colourless and (c, r) in timer:
         return None
     return (c, r), p
 
