@@ -420,7 +420,10 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     be not seen, with the reason). Also the verdicts, and how many cells were classified.
 
     ``printed``: the board's print in the robots' colours (:class:`Printed`); a robot is
-    never placed on a barrier of its own colour, nor is that barrier its rival."""
+    never placed on a barrier of its own colour, nor is that barrier its rival. A robot
+    still unplaced stands where the two settle it together (:func:`settle`), or where each,
+    too unsure alone, names the same cell (:func:`concur`); a colourless one where a sand
+    timer may stand is a doubt unless the classifier knows its own class there."""
     from .robots import RobotHit
 
     scores, hits = unprinted(scores, hits, printed)
@@ -469,15 +472,38 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     for colour, h in hits.items():  # colours the classifier does not know (transparent)
         if colour not in said:
             out[colour] = h
+    timer = timer_cells(loc)
+    out = _timer_doubts(out, said, timer)
+    taken = {(h.col, h.row): c for c, h in out.items() if h.doubt is None}
     for colour in said:
         h = out.get(colour)
         if h is not None and h.doubt is None:
             continue
-        cell = settle(probs, cells, colour, colours, scores.get(colour), timer_cells(loc))
+        cell = (settle(probs, cells, colour, colours, scores.get(colour), timer)
+                or concur(probs, cells, colour, colours, scores.get(colour)))
         if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
     return out, said, len(cells)
+
+
+def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int, int]]
+                  ) -> dict:
+    """The robots of ``out`` with a colourless one made doubtful where a sand timer on the
+    centre piece may stand (``timer``), unless the classifier gives its own class (black or
+    silver, not the two summed) :data:`ONE_COLOURLESS` there: the timer's dark glass and
+    frame look like one to both readers, to the classifier a little like both at once."""
+    from .robots import RobotHit
+
+    out = dict(out)
+    for colour, h in out.items():
+        v = said.get(colour)
+        if (colour in ("black", "silver") and h.doubt is None and (h.col, h.row) in timer
+                and (v is None or v.at != (h.col, h.row) or v.own < ONE_COLOURLESS)):
+            out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
+                                   "a sand timer on the centre piece may stand there "
+                                   f"({v.own if v is not None else 0.0:.2f} {colour})")
+    return out
 
 
 def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
@@ -531,6 +557,38 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     return cell, float(own[pick])
 
 
+# A robot too faint for either reader alone (translucent plastic washed out by bright light,
+# haze): the colour scores' best cell, reaching CONCUR_FLOOR however little it leads, is the
+# classifier's best too, with at least CONCUR, and no cell away from it comes within RIVAL.
+CONCUR = 0.6
+CONCUR_FLOOR = 0.05
+
+
+def concur(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
+           score: np.ndarray | None) -> tuple[tuple[int, int], float] | None:
+    """The cell ``(col, row)`` where the colour scores ``score`` and the classifier, each too
+    unsure to place a robot alone, put it together, and the classifier's word there; or None.
+    The colour scores' best cell (reaching :data:`CONCUR_FLOOR`) must be the classifier's
+    best of the cells looked at, with :data:`CONCUR`, and every cell not next to it
+    :data:`RIVAL` less. Never a colourless robot: a shadow beside a robot seen from above is
+    as dark and colourless as it, to both readers (a lifted silver robot was seen there)."""
+    if score is None or not len(cells) or colour in ("black", "silver"):
+        return None
+    r, c = divmod(int(np.argmax(score)), GRID)
+    if float(score[r, c]) < CONCUR_FLOOR:
+        return None
+    at = np.nonzero((cells[:, 0] == c) & (cells[:, 1] == r))[0]
+    if not len(at):
+        return None
+    own = _own(probs, colour, colours)
+    p = float(own[at[0]])
+    near = np.abs(cells - (c, r)).max(axis=1) <= 1
+    if p < CONCUR or p < float(own.max()) or (
+            (~near).any() and float(own[~near].max()) > p - RIVAL):
+        return None
+    return (c, r), p
+
+
 __all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict", "Printed",
-           "all_cells", "candidates", "crop_frames", "cut", "decide", "ranked", "settle",
+           "all_cells", "candidates", "concur", "crop_frames", "cut", "decide", "ranked", "settle",
            "shipped", "softmax", "unprinted", "verdicts"]
