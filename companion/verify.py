@@ -44,8 +44,9 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   that pass the bid only with a robot's excursion one look alone saw are ``unsure``
   (:mod:`companion.verify_claims`);
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
-  of the others are still counted (with it where it stood) while they stay within the bid,
-  anything else waits; two robots seen on one cell pause the count; the demonstration ending
+  of the others are still counted (with it where it stood) while they stay within the bid
+  short of a success, anything else waits (an unseen robot's moves would go uncounted: with
+  one robot never read, an over-bid that moved it passed as a success 200 times in 208); two robots seen on one cell pause the count; the demonstration ending
   while the count waits is ``unsure`` (the unread robot's moves were never seen); a robot
   unseen in a look after a hand that moved no robot seen, and back where it stood, may have
   gone away and back unseen: a success with no room left in the bid for those two moves is
@@ -438,8 +439,8 @@ class Demonstration:
             return []
         chosen, _tried, _result = self._search(filled)
         self._explainer.last_rejection = None
-        if chosen is None or self._passes_bid(chosen):
-            # past the bid only if the unseen robots stood still: not readings that agree
+        if chosen is None or self._passes_bid(chosen) or chosen.success_at is not None:
+            # past the bid, or a success, only if the unseen robots stood still: it waits
             return []
         return self._play(chosen, filled, at)
 
