@@ -155,7 +155,7 @@ class Claims:
         """Why an arrival :meth:`excursion` is ``unsure``, and the question for the
         players."""
         name = self.names[back.robot]
-        why = Message("verify.excursion", robot=i18n.color(name),
+        why = Message("verify.there_and_back", robot=i18n.color(name),
                       cell=self.board.name(back.away), back=self.board.name(back.back),
                       bid=self.bid)
         return why, self.doubts.question({name: back.away})
