@@ -46,11 +46,11 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
   of the others are still counted (with it where it stood) while they stay within the bid
   short of a success, anything else waits (an unseen robot's moves would go uncounted: with
-  one robot never read, an over-bid that moved it passed as a success 200 times in 208); two robots seen on one cell pause the count; the demonstration ending
-  while the count waits is ``unsure`` (the unread robot's moves were never seen); a robot
-  unseen in a look after a hand that moved no robot seen, and back where it stood, may have
-  gone away and back unseen: a success with no room left in the bid for those two moves is
-  ``unsure``; after a
+  one robot never read, an over-bid that moved it passed as a success 200 times in 208); two
+  robots seen on one cell pause the count; the demonstration ending while the count waits is
+  ``unsure`` (the unread robot's moves were never seen); a robot unseen in a look after a
+  hand that moved no robot seen, and back where it stood, may have gone away and back unseen:
+  a success with no room left in the bid for those two moves is ``unsure``; after a
   failure the demonstration says which robots go back where and reports ``restored`` once
   the board shows the snapshot again.
 
