@@ -38,14 +38,19 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   they stood with no hand since were misread (the look is explained afresh), seen there again
   after a hand confirm it (every move counts), and anything else is ``unsure``;
 * the active robot on the target with every rule met is ``success``; the route is judged by
-  :func:`companion.rules.validate_route` and nothing else;
+  :func:`companion.rules.validate_route` and nothing else; but a success is read only from a
+  look that shows the claimant on the target, an arrival beside another robot's move waits for
+  a second look (a robot standing still misread onto the target reads just so), and moves
+  that pass the bid only with a robot's excursion one look alone saw are ``unsure``
+  (:mod:`companion.verify_claims`);
 * a robot lifted off the board, or not seen, pauses judging until it is back: the legal moves
-  of the others are still counted (with it where it stood) while they stay within the bid,
-  anything else waits; two robots seen on one cell pause the count; the demonstration ending
-  while the count waits is ``unsure`` (the unread robot's moves were never seen); a robot
-  unseen in a look after a hand that moved no robot seen, and back where it stood, may have
-  gone away and back unseen: a success with no room left in the bid for those two moves is
-  ``unsure``; after a
+  of the others are still counted (with it where it stood) while they stay within the bid
+  short of a success, anything else waits (an unseen robot's moves would go uncounted: with
+  one robot never read, an over-bid that moved it passed as a success 200 times in 208); two
+  robots seen on one cell pause the count; the demonstration ending while the count waits is
+  ``unsure`` (the unread robot's moves were never seen); a robot unseen in a look after a
+  hand that moved no robot seen, and back where it stood, may have gone away and back unseen:
+  a success with no room left in the bid for those two moves is ``unsure``; after a
   failure the demonstration says which robots go back where and reports ``restored`` once
   the board shows the snapshot again.
 
@@ -130,6 +135,7 @@ from .i18n import Message
 from .rules import Move, Position, format_route, validate_route
 from .verify_arrival import Arrival, Settle
 from .verify_caution import Caution
+from .verify_claims import Check, Claims
 from .verify_doubts import Doubts, Restore, Unread
 from .verify_doubts import misplaced as misplaced
 
@@ -296,20 +302,20 @@ class Demonstration:
         self._caution = Caution(self.snapshot, self.names, self.bid, self._explainer)
         self._restore = Restore(self.snapshot, self._event)  # after a failure
         self._arrival = Arrival(self.snapshot, self.names, self.bid)  # held for a second look
+        self._claims = Claims(self.snapshot, self.names, self.bid, self._event, (  # successes
+            self._doubts, self._arrival, self._caution, self._explainer))
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
 
     # -- reading
     @property
     def doubts(self) -> dict[str, Cell]:
-        """Readings taken for misreadings: robot → the cell it is seen on (it is believed
-        where it stood)."""
+        """Readings taken for misreadings: robot → the cell seen on (believed where it stood)."""
         return self._doubts.cells
 
     @property
     def count(self) -> int:
-        """Moves made so far (the bid is met on cost, which differs only for the transparent
-        robot's passes)."""
+        """Moves made so far (the bid is met on cost: the transparent robot's passes differ)."""
         return len(self.route)
 
     @property
@@ -338,8 +344,7 @@ class Demonstration:
     # -- input
     def resume(self, moves: Iterable[Move | str]) -> None:
         """Take the demonstration up where the journal has it (a restart or an undo): these
-        moves were judged already (no event); later looks are explained from where they left
-        the robots, so no move is counted twice."""
+        moves were judged already (no event); later looks go on from where they left it."""
         self.route, pos = played(self.snapshot, moves)
         self.cost = sum(m.cost for m in self.route)
         self.state = tuple(pos.robots[n] for n in self.names)
@@ -434,8 +439,8 @@ class Demonstration:
             return []
         chosen, _tried, _result = self._search(filled)
         self._explainer.last_rejection = None
-        if chosen is None or self._passes_bid(chosen):
-            # past the bid only if the unseen robots stood still: not readings that agree
+        if chosen is None or self._passes_bid(chosen) or chosen.success_at is not None:
+            # past the bid, or a success, only if the unseen robots stood still: it waits
             return []
         return self._play(chosen, filled, at)
 
@@ -453,9 +458,9 @@ class Demonstration:
                  again: frozenset[str] = frozenset(), hold: bool = True) -> list[Event]:
         """Explain a new look by the shortest legal moves (:meth:`_search`); a look nothing
         explains is ``illegal`` only when every robot it changed was read with confidence and
-        none stood still (:meth:`Doubts.suspects`): otherwise those are believed where they
-        stood and asked about, and the rest explained without them. ``hand``: the board was
-        hidden since the last look; ``again``: robots doubted before and now seen elsewhere."""
+        none stood still (:meth:`Doubts.suspects`): else those are believed where they stood,
+        asked about, and the rest explained without them (``hand``: the board was hidden
+        since the last look; ``again``: robots doubted before, now seen elsewhere)."""
         chosen, tried, result = self._search(obs)
         if (rewound := self._rewind(obs, at, hand, again, hold=hold)) is not None:
             return rewound
@@ -503,6 +508,10 @@ class Demonstration:
                                               lambda o: self._search(o)[0], self._passes_bid):
                 # an arrival past the bid only with other robots' readings
                 return [self._arrival.doubt(self.state, self._doubts.question, self._event, at)]
+        elif (ruling := self._claims.check(self.state, obs, chosen, lambda o: self._search(o)[
+                0], self._passes_bid)).check != Check.JUDGE:  # a success in question
+            return self._claims.events(ruling, self.state, obs, at, hand, self._accept,
+                                       self._unsure)
         return self._accept(chosen, obs, at)
 
     def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]
@@ -599,17 +608,16 @@ class Demonstration:
             events.append(ev)
             if chosen.success_at == k:
                 return events + self._succeed(at)
+            if self.cost > self.bid and (back := self._claims.excursion(self.route, self.state)):
+                return events + self._ask(at, *self._claims.back_words(back))  # one look
             if self.cost > self.bid:
                 return events + self._fail(
                     "over_bid", at,
                     Message("verify.past_bid", count=self.count, move=step.move.message(),
                             cost=self.cost, bid=self.bid), seen=obs)
-        events.extend(self._unmet(at))
-        return events
-
-    def _unmet(self, at: float) -> list[Event]:
-        """A claimant on the target without a success: say which rule is still missing."""
-        return self._caution.unmet_events(self.state, self.route, self.cost, at, self._event)
+        # a claimant on the target without a success: which rule is still missing
+        return events + self._caution.unmet_events(self.state, self.route, self.cost, at,
+                                                   self._event)
 
     def _succeed(self, at: float) -> list[Event]:
         if self.cost + self._unread.uncounted > self.bid:  # moves the camera may not have seen
@@ -627,9 +635,8 @@ class Demonstration:
     def _fail(self, verdict: str, at: float, reason: str, seen: State | None = None,
               restore: bool = True, **extra: Any) -> list[Event]:
         """A demonstration ended without a success (failed, or ``unsure``): the verdict, then
-        which robots go back where for the next bidder (as the board was last seen, ``seen``,
-        or as the moves so far left it; with ``restore`` false, from the next look on, so the
-        verdict's own message is the one on the page)."""
+        which robots go back where (as last seen, ``seen``, or as the moves left them; with
+        ``restore`` false, from the next look on: the verdict's message stays on the page)."""
         self.phase = RESTORING
         verdict = Verdict(verdict)
         e = self._event(verdict.value, at, verdict=verdict.value, reason=reason,
@@ -642,7 +649,6 @@ class Demonstration:
         board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
         return [e, *self._restore_events(board, at)]
 
-    # -- failures and restoring
     def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
         events, done = self._restore.events(seen, at, already=self.phase == RESTORED)
         self.phase = RESTORED if done else RESTORING

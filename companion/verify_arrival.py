@@ -17,6 +17,10 @@ tells which it was (:meth:`Arrival.settle`):
 * otherwise (no hand and they are still seen there, or on a third cell) the look stays held.
 
 The demonstration ending while a look is held is ``unsure``: the players judge.
+
+A look that succeeds beside another robot's move is held the same way, every robot it changed
+in question (:mod:`companion.verify_claims`): a robot standing still misread onto the target
+while another moved reads exactly as an arrival.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ class Held(NamedTuple):
     chosen: Any
     others: tuple[int, ...]
     hand: bool
+    success: bool = False  # held for a success beside another robot's move (verify_claims)
 
 
 class Arrival:
@@ -97,6 +102,14 @@ class Arrival:
         self._hand = False
         return True
 
+    def hold_success(self, obs: State, chosen: Any, robots: tuple[int, ...], hand: bool
+                     ) -> None:
+        """Hold a look whose moves (``chosen``) succeed beside other robots' changes, every
+        robot it changed (``robots``, the arriving one too) in question
+        (:mod:`companion.verify_claims`): a later look tells which readings were right."""
+        self.held = Held(obs, chosen, robots, hand, success=True)
+        self._hand = False
+
     def settle(self, state: State, obs: State, hand: bool) -> Settle:
         """What the look ``obs`` (robots believed on ``state``; ``hand``: the board was hidden
         since the last look) tells of the held look; :meth:`release` it on anything but
@@ -129,15 +142,19 @@ class Arrival:
               event: Callable[..., Any], at: float) -> Any:
         """The page's question about the held readings, as a ``doubt`` event (made by
         ``event``; ``question(cells)``: the words asked): why the look is held (the bid
-        passed, or moves taken back)."""
+        passed, moves taken back, or a success beside another robot's move)."""
         assert self.held is not None
         rewind = self.held.chosen is None
+        success = self.held.success
         cells = self.cells()
         board, question = self.board, question(cells)
         robots = {n: {"seen": board.name(c), "believed": board.name(state[self.names.index(n)])}
                   for n, c in cells.items()}
-        return event("doubt", at, robots=robots, question=question,
-                     reason=Message("verify.would_rewind") if rewind else Message(
-                         "verify.would_end", bid=self.bid),
-                     message=Message("verify.doubt_rewind" if rewind else "verify.doubt_arrival",
-                                     question=question, n=len(cells)))
+        if success:
+            reason, key = Message("verify.would_succeed"), "verify.doubt_success"
+        elif rewind:
+            reason, key = Message("verify.would_rewind"), "verify.doubt_rewind"
+        else:
+            reason, key = Message("verify.would_end", bid=self.bid), "verify.doubt_arrival"
+        return event("doubt", at, robots=robots, question=question, reason=reason,
+                     message=Message(key, question=question, n=len(cells)))

@@ -106,6 +106,27 @@ class Caution:
                 best = (cost, i, held, alt)
         return None if best is None else best[1:]
 
+    def excursions(self, route: list[Move], state: State) -> list[tuple[int, Cell, Cell, int]]:
+        """Robots seen away in one look alone: moved in a look beside another robot's moves,
+        and in the next look back onto the cell they left (``route``: the moves so far, the
+        robots now on ``state``): ``(index, the cell away, the cell back, what the moves
+        there and back cost)`` for each."""
+        out = []
+        ends = [b for b, _n in self._looks[1:]] + [state]
+        for j in range(len(self._looks) - 1):
+            (before, start), (after, mid) = self._looks[j], self._looks[j + 1]
+            stop = self._looks[j + 2][1] if j + 2 < len(self._looks) else len(route)
+            for i, name in enumerate(self.names):
+                if after[i] == before[i] or ends[j + 1][i] != before[i]:
+                    continue
+                there = route[start:mid]
+                if all(m.robot == name for m in there):
+                    continue  # it moved alone: the look's mover, not a misreading
+                moves = [m for m in there if m.robot == name] + [
+                    m for m in route[mid:stop] if m.robot == name]
+                out.append((i, after[i], before[i], sum(m.cost for m in moves)))
+        return out
+
     def unmet_events(self, state: State, route: list[Move], cost: int, at: float,
                      event: Callable[..., Any]) -> list[Any]:
         """A ``rule_unmet`` event (made by ``event``) when a claimant stands on the target

@@ -391,6 +391,11 @@ class Explainer:
         if last:
             legal = [c if c.success_at == len(c.steps) else Choice(c.steps, None)
                      for c in last]
+        # A success needs the claimant seen on the target: moves that stop it there and go
+        # on are a reading no look showed, taken only where no other reading of the same
+        # length leaves the target alone (companion.verify_claims judges those).
+        if any(c.success_at is None for c in legal):
+            legal = [c for c in legal if not self._gone_on(c)]
         # a success first; of those, the reading in which arriving is the last move seen
         legal.sort(key=lambda c: (c.success_at is None, c.success_at != len(c.steps),
                                   c.success_at or 0))
@@ -420,6 +425,13 @@ class Explainer:
                     success_at = k
                     break
         return Choice(steps, success_at)
+
+    def _gone_on(self, choice: Choice) -> bool:
+        """Do these moves stop a claimant on the target and move it on past it?"""
+        if choice.success_at is None:
+            return False
+        robot = choice.steps[choice.success_at - 1].move.robot
+        return [s.end for s in choice.steps if s.move.robot == robot][-1] != self.goal.cell
 
     def _ends_arriving(self, steps: tuple[Step, ...]) -> bool:
         """Is the last of these moves a claimant arriving on the target?"""

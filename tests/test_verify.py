@@ -245,19 +245,41 @@ def test_two_different_routes_of_one_length_are_reported_as_an_assumption():
 def test_moves_under_one_hand_are_read_with_the_arrival_last():
     # Blue right (onto the target) and red left happen under one hand, in either order; the
     # helper move is read as coming first, so both are counted and the arrival ends the route.
+    # An arrival beside another robot's move rests on readings a misread robot standing
+    # still would give as well (companion.verify_claims): it is held until a look after a
+    # hand sees both robots there again.
     p = pos(OPEN4, {"blue": "a4", "red": "c1"}, {"cell": "d4", "robot": "any"},
             rules={"ricochet": "off"})
-    events = Demonstration(p, bid=2).observe({"blue": "d4", "red": "a1"}, at=1.0)
+    demo = Demonstration(p, bid=2)
+    look = {"blue": "d4", "red": "a1"}
+    events = demo.observe(look, at=1.0)
+    assert of_type(events, "move") == [] and verdicts(events) == []
+    assert set(of_type(events, "doubt")[0]["robots"]) == {"blue", "red"}
+    events = demo.observe(None, at=2.0) + demo.observe(look, at=3.0)
     assert [e["move"] for e in of_type(events, "move")] == ["red left", "blue right"]
     assert verdicts(events) == ["success"]
     assert events[-1]["count"] == 2 and events[-1]["robot"] == "blue"
 
 
-def test_a_move_after_the_arrival_does_not_undo_the_success():
-    # Red up only fits after blue has passed c4: blue arrived first, and that was a success.
+def test_an_arrival_beside_another_move_ends_unsure_when_no_second_look_comes():
+    # The same look, and the players say done before any other look: the camera cannot
+    # tell an arrival from a misread robot standing still, so the players judge.
     p = pos(OPEN4, {"blue": "a4", "red": "c1"}, {"cell": "d4", "robot": "any"},
             rules={"ricochet": "off"})
-    events = Demonstration(p, bid=2).observe({"blue": "d4", "red": "c4"}, at=1.0)
+    demo = Demonstration(p, bid=2)
+    demo.observe({"blue": "d4", "red": "a1"}, at=1.0)
+    assert verdicts(demo.done(at=2.0)) == ["unsure"]
+
+
+def test_a_move_after_the_arrival_does_not_undo_the_success():
+    # Red up only fits after blue has passed c4: blue arrived first, and that was a success
+    # (once a look after a hand shows both there again: the arrival came beside red's move).
+    p = pos(OPEN4, {"blue": "a4", "red": "c1"}, {"cell": "d4", "robot": "any"},
+            rules={"ricochet": "off"})
+    demo = Demonstration(p, bid=2)
+    events = demo.observe({"blue": "d4", "red": "c4"}, at=1.0)
+    assert verdicts(events) == []
+    events = demo.observe(None, at=2.0) + demo.observe({"blue": "d4", "red": "c4"}, at=3.0)
     assert [e["move"] for e in of_type(events, "move")] == ["blue right"]
     assert verdicts(events) == ["success"] and events[-1]["count"] == 1
 

@@ -37,8 +37,12 @@ def test_a_blocker_moved_under_the_same_hand_as_the_arrival_is_counted():
     p = open_board({"blue": "h1", "red": "a8"}, {"cell": "b1", "robot": "blue"})
     events = feed(Demonstration(p, bid=1), [{"blue": "b1", "red": "a1"}])
     assert [e["type"] for e in events if "verdict" in e] == ["over_bid"]
-    # the same look with a bid of 2 is a success in two moves
-    events = feed(Demonstration(p, bid=2), [{"blue": "b1", "red": "a1"}])
+    # the same look with a bid of 2 is a success in two moves, once a second look after a
+    # hand agrees (an arrival beside another robot's move: companion.verify_claims)
+    demo = Demonstration(p, bid=2)
+    events = feed(demo, [{"blue": "b1", "red": "a1"}])
+    assert "verdict" not in events[-1] and demo.unsure_end
+    events = feed(demo, [{"blue": "b1", "red": "a1"}])
     assert events[-1]["verdict"] == "success" and events[-1]["count"] == 2
 
 
@@ -68,8 +72,10 @@ def test_a_move_that_only_fits_after_the_arrival_does_not_undo_the_success():
                             "robots": {"blue": "a4", "red": "c1"},
                             "target": {"cell": "d4", "robot": "any"},
                             "rules": {"ricochet": "off"}})
-    events = Demonstration(p, bid=2).observe({"blue": "d4", "red": "c4"}, at=1.0)
-    assert events[-1]["verdict"] == "success"
+    demo = Demonstration(p, bid=2)
+    look = {"blue": "d4", "red": "c4"}
+    events = feed(demo, [look, look])  # the second look, after a hand, settles the arrival
+    assert events[-1]["verdict"] == "success" and events[-1]["count"] == 1
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,7 +85,9 @@ def test_an_over_bid_whose_hidden_moves_the_looks_need_is_never_a_success(seed, 
     ``shown`` bits; the last always), the moves between two looks made under one hand. When
     the looks need every move of the route (no shorter way explains them), it is over_bid,
     at once or, where other robots' moves under the arrival's hand make the failure, once
-    the end is seen again after a hand; before that second look it is never a success."""
+    the end is seen again after a hand; before that second look it is never a success. Only
+    where the bid is passed with a robot's excursion that one look alone saw, beside another
+    robot's move, is it ``unsure`` instead."""
     rnd = random.Random(seed)
     rec = bench.recorded_demo(rnd, "over_bid")
     board = rec.position.board
@@ -88,11 +96,18 @@ def test_an_over_bid_whose_hidden_moves_the_looks_need_is_never_a_success(seed, 
     looks = [{r: board.name(c) for r, c in rec.states[k].items()} for k in kept]
     counted = Demonstration(rec.position, bid=99)  # the moves the looks need, all counted
     feed(counted, looks)
+    if counted.verdict is None and counted.unsure_end:  # held beside another robot's move
+        feed(counted, looks[-1:])
     demo = Demonstration(rec.position, rec.bid)
     events = feed(demo, looks)
     if demo.verdict is None and demo.unsure_end:  # the arrival waits for a second look
         events += feed(demo, looks[-1:])
-    if counted.count == n:
+    if counted.count == n and demo.verdict is not None and demo.verdict["verdict"] == "unsure":
+        # a robot went away under one hand beside another robot's move and came back in the
+        # next look: a robot standing still misread for a spell reads just so, and the count
+        # passes the bid only with it (companion.verify_claims): the players judge
+        assert demo.verdict["reason"].key == "verify.there_and_back"
+    elif counted.count == n:
         assert demo.verdict is not None and demo.verdict["verdict"] == "over_bid", (
             rec.movers, kept, [e.get("move") for e in events])
     else:  # a shorter way round explains the looks: the count is theirs, never more

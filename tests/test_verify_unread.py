@@ -1,7 +1,8 @@
 """A demonstration that ends while a robot is unread (not seen, seen as one with another, or
 back on a cell nothing explains) is ``unsure``, never a failure: its moves were never seen, so
 no failure can come from readings that agree. While a robot is unread the others' moves are
-counted only within the bid: passing it would rest on the unread robot standing still."""
+counted only within the bid, short of a success: passing it, or arriving, would rest on the
+unread robot standing still."""
 
 from __future__ import annotations
 
@@ -77,6 +78,21 @@ def test_a_move_that_passes_the_bid_only_if_an_unread_robot_stood_still_waits():
     events = feed(demo, [None, {"blue": "a7"}])
     assert verdicts(events) == [] and not [e for e in events if e["type"] == "move"]
     assert verdicts(demo.done(at=9.0)) == ["unsure"]
+
+
+def test_a_success_while_a_robot_is_unread_waits_until_it_is_read():
+    # Red (never read) may have moved: blue's arrival on a8 in two moves would leave red's
+    # moves uncounted (red there and back is two more: an over-bid passed as a success).
+    # The success waits; red read back where it stood judges it, the end before is unsure.
+    p = position({"blue": "a1", "red": "h8", "green": "d4"}, {"cell": "a8", "robot": "blue"})
+    demo = Demonstration(p, bid=1)
+    events = feed(demo, [None, {"blue": "a8", "green": "d4"}])
+    assert verdicts(events) == [] and not [e for e in events if e["type"] == "move"]
+    assert verdicts(demo.done(at=9.0)) == ["unsure"]
+    demo = Demonstration(p, bid=1)
+    events = feed(demo, [None, {"blue": "a8", "green": "d4"},
+                         {"blue": "a8", "red": "h8", "green": "d4"}])
+    assert verdicts(events) == ["success"]
 
 
 def test_the_same_looks_with_every_robot_seen_are_counted_and_judged():
