@@ -288,10 +288,11 @@ def refit(frame: Frame, loc: Location, profile: Profile
     (:func:`score_cells`). A picture cropped off its centre moves the principal point, which
     the board alone cannot show; a camera assumed at the wrong one leans the robots the wrong
     way or by the wrong length, onto the next cell. Searched over :data:`PRINCIPAL_STEPS`
-    when a robot seen stands weakly (:data:`FIT_SURE`); the centre is kept unless another
-    point fits by :data:`REFIT_GAIN` more."""
+    when a coloured robot seen stands weakly (:data:`FIT_SURE`); the centre is kept unless
+    another point fits them by :data:`REFIT_GAIN` more."""
     scores = score_cells(frame, loc, profile)
-    seen = [c for c, s in scores.items() if float(s.max()) >= PRESENT]
+    # the colourless robots are told from shadows by the print, later: not judged by here
+    seen = [c for c, s in scores.items() if float(s.max()) >= PRESENT and c not in COLOURLESS]
     if not seen or min(float(scores[c].max()) for c in seen) >= FIT_SURE:
         return loc, scores
     w, h = loc.image_size
