@@ -33,7 +33,7 @@ can be projected too (see :mod:`companion.vision.robots`).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -66,6 +66,7 @@ class Camera:
     P: np.ndarray
     focal: float
     centre: np.ndarray
+    principal: tuple[float, float] | None = None  # pixels; None: the picture's centre
 
     def project(self, pts: np.ndarray) -> np.ndarray:
         """``(..., 3)`` grid points → ``(..., 2)`` pixels."""
@@ -116,8 +117,15 @@ class Location:
         if k == 0:
             return self
         corners = np.roll(self.corners, -k, axis=0)
-        return from_corners(corners, self.image_size, method=self.method,
-                            quality=self.quality, notes=self.notes)
+        out = from_corners(corners, self.image_size, method=self.method,
+                           quality=self.quality, notes=self.notes)
+        principal = self.camera.principal
+        return out if principal is None else out.with_principal(principal)
+
+    def with_principal(self, principal: tuple[float, float]) -> Location:
+        """The same board seen by the camera whose principal point is ``principal`` (pixels)
+        instead of the picture's centre."""
+        return replace(self, camera=camera_from_homography(self.H, self.image_size, principal))
 
     def warp(self, image: np.ndarray, px_per_cell: int, border: float = 0.0) -> np.ndarray:
         """The board seen from straight above: ``px_per_cell`` pixels a cell, plus ``border``
@@ -139,13 +147,16 @@ def default_focal(image_size: tuple[int, int]) -> float:
     return 0.83 * max(image_size)
 
 
-def camera_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> Camera:
+def camera_from_homography(H: np.ndarray, image_size: tuple[int, int],
+                           principal: tuple[float, float] | None = None) -> Camera:
     """Decompose ``H = K [r1 r2 t]`` with square pixels and the principal point at the image
-    centre. The focal length follows from ``r1 ⟂ r2`` and ``|r1| = |r2|`` when the view is
-    oblique enough to tell; from a near top-down view it cannot, so a typical lens is assumed
-    (the parallax it predicts is small there anyway)."""
+    centre (or at ``principal``, in pixels: a cropped picture's lies off its centre, and one
+    plane's homography cannot tell where). The focal length follows from ``r1 ⟂ r2`` and
+    ``|r1| = |r2|`` when the view is oblique enough to tell; from a near top-down view it
+    cannot, so a typical lens is assumed (the parallax it predicts is small there anyway)."""
     w, h = image_size
-    cx, cy = w / 2.0, h / 2.0
+    cx, cy = (w / 2.0, h / 2.0) if principal is None else (float(principal[0]),
+                                                           float(principal[1]))
     T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], dtype=np.float64)
     Hc = T @ H
     Hc = Hc / np.linalg.norm(Hc[:, 0])
@@ -176,7 +187,7 @@ def camera_from_homography(H: np.ndarray, image_size: tuple[int, int]) -> Camera
     if C[2] < 0:  # make +z point towards the camera, i.e. up from the table
         P[:, 2] = -P[:, 2]
         C = -np.linalg.solve(P[:, :3], P[:, 3])
-    return Camera(P=P, focal=f, centre=C)
+    return Camera(P=P, focal=f, centre=C, principal=principal)
 
 
 def from_corners(corners: np.ndarray, image_size: tuple[int, int], *, method: str = "manual",

@@ -43,7 +43,7 @@ from .robots import (
     find_robots,
     place,
     prepare,
-    score_cells,
+    refit,
     see_print,
     silhouette_cells,
 )
@@ -225,7 +225,7 @@ class Reader:
             loc = locate(image, corners=corners)
         self._loc = loc
         frame = prepare(image, loc)
-        first = score_cells(frame, loc, self.profile)  # what find_robots does, kept
+        loc, first = refit(frame, loc, self.profile)  # what find_robots does, kept
         hits = place(first)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)

@@ -265,6 +265,53 @@ def score_cells(frame: Frame, loc: Location, profile: Profile,
     return out
 
 
+# Where the principal point of a cropped picture may lie, as shares of its width and height off
+# its centre: the board's homography cannot tell (see camera_from_homography), the robots can.
+# Searched coarse (the first step) then fine (the second) round the best, out to their sum.
+PRINCIPAL_STEPS = (0.3, 0.15)
+# The robots must stand this much better (their best scores summed) on another principal point
+# before the picture's centre is given up …
+REFIT_GAIN = 0.15
+# … which is not looked for while every robot seen stands this well under the centre's camera.
+FIT_SURE = 0.7
+
+
+def robots_fit(scores: dict[str, np.ndarray], colours: list[str]) -> float:
+    """How well the robots of ``colours`` standing on the board explain the frame: their
+    best scores, summed."""
+    return float(sum(float(scores[c].max()) for c in colours))
+
+
+def refit(frame: Frame, loc: Location, profile: Profile
+          ) -> tuple[Location, dict[str, np.ndarray]]:
+    """The location with the camera under which the robots stand best, and its scores
+    (:func:`score_cells`). A picture cropped off its centre moves the principal point, which
+    the board alone cannot show; a camera assumed at the wrong one leans the robots the wrong
+    way or by the wrong length, onto the next cell. Searched over :data:`PRINCIPAL_STEPS`
+    when a coloured robot seen stands weakly (:data:`FIT_SURE`); the centre is kept unless
+    another point fits them by :data:`REFIT_GAIN` more."""
+    scores = score_cells(frame, loc, profile)
+    # the colourless robots are told from shadows by the print, later: not judged by here
+    seen = [c for c, s in scores.items() if float(s.max()) >= PRESENT and c not in COLOURLESS]
+    if not seen or min(float(scores[c].max()) for c in seen) >= FIT_SURE:
+        return loc, scores
+    w, h = loc.image_size
+    best, fit, at = (loc, scores), -1.0, (0.0, 0.0)
+    for step in PRINCIPAL_STEPS:
+        x0, y0 = at
+        for dx in (-step, 0.0, step):
+            for dy in (-step, 0.0, step):
+                shift = (x0 + dx, y0 + dy)
+                if shift == (0.0, 0.0) or (dx, dy) == (0.0, 0.0):
+                    continue
+                moved = loc.with_principal((w / 2 + shift[0] * w, h / 2 + shift[1] * h))
+                s = score_cells(frame, moved, profile)
+                f = robots_fit(s, seen)
+                if f > fit:
+                    best, fit, at = (moved, s), f, shift
+    return best if fit > robots_fit(scores, seen) + REFIT_GAIN else (loc, scores)
+
+
 def find_robots(frame: Frame, loc: Location, profile: Profile,
                 view: PrintView | None = None) -> dict[str, RobotHit]:
     """The best cell of every robot colour the profile lists, when its score is convincing
