@@ -1,6 +1,6 @@
 """The camera a robot's lean is modelled with: its principal point, which one plane's homography
 cannot show and a cropped picture moves off its centre, is found from the robots themselves
-(:func:`companion.vision.robots.refit`), so a robot seen from a camera turned further than
+(:func:`companion.vision.robots.fit_principal`), so a robot seen from a camera turned further than
 the picture shows is read on its own cell or said to be unseen, never put on the next one."""
 
 from __future__ import annotations
@@ -71,3 +71,33 @@ def test_a_real_photo_seen_from_a_camera_turned_further_puts_no_robot_on_a_wrong
     assert res.right >= len(truth.robots) - 1, res.details
     for colour in set(truth.robots) - set(obs.robots):  # not seen: said so, with a reason
         assert any(colour in note for note in obs.notes), obs.notes
+
+
+def test_a_game_fits_the_camera_once_and_keeps_it(monkeypatch):
+    """The search for the principal point costs about 16 readings of the colour scores (about
+    45 ms a frame on the 3D source, where it is called for on most frames): a game's reader
+    makes it once and reads every later frame with the camera it found."""
+    from companion.benchmarks.vision_render3d import _profile
+    from companion.board import cell_name
+    from companion.vision import read as read_module
+    from companion.vision.read import Reader
+    from companion.vision.render3d import random_frame
+
+    shot = random_frame(740003, size=(960, 720), hands=0.0)  # washed-out robots: a search
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    searches = []
+    real = read_module.fit_principal
+
+    def spy(frame, loc, profile):
+        out = real(frame, loc, profile)
+        searches.append(out[2])
+        return out
+
+    monkeypatch.setattr(read_module, "fit_principal", spy)
+    reader = Reader(tiles=list(shot.tiles), profile=_profile(truth), read_chip=False)
+    first = reader.read(shot.image)
+    assert searches == [True]
+    later = [reader.read(shot.image) for _ in range(3)]
+    assert searches == [True], "the camera was fitted again on a later frame"
+    assert all(obs.robots == first.robots for obs in later)
+    assert first.robots and all(truth[r] == c for r, c in first.robots.items())

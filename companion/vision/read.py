@@ -41,9 +41,10 @@ from .robots import (
     RobotHit,
     find_clear,
     find_robots,
+    fit_principal,
     place,
     prepare,
-    refit,
+    score_cells,
     see_print,
     silhouette_cells,
 )
@@ -210,6 +211,10 @@ class Reader:
     _corners: np.ndarray | None = field(default=None, repr=False)
     _loc: Location | None = field(default=None, repr=False)
     _seen: set[str] = field(default_factory=set, repr=False)  # robots this game has shown
+    # the camera's principal point, once fitted to the robots (:func:`.robots.fit_principal`):
+    # it does not move during a game, so the search is made once, not on every frame
+    _fitted: bool = field(default=False, repr=False)
+    _principal: tuple[float, float] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.cells is DEFAULT_CELLS:
@@ -225,7 +230,7 @@ class Reader:
             loc = locate(image, corners=corners)
         self._loc = loc
         frame = prepare(image, loc)
-        loc, first = refit(frame, loc, self.profile)  # what find_robots does, kept
+        loc, first = self._camera(frame, loc)  # what find_robots does, kept
         hits = place(first)
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)
@@ -291,6 +296,18 @@ class Reader:
         return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
                            reading.confidence if reading else None, robots, scores, chip, False,
                            [], loc.method, notes, missing, doubtful)
+
+    def _camera(self, frame: Any, loc: Location) -> tuple[Location, dict[str, np.ndarray]]:
+        """``loc`` with the camera the robots fit best and the colour scores under it: searched
+        until a frame calls for it, then kept for the rest of the game."""
+        if self._fitted:
+            if self._principal is not None:
+                loc = loc.with_principal(self._principal)
+            return loc, score_cells(frame, loc, self.profile)
+        fitted, scores, searched = fit_principal(frame, loc, self.profile)
+        if searched:
+            self._fitted, self._principal = True, fitted.camera.principal
+        return fitted, scores
 
     def _notes(self, loc: Location, robots: dict[str, str], doubtful: dict[str, str],
                reading: TileReading | None) -> tuple[list[str], list[str]]:

@@ -282,19 +282,21 @@ def robots_fit(scores: dict[str, np.ndarray], colours: list[str]) -> float:
     return float(sum(float(scores[c].max()) for c in colours))
 
 
-def refit(frame: Frame, loc: Location, profile: Profile
-          ) -> tuple[Location, dict[str, np.ndarray]]:
+def fit_principal(frame: Frame, loc: Location, profile: Profile
+                  ) -> tuple[Location, dict[str, np.ndarray], bool]:
     """The location with the camera under which the robots stand best, and its scores
     (:func:`score_cells`). A picture cropped off its centre moves the principal point, which
     the board alone cannot show; a camera assumed at the wrong one leans the robots the wrong
     way or by the wrong length, onto the next cell. Searched over :data:`PRINCIPAL_STEPS`
     when a coloured robot seen stands weakly (:data:`FIT_SURE`); the centre is kept unless
-    another point fits them by :data:`REFIT_GAIN` more."""
+    another point fits them by :data:`REFIT_GAIN` more. The third value says whether the
+    search was made (a game's reader keeps its outcome: the camera's principal point does not
+    move during a game, and the search costs about 16 readings of the colour scores)."""
     scores = score_cells(frame, loc, profile)
     # the colourless robots are told from shadows by the print, later: not judged by here
     seen = [c for c, s in scores.items() if float(s.max()) >= PRESENT and c not in COLOURLESS]
     if not seen or min(float(scores[c].max()) for c in seen) >= FIT_SURE:
-        return loc, scores
+        return loc, scores, False
     w, h = loc.image_size
     best, fit, at = (loc, scores), -1.0, (0.0, 0.0)
     for step in PRINCIPAL_STEPS:
@@ -309,7 +311,9 @@ def refit(frame: Frame, loc: Location, profile: Profile
                 f = robots_fit(s, seen)
                 if f > fit:
                     best, fit, at = (moved, s), f, shift
-    return best if fit > robots_fit(scores, seen) + REFIT_GAIN else (loc, scores)
+    if fit > robots_fit(scores, seen) + REFIT_GAIN:
+        return best[0], best[1], True
+    return loc, scores, True
 
 
 def find_robots(frame: Frame, loc: Location, profile: Profile,
