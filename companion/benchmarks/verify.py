@@ -385,19 +385,29 @@ def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_
     return out
 
 
-def judge(rec: Recorded, readings: list[Any]) -> str:
-    """The verdict the verifier gives on these per-frame readings (a frame a second)."""
+def judge(rec: Recorded, readings: list[Any], answer: bool = False) -> str:
+    """The verdict the verifier gives on these per-frame readings (a frame a second).
+    ``answer``: players who, asked on the page at an ``unsure`` end, pass a hand over the
+    board without moving a robot so that the camera looks again (a hand, then the still
+    board read afresh: a misreading of the still spell before the hand is gone)."""
     looks = stable_looks((float(t), r) for t, r in enumerate(readings))
-    return replay(rec.position, rec.bid, looks).verdict
+    judged = replay(rec.position, rec.bid, looks)
+    if not answer or judged.verdict != "unsure" or judged.question is None:
+        return judged.verdict
+    end = true_readings(rec)[-1]
+    again = [*readings, Reading({}, True), *[end] * STILL]
+    return judge(rec, again)
 
 
 def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                 learn: bool = False, together: float = 0.0) -> dict[str, Any]:
+                 learn: bool = False, together: float = 0.0, answer: bool = False
+                 ) -> dict[str, Any]:
     """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
     (``truth``: the truth with misreadings injected; ``frames``: rendered and read;
     ``frames3d``: drawn by the 3D renderer and read). ``together``: the share of them with
     two consecutive moves under one hand (:func:`one_hand`; those drawn with two moves or
-    more)."""
+    more). ``answer``: the players answer the page's question at an ``unsure`` end by
+    passing a hand over the board (:func:`judge`)."""
     if not 0.0 <= together <= 1.0:
         raise ValueError(f"together: a share from 0 to 1, not {together}")
     rnd = random.Random(seed)
@@ -418,7 +428,7 @@ def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRA
                 readings = rendered3d_readings(rec, seed * 1000 + d, size, learn)
             else:
                 readings = true_readings(rec)
-            verdict = judge(rec, inject(rec, readings, rnd, how))
+            verdict = judge(rec, inject(rec, readings, rnd, how), answer)
             row["demos"] += 1
             row["right"] += verdict == rec.expected
             row["false_illegal"] += verdict == "illegal" and kind != "illegal"
@@ -504,6 +514,11 @@ def _run(args: argparse.Namespace, w: int, h: int) -> int:
         _print_verdicts(f"verdicts from true readings, two consecutive moves under one hand, "
                         f"misreadings injected ({args.together} of each kind)",
                         judged["together"])
+        judged["answered"] = verdict_rows("truth", args.together, args.seed, together=1.0,
+                                          answer=True)
+        _print_verdicts(f"the same, the players answering the page's question at an unsure "
+                        f"end by passing a hand over the board ({args.together} of each kind)",
+                        judged["answered"])
     how = "by the colour scores alone" if args.no_cells else "with the cell classifier"
     if args.frames:
         judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
