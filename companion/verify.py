@@ -525,9 +525,9 @@ class Demonstration:
             self._arrival.release()
             return events
         held = self._arrival.release()
-        if how == Settle.CONFIRM:  # the held readings agree (moves taken back: afresh)
+        if how == Settle.CONFIRM:  # agreed; moves taken back: it may have gone there and back
             return self._accept(held.chosen, held.obs, at) if held.chosen is not None else \
-                self._explain(held.obs, at, True, again, hold=False)
+                self._unsure(held.obs, at, Message("verify.arrival_unsure"))
         if obs == self.state:
             self._watching()
             return []

@@ -142,8 +142,9 @@ def stable_looks(readings: Iterable[tuple[float, Any]], *, stable: int = 3
                  ) -> Iterator[tuple[float, dict[str, str] | None]]:
     """Stable observations from per-frame readings ``(time, reading)``, a reading being an
     :class:`~companion.vision.read.Observation` or, for a frame that could not be read, the
-    reason: the tracker's accepted states, and one ``None`` per spell of a hidden or
-    unreadable board. Times are seconds since the first frame."""
+    reason: the tracker's accepted states, one ``None`` per spell of a hidden or unreadable
+    board, and the accepted state again when the board comes back from such a spell unchanged
+    (as the table hands it to the referee). Times are seconds since the first frame."""
     from .vision.track import Tracker
 
     tracker = Tracker(stable=stable)
@@ -160,6 +161,8 @@ def stable_looks(readings: Iterable[tuple[float, Any]], *, stable: int = 3
             hidden = False
             yield at, event.state
         elif event.kind == "steady":
+            if hidden:  # the board in view again after a hand, unchanged: a look, as at the
+                yield at, event.state  # table (vision.feed hands it to the referee again)
             hidden = False
         elif event.kind in ("occluded", "unseen") and not hidden:
             hidden = True

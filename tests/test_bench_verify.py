@@ -17,8 +17,8 @@ from companion.vision.render3d import gl_available
 @pytest.mark.slow
 def test_the_tables_and_json_hold_the_verdict_rows_and_the_counts_add_up(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    code = bench.run(["--demos", "1", "--judged", "4", "--frames", "1", "--frames3d", "1",
-                      "--size", "480x360", "--out", str(out)])
+    code = bench.run(["--demos", "1", "--judged", "4", "--together", "2", "--frames", "1",
+                      "--frames3d", "1", "--size", "480x360", "--out", str(out)])
     text = capsys.readouterr().out
     assert "verdicts from true readings with misreadings injected" in text
     assert "verdicts from rendered frames" in text and "false illegal" in text
@@ -26,8 +26,11 @@ def test_the_tables_and_json_hold_the_verdict_rows_and_the_counts_add_up(tmp_pat
     assert report["cells"] is True  # the cell classifier reads the frames by default
     gl = gl_available() is None
     assert ("verdicts from frames of the 3D renderer" in text) == gl
-    assert set(report["verdicts"]) == {"truth", "frames"} | ({"frames3d"} if gl else set())
-    for source, n in (("truth", 4), ("frames", 1), ("frames3d", 1)):
+    assert "two consecutive moves under one hand" in text
+    assert set(report["verdicts"]) == ({"truth", "together", "answered", "frames"}
+                                       | ({"frames3d"} if gl else set()))
+    for source, n in (("truth", 4), ("together", 2), ("answered", 2), ("frames", 1),
+                      ("frames3d", 1)):
         if source not in report["verdicts"]:
             continue
         rows = report["verdicts"][source]
@@ -87,8 +90,8 @@ def test_3d_frames_of_a_demonstration_are_read_one_by_one_under_a_fixed_camera()
 
 def test_no_cells_reads_by_the_colour_scores_for_the_run_only(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    bench.run(["--demos", "1", "--judged", "0", "--frames", "0", "--frames3d", "0",
-               "--no-cells", "--out", str(out)])
+    bench.run(["--demos", "1", "--judged", "0", "--together", "0", "--frames", "0",
+               "--frames3d", "0", "--no-cells", "--out", str(out)])
     capsys.readouterr()
     assert json.loads(out.read_text())["cells"] is False
     assert default_cells() is not None  # the process's default is back after the run
@@ -101,6 +104,8 @@ def test_bad_options_are_refused():
         bench.run(["--judged", "-1"])
     with pytest.raises(SystemExit):
         bench.run(["--frames3d", "-1"])
+    with pytest.raises(SystemExit):
+        bench.run(["--together", "-1"])
 
 
 @pytest.mark.slow

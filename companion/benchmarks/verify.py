@@ -11,7 +11,9 @@ look of each demonstration (cold slide caches) is part of the sample, as at the 
 successes, over-bids (one move past the bid) and illegal ones (the moving robot put down a
 cell short of where its slide stops) — played move by move with a hand over the board between
 two moves and the board still for a few frames at each state, through the tracker and the
-verifier, with misreadings injected as real ones happen (:func:`inject`): a robot standing
+verifier (``--together``: a row of them with two consecutive moves under one hand, as
+players often move a blocker and the arriving robot, :func:`one_hand`), with misreadings
+injected as real ones happen (:func:`inject`): a robot standing
 still seen on a wrong cell for one or two frames, or for all the frames of a still spell (the
 reader makes the same mistake while the picture does not change), or a robot not seen. Two
 sources of the per-frame readings: the truth with the injected misreadings (many
@@ -24,8 +26,8 @@ and false ``illegal`` verdicts (an honest or over-bid demonstration judged illeg
 own; goal 0.
 
 ``companion bench verify [--demos N] [--judged N] [--frames N] [--frames3d N] [--seed S]
-[--no-cells] [--learn] [--out PATH]`` (``--learn``: the 3D demonstrations read with what the
-reader learns at their start, :mod:`companion.vision.adapt`)
+[--together N] [--no-cells] [--learn] [--out PATH]`` (``--learn``: the 3D demonstrations read
+with what the reader learns at their start, :mod:`companion.vision.adapt`)
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import platform
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ..board import Board, tile_names
@@ -151,6 +153,7 @@ class Recorded:
     bid: int
     states: list[dict[str, int]]
     movers: list[str]
+    together: tuple[int, ...] = ()  # looks never seen on their own: one hand spans two moves
 
     @property
     def expected(self) -> str:
@@ -206,6 +209,49 @@ def recorded_demo(rnd: random.Random, kind: str) -> Recorded:
             return rec
 
 
+def one_hand(rec: Recorded, rnd: random.Random) -> Recorded:
+    """``rec`` with two consecutive moves made under one hand, as players often move a
+    blocker and then the arriving robot: the look between them is never seen. Half the time
+    the last two moves, else any two; a recording of one move is left as it is."""
+    n = len(rec.states)
+    if n < 2:
+        return rec
+    k = n - 1 if rnd.random() < 0.5 else rnd.randint(1, n - 1)
+    before = dict(rec.position.robots) if k == 1 else rec.states[k - 2]
+    illegal = rec.kind == "illegal" and k == len(rec.states) - 1
+    fewest = _fewest(rec.position.with_robots(before), rec.states[k],
+                     DEFAULT_MAX_GAP if illegal else 2)
+    # an illegal look stays one no legal moves explain; two moves stay two, never one
+    # slide's way nor none (a robot moved twice, or there and back): no one at the table
+    # could count them then
+    if fewest != (None if illegal else 2):
+        return rec
+    return replace(rec, together=(k,))
+
+
+def _fewest(p: Position, robots: dict[str, int], most: int) -> int | None:
+    """The fewest legal moves from ``p`` that put the robots on ``robots`` (None: not in
+    ``most``)."""
+    goal = tuple(sorted(robots.items()))
+    seen = {tuple(sorted(p.robots.items()))}
+    if goal in seen:
+        return 0  # there and back under the hand: nothing to see
+    layer = [p]
+    for n in range(1, most + 1):
+        nxt = []
+        for q in layer:
+            for m, _s in q.legal_moves():
+                r = q.push(m)
+                key = tuple(sorted(r.robots.items()))
+                if key == goal:
+                    return n
+                if key not in seen:
+                    seen.add(key)
+                    nxt.append(r)
+        layer = nxt
+    return None
+
+
 class Reading(NamedTuple):
     """One frame's reading, as the tracker takes it."""
 
@@ -219,6 +265,8 @@ def frames_of(rec: Recorded) -> list[tuple[int, bool]]:
     (twice as many at the end, where the players look at the result)."""
     out = [(0, False)] * STILL
     for k in range(1, len(rec.states) + 1):
+        if k in rec.together:
+            continue  # the hand stays over the board for the next move too
         out.append((k, True))
         out += [(k, False)] * STILL
     return out + [(len(rec.states), False)] * STILL  # the players look at the end
@@ -233,8 +281,15 @@ def inject(rec: Recorded, readings: list[Reading | str], rnd: random.Random,
     if how == "none" or not rec.states:
         return readings
     board = rec.position.board
-    k = rnd.randint(1, len(rec.states))
-    moving = {rec.movers[k - 1]} | ({rec.movers[k]} if k < len(rec.movers) else set())
+    if rec.together:
+        shown = [j for j in range(1, len(rec.states) + 1) if j not in rec.together]
+        k = rnd.choice(shown)
+        before = max((j for j in [0, *shown] if j < k), default=0)
+        after = min((j for j in shown if j > k), default=len(rec.movers))
+        moving = set(rec.movers[before:after])  # every robot moved under the hands around
+    else:
+        k = rnd.randint(1, len(rec.states))
+        moving = {rec.movers[k - 1]} | ({rec.movers[k]} if k < len(rec.movers) else set())
     still = [r for r in ROBOTS if r not in moving]
     robot = rnd.choice(still)
     spell = [i for i, (s, hand) in enumerate(frames_of(rec)) if s == k and not hand][:STILL]
@@ -275,8 +330,6 @@ def rendered_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_SI
     """Every frame of the recording rendered (one varied scene, for odd seeds a hard one; a
     hand between moves) and read by the game's reader: an Observation, or why the frame
     could not be read."""
-    from dataclasses import replace
-
     from ..vision.read import Reader, VisionError
     from ..vision.render import Scene, hard_scene, render
 
@@ -304,8 +357,6 @@ def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_
     between moves. ``learn``: as at the table, the reader learns the table at the confirmed
     start (:mod:`companion.vision.adapt`) from its first frame, and reads on with the
     lesson."""
-    from dataclasses import replace
-
     from ..vision.adapt import learn_start
     from ..vision.read import Reader, VisionError
     from ..vision.render3d import Scene3D, render3d
@@ -334,23 +385,42 @@ def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_
     return out
 
 
-def judge(rec: Recorded, readings: list[Any]) -> str:
-    """The verdict the verifier gives on these per-frame readings (a frame a second)."""
+def judge(rec: Recorded, readings: list[Any], answer: bool = False) -> str:
+    """The verdict the verifier gives on these per-frame readings (a frame a second).
+    ``answer``: players who, asked on the page at an ``unsure`` end, pass a hand over the
+    board without moving a robot so that the camera looks again (a hand, then the still
+    board read afresh: a misreading of the still spell before the hand is gone)."""
     looks = stable_looks((float(t), r) for t, r in enumerate(readings))
-    return replay(rec.position, rec.bid, looks).verdict
+    judged = replay(rec.position, rec.bid, looks)
+    if not answer or judged.verdict != "unsure" or judged.question is None:
+        return judged.verdict
+    end = true_readings(rec)[-1]
+    again = [*readings, Reading({}, True), *[end] * STILL]
+    return judge(rec, again)
 
 
 def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                 learn: bool = False) -> dict[str, Any]:
+                 learn: bool = False, together: float = 0.0, answer: bool = False
+                 ) -> dict[str, Any]:
     """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
     (``truth``: the truth with misreadings injected; ``frames``: rendered and read;
-    ``frames3d``: drawn by the 3D renderer and read)."""
+    ``frames3d``: drawn by the 3D renderer and read). ``together``: the share of them with
+    two consecutive moves under one hand (:func:`one_hand`; those drawn with two moves or
+    more). ``answer``: the players answer the page's question at an ``unsure`` end by
+    passing a hand over the board (:func:`judge`)."""
+    if not 0.0 <= together <= 1.0:
+        raise ValueError(f"together: a share from 0 to 1, not {together}")
     rnd = random.Random(seed)
+    hands = random.Random(seed * 7919 + 1)  # apart, so the demonstrations drawn stay the same
     rows: dict[str, Any] = {}
     for kind in KINDS:
         row = {"demos": 0, "right": 0, "false_illegal": 0, "unsure": 0, "verdicts": {}}
         for d in range(demos):
             rec = recorded_demo(rnd, kind)
+            while together and len(rec.states) < 2:
+                rec = recorded_demo(rnd, kind)
+            if together and hands.random() < together:
+                rec = one_hand(rec, hands)
             how = MISREADS[d % len(MISREADS)]
             if source == "frames":
                 readings = rendered_readings(rec, seed * 1000 + d, size)
@@ -358,7 +428,7 @@ def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRA
                 readings = rendered3d_readings(rec, seed * 1000 + d, size, learn)
             else:
                 readings = true_readings(rec)
-            verdict = judge(rec, inject(rec, readings, rnd, how))
+            verdict = judge(rec, inject(rec, readings, rnd, how), answer)
             row["demos"] += 1
             row["right"] += verdict == rec.expected
             row["false_illegal"] += verdict == "illegal" and kind != "illegal"
@@ -389,6 +459,10 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--judged", type=int, default=40,
                         help="demonstrations of each kind judged from true readings with "
                              "misreadings injected (40)")
+    parser.add_argument("--together", type=int, default=40,
+                        help="demonstrations of each kind with two consecutive moves under "
+                             "one hand, judged from true readings with misreadings injected "
+                             "(40)")
     parser.add_argument("--frames", type=int, default=4,
                         help="demonstrations of each kind rendered, read and judged (4)")
     parser.add_argument("--frames3d", type=int, default=4,
@@ -406,8 +480,8 @@ def run(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.demos < 1:
         parser.error("--demos: at least 1")
-    if args.judged < 0 or args.frames < 0 or args.frames3d < 0:
-        parser.error("--judged, --frames and --frames3d: 0 or more")
+    if min(args.judged, args.together, args.frames, args.frames3d) < 0:
+        parser.error("--judged, --together, --frames and --frames3d: 0 or more")
     w, h = frame_size(parser, args.size)
     from ..vision.read import use_cells
 
@@ -435,6 +509,16 @@ def _run(args: argparse.Namespace, w: int, h: int) -> int:
         judged["truth"] = verdict_rows("truth", args.judged, args.seed)
         _print_verdicts(f"verdicts from true readings with misreadings injected "
                         f"({args.judged} of each kind)", judged["truth"])
+    if args.together:
+        judged["together"] = verdict_rows("truth", args.together, args.seed, together=1.0)
+        _print_verdicts(f"verdicts from true readings, two consecutive moves under one hand, "
+                        f"misreadings injected ({args.together} of each kind)",
+                        judged["together"])
+        judged["answered"] = verdict_rows("truth", args.together, args.seed, together=1.0,
+                                          answer=True)
+        _print_verdicts(f"the same, the players answering the page's question at an unsure "
+                        f"end by passing a hand over the board ({args.together} of each kind)",
+                        judged["answered"])
     how = "by the colour scores alone" if args.no_cells else "with the cell classifier"
     if args.frames:
         judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
