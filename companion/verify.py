@@ -450,8 +450,7 @@ class Demonstration:
         return self.cost + sum(s.cost for s in steps) > self.bid
 
     def _robot_off(self, missing: list[str], merged: list[list[str]], at: float) -> list[Event]:
-        afresh = self.phase == WATCHING  # robots lifted in an earlier spell are back
-        self.phase = WAITING
+        afresh, self.phase = self.phase == WATCHING, WAITING  # robots lifted before are back
         return self._unread.off(self.state, missing, merged, at, afresh=afresh)
 
     def _explain(self, obs: State, at: float, hand: bool = True,
@@ -608,7 +607,8 @@ class Demonstration:
             events.append(ev)
             if chosen.success_at == k:
                 return events + self._succeed(at)
-            if self.cost > self.bid and (back := self._claims.excursion(self.route, self.state)):
+            if self.cost > self.bid and (back := self._claims.excursion(  # the look's end
+                    self.route + [s.move for s in steps[k:]], obs)):
                 return events + self._ask(at, *self._claims.back_words(back))  # one look
             if self.cost > self.bid:
                 return events + self._fail(

@@ -150,3 +150,16 @@ def test_a_robot_seen_back_at_the_arrival_and_again_after_a_hand_is_no_success()
     assert bench.true_readings(twin) == [r for r in readings]
     assert bench.judge(rec, readings) == "unsure"
     assert bench.judge(rec, readings, answer=True) == "unsure"
+
+
+def test_an_excursion_seen_in_one_look_and_undone_under_the_next_hand_is_no_over_bid():
+    """Seed 714 draws an honest route whose robot standing still is misread two slides away for
+    a whole still spell, beside another robot's real move; the next look, two moves under one
+    hand, shows it back where it stood. The bid was passed by the first move that look's
+    explanation walks back with, before the robot was back: the excursion must be judged on
+    the look's end (``unsure``: the players are asked), never as an over-bid."""
+    rows = bench.verdict_rows("truth", 40, 714, together=1.0)
+    assert set(rows["honest"]["verdicts"]) <= {"success", "unsure"}
+    assert rows["honest"]["verdicts"].get("success", 0) >= 30
+    assert set(rows["over_bid"]["verdicts"]) <= {"over_bid", "unsure"}
+    assert set(rows["illegal"]["verdicts"]) <= {"illegal", "unsure"}
