@@ -185,6 +185,7 @@ FLOOR = 0.05
 # word for it, when one of the two alone is this likely (dim light makes one of the other; a
 # dim print corner that looks a little like both is no robot)
 ONE_COLOURLESS = 0.75
+COLOURLESS = ("black", "silver")  # the two fifth robots, told from the print by lightness alone
 
 
 def candidates(loc: Location, scores: dict[str, np.ndarray], hits: dict) -> np.ndarray:
@@ -498,7 +499,7 @@ def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int,
     out = dict(out)
     for colour, h in out.items():
         v = said.get(colour)
-        if (colour in ("black", "silver") and h.doubt is None and (h.col, h.row) in timer
+        if (colour in COLOURLESS and h.doubt is None and (h.col, h.row) in timer
                 and (v is None or v.at != (h.col, h.row) or v.own < ONE_COLOURLESS)):
             out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
                                    "a sand timer on the centre piece may stand there "
@@ -511,7 +512,7 @@ def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
     probability, or for a game's one colourless robot black's and silver's together where
     one of the two plainly leads (:data:`ONE_COLOURLESS`)."""
     b, s = CLASSES.index("black"), CLASSES.index("silver")
-    if colour in ("black", "silver") and ("black" in colours) != ("silver" in colours):
+    if colour in COLOURLESS and ("black" in colours) != ("silver" in colours):
         pair = probs[:, b] + probs[:, s]
         return np.where(np.maximum(probs[:, b], probs[:, s]) >= ONE_COLOURLESS, pair,
                         probs[:, CLASSES.index(colour)])
@@ -548,7 +549,7 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
                 or sc[order[0]] - sc[o] < NEAR_LEAD):
             return None
     cell = (int(here[0]), int(here[1]))
-    colourless = colour in ("black", "silver")
+    colourless = colour in COLOURLESS
     floor = -np.inf if colourless else FLOOR
     if own[pick] < ALONE or sc[order[0]] < floor or not ranked(score, cell):
         return None
@@ -572,7 +573,7 @@ def concur(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     best of the cells looked at, with :data:`CONCUR`, and every cell not next to it
     :data:`RIVAL` less. Never a colourless robot: a shadow beside a robot seen from above is
     as dark and colourless as it, to both readers (a lifted silver robot was seen there)."""
-    if score is None or not len(cells) or colour in ("black", "silver"):
+    if score is None or not len(cells) or colour in COLOURLESS:
         return None
     r, c = divmod(int(np.argmax(score)), GRID)
     if float(score[r, c]) < CONCUR_FLOOR:
