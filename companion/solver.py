@@ -110,6 +110,7 @@ SCALAR_CHUNK = 10  # below this, the fast path's moves are made one by one in Py
 SMALL_CHUNK = 2048  # below this, positions that have and have not turned go in one batch
 BLOCKWISE_CHUNK = 4096  # from here on, the fast path's moves go block by block (no divisions)
 RADIX_MIN, RADIX_MAX = 2048, 49152  # arrays sorted 16 bits at a time (:func:`_radix_sorted`)
+CAP_AFTER = 1 << 20  # bytes a search holds before it reads the memory free (_memory_limit)
 SMALL_BUDGET = 150  # the plain-Python search's work (look-aheads, expansions at 3) before the
 # numpy one takes over, with four robots as with five: a median position needs about 50; 150
 # solves a few 5- and 6-movers more than 100 did (in about 1 ms, not 3-4 by numpy), and one
@@ -431,6 +432,8 @@ _EMPTY = np.uint64(0xFFFF_FFFF_FFFF_FFFF)  # no key has all bits set
 _FIB_INT, _MASK64 = 0x9E37_79B9_7F4A_7C15, (1 << 64) - 1  # 2**64 / golden ratio
 _FIB = np.uint64(_FIB_INT)  # multiplicative hashing: the row is the product's top bits
 HASH_WIDTH = 8  # keys per row: one 64-byte cache line
+HASH_START_BITS = 12  # rows of a new search's visited set: room for 16,384 positions (256 KB),
+# enough for most searches that reach numpy; growing costs more than the bigger start
 
 
 class _HashSet:
@@ -516,15 +519,18 @@ class _HashSet:
                 fit = _nz(~full)
                 keys, costs, rows, col = keys.take(fit), costs.take(fit), rows.take(fit), \
                     col.take(fit)
-            col = col.astype(np.intp)
-            self.keys[rows, col] = keys  # keys meeting in one row: one of them gets the slot
-            won = self.keys[rows, col] == keys
+            # flat slots: one index array gathers and scatters several times faster than
+            # a (row, column) pair
+            slot = rows * HASH_WIDTH + col
+            flat_keys = self.keys.reshape(-1)
+            flat_keys[slot] = keys  # keys meeting in one row: one of them gets the slot
+            won = flat_keys.take(slot) == keys
             if won.all():
-                self.costs[rows, col] = costs
+                self.costs.reshape(-1)[slot] = costs
                 self.fill[rows] += 1
                 return
             wins = _nz(won)
-            self.costs[rows.take(wins), col.take(wins)] = costs.take(wins)
+            self.costs.reshape(-1)[slot.take(wins)] = costs.take(wins)
             self.fill[rows.take(wins)] += 1
             lost = _nz(~won)
             keys, costs, rows = keys.take(lost), costs.take(lost), rows.take(lost)
@@ -619,7 +625,7 @@ class _Closed:
 
     def __init__(self, layout: _Layout, allow_dense: bool) -> None:
         self.layout = layout
-        self.table = _HashSet()
+        self.table = _HashSet(HASH_START_BITS)
         self.allow_dense = allow_dense
         self.dense: np.ndarray | None = None
         self.turn: np.ndarray | None = None  # bitset of positions not yet turned
@@ -942,7 +948,8 @@ class _Search:
         self.max_cost = max_cost
         self.deadline = deadline
         self.cancel = cancel
-        self.memory_limit = memory_cap(memory_limit)  # and no more than is free now
+        self.memory_given = memory_limit
+        self.memory_cap: int | None = None  # and no more than is free: see _memory_limit
         self.layout = lay = _make_layout(position, claimers)
         self.tables: list[KindTables] = [kind_tables(self.board, self.rules, k)
                                          for k in lay.kinds]
@@ -1097,9 +1104,9 @@ class _Search:
         cell_of, base_of, turn_of = self._code_tables()
         base = raw[:, k].astype(np.intp) << 8
         cell = raw[:, k]
-        idx = np.arange(n)
-        while idx.size:
-            pairs = helpers.take(idx, axis=1) | base
+        idx = None  # the entries' positions (None: one entry per position, in order)
+        while idx is None or idx.size:
+            pairs = (helpers if idx is None else helpers.take(idx, axis=1)) | base
             first = np.minimum.reduce(t.hit_packed.take(pairs).view(np.uint8), axis=0)
             first -= 1
             np.minimum(first, t.nat_packed.take(cell).view(np.uint8), out=first)
@@ -1110,12 +1117,13 @@ class _Search:
             if rem == 1:
                 if fl is not None:
                     closer &= self._claims(codes, fl[:, None], _AXES4)
-                passed[idx.take(_nz(closer.any(axis=1)))] = True
+                ends = _nz(closer.any(axis=1))
+                passed[ends if idx is None else idx.take(ends)] = True
                 return passed
             e = _nz(closer)
             code = codes.reshape(-1).take(e)
             row = e >> 2
-            idx = idx.take(row)
+            idx = row if idx is None else idx.take(row)
             base, cell = base_of.take(code), cell_of.take(code)
             if fl is not None:
                 fl = _FLAG_NEXT.take((fl.take(row).astype(np.intp) << 3) | turn_of.take(code)
@@ -1443,9 +1451,9 @@ class _Search:
             np.minimum(first, packed[:, i].view(np.uint8), out=first)
         first -= 1
         np.minimum(first, t.nat_packed.take(cells).view(np.uint8), out=first)
-        if small:
-            flat = first.reshape(r_count, n, 4).transpose(0, 2, 1) | base[:, None, :]
-            flat += _OFFSETS[None, :4, None]
+        if small:  # (mover, position, option): no transposed copy
+            flat = first.reshape(r_count, n, 4) | base[:, :, None]
+            flat += _OFFSETS[:4]
         else:
             by_option = first.reshape(r_count, n, 4).transpose(0, 2, 1)
             flat = np.empty((r_count, 4, n), np.intp)  # (mover, option, n)
@@ -1467,7 +1475,7 @@ class _Search:
             has_moves = idx.size > 0
             if has_moves:
                 mover = idx // (4 * n)
-                par = idx % n
+                par = (idx >> 2) - mover * n
                 v = (codes[:k].reshape(-1).take(idx) & 255).astype(np.uint8)
                 flat_cells = cells.reshape(-1)
                 rest_cols = [flat_cells.take((i + (mover <= i)) * n + par) for i in range(k - 1)]
@@ -1515,8 +1523,11 @@ class _Search:
         idx = _nz(ok[k])
         if idx.size == 0:
             return
-        opt = idx // n
-        par = idx - opt * n
+        if small:  # by (position, option)
+            opt, par = idx & 3, idx >> 2
+        else:  # by (option, position)
+            opt = idx // n
+            par = idx - opt * n
         code = codes[k].reshape(-1).take(idx)
         v = (code & 255).astype(np.uint8)
         nf = None
@@ -1585,7 +1596,7 @@ class _Search:
                             f"no route within {self.max_cost} moves: {one or 'any robot'} "
                             f"needs at least {h0} to reach {label}")
         use_dense = lay.dense_bits <= DENSE_MAX_BITS and not lay.reversal and \
-            lay.dense_bits // 8 < self.memory_limit // 2
+            lay.dense_bits // 8 < self.memory_given // 2
         self.closed = _Closed(lay, use_dense)
         open_: dict[tuple[int, int], list[np.ndarray]] = {
             (h0, 0): [np.array([start_key], np.uint64)]}
@@ -1731,10 +1742,22 @@ class _Search:
         used = self.open_bytes + self.closed.nbytes + 16 * self.trail_size
         if self.firsts is not None:
             used += self.firsts.nbytes
-        if used > self.memory_limit:
+        if used > min(self.memory_given, CAP_AFTER) and used > self._memory_limit():
             raise SearchMemoryError(
-                f"the search would need more than {self.memory_limit >> 20} MiB "
+                f"the search would need more than {self._memory_limit() >> 20} MiB "
                 f"(proved at least {f} moves after {self.expanded} positions)")
+
+    def _memory_limit(self) -> int:
+        """The cap, and no more than the share of the memory free now
+        (:func:`~companion.memcap.memory_cap`), read once the search holds :data:`CAP_AFTER`:
+        reading ``/proc/meminfo`` costs a tenth of a millisecond, a good part of a short
+        search. The bitsets are allowed only if they fit in half of it (long before a search
+        needs them, it has read the cap)."""
+        if self.memory_cap is None:
+            self.memory_cap = memory_cap(self.memory_given)
+            if self.layout.dense_bits // 8 >= self.memory_cap // 2:
+                self.closed.allow_dense = False
+        return self.memory_cap
 
     def _record(self, b: _Batch, g: int) -> None:
         assert b.parents is not None

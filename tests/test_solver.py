@@ -303,6 +303,30 @@ def test_hash_set_keeps_keys_whose_row_is_full():
     assert costs[keys.searchsorted(same[5:])].tolist() == [4] * 7
 
 
+
+def test_hash_set_batches_that_meet_in_rows_keep_every_key_and_cost():
+    from companion.solver import HASH_WIDTH, _HashSet
+
+    rng = np.random.default_rng(5)
+    table = _HashSet(4)  # 16 rows: batches of hundreds meet in every row, most rows fill up
+    want: dict[int, int] = {}
+    for g in range(1, 8):
+        keys = np.unique(rng.integers(0, 1 << 34, 300 * g, dtype=np.uint64))
+        keys = keys[~table.contains(keys)]
+        rng.shuffle(keys)
+        table.add(keys, g)
+        want.update(dict.fromkeys(keys.tolist(), g))
+        assert int(table.fill.max()) <= HASH_WIDTH
+    assert table.overflow.runs  # and a few went past their full row
+    keys, costs = table.items()
+    assert dict(zip(keys.tolist(), costs.tolist(), strict=True)) == want
+    probe = np.array(list(want), np.uint64)
+    assert table.contains(probe).all()
+    assert not table.contains(probe + np.uint64(1 << 40)).any()
+    found, value = table.lookup(probe)
+    assert found.all() and value.tolist() == list(want.values())
+
+
 # ---------------------------------------------------------------- the move tables
 
 
