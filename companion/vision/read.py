@@ -35,6 +35,7 @@ from ..i18n import Message
 from .cells import CellNet, Printed, decide, shipped, unprinted
 from .chip import ChipReading, read_chip
 from .colours import CLEAR, OPTIONAL, Profile, white_of
+from .hands import reaching_in, unprinted_cells
 from .locate import GRID, Location, VisionError, locate, timer_cells, track
 from .robots import (
     COLOURLESS,
@@ -235,7 +236,8 @@ class Reader:
         # Occlusion: foreign cells that neither robots nor the centre piece explain.
         explained = _explained(loc, hits)
         rect = loc.warp(image, OCC_PX)
-        bare = bare_cells(image, loc)
+        grey = _shrunk_warp(image, loc.corners, LINE_PX)
+        bare = bare_cells(image, loc, grey)
         occ = occlusion(rect, frame.white, explained, bare)
         # Under a hand the walls are not all seen: keep what was known, learn nothing new.
         reading = self._tiles_reading if occ.occluded else self._orientation(image, loc, hits)
@@ -254,10 +256,7 @@ class Reader:
                     hits, explained = again, _explained(loc, again)
                     occ = occlusion(rect, frame.white, explained, bare)
         if occ.occluded:
-            cells = sorted(grid_cell_name(*rotate_cell(c, r, k)) for c, r in occ.cells)
-            return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
-                               reading.confidence if reading else None, {}, {}, None, True,
-                               cells, loc.method, list(loc.notes))
+            return _covered(oriented, reading, occ.cells, loc, k)
         if self.cells is not None:
             colours = [c for c in self.profile.robots if c != CLEAR]
             printed = (printed_cells(board, k, barriers=not self.barrier_stops)
@@ -268,6 +267,11 @@ class Reader:
                 hits = agreed(before, hits, said, self.bars)
             self.votes = {c: (grid_cell_name(*rotate_cell(*v.at, k)), v.best, v.lead)
                           for c, v in said.items()}
+        # a robot not placed (the classifier does not confirm it) explains no cell a hand covers
+        held = reaching_in(unprinted_cells(grey),
+                           _explained(loc, {c: h for c, h in hits.items() if not h.doubt}))
+        if held:
+            return _covered(oriented, reading, held, loc, k)
         robots, scores, doubtful = {}, {}, {}
         sure = NORTH_SURE_TILES if self.tiles is not None else NORTH_SURE
         unsure_north = reading is not None and reading.confidence < sure
@@ -383,6 +387,16 @@ def agreed(before: Mapping[str, RobotHit], after: Mapping[str, RobotHit],
     return out
 
 
+def _covered(oriented: Location, reading: TileReading | None, cells: Sequence[tuple[int, int]],
+             loc: Location, k: int) -> Observation:
+    """The observation of a frame with something over the board: no robots, the covered
+    ``cells`` (col, row in the grid of ``loc``) named in the board's own grid."""
+    names = sorted(grid_cell_name(*rotate_cell(c, r, k)) for c, r in cells)
+    return Observation(oriented.corners.tolist(), reading.tiles if reading else None,
+                       reading.confidence if reading else None, {}, {}, None, True, names,
+                       loc.method, list(loc.notes))
+
+
 def _explained(loc: Location, hits: dict[str, RobotHit]) -> set[tuple[int, int]]:
     """Grid cells the robots found stand on or hide from the camera, and those a sand timer
     on the centre piece may hide."""
@@ -443,9 +457,11 @@ def _shrunk_warp(image: np.ndarray, corners: np.ndarray, px: int) -> np.ndarray:
                                ).astype(np.float32)
 
 
-def bare_cells(image: np.ndarray, loc: Location) -> np.ndarray:
+def bare_cells(image: np.ndarray, loc: Location, rect: np.ndarray | None = None
+               ) -> np.ndarray:
     """``(16, 16)`` True where a cell shows none of its print in ``image`` (BGR or grey;
-    rows and columns in the grid of ``loc``, a :class:`~.locate.Location`).
+    rows and columns in the grid of ``loc``, a :class:`~.locate.Location`); ``rect``: the
+    board from above as :func:`_shrunk_warp` gives it at :data:`LINE_PX`, when already made.
 
     Every cell of a board is printed with edges (the lattice's thin lines, a cell's own
     square, a symbol), seen under any light: a shadow darkens them with the cell, haze and a
@@ -454,7 +470,7 @@ def bare_cells(image: np.ndarray, loc: Location) -> np.ndarray:
     the board's cells usually do (its gradients, against the light there) is covered, unless
     it is lighter than the light around it (glare washes the print out) or clipped white."""
     px = LINE_PX
-    rect = _shrunk_warp(image, loc.corners, px)
+    rect = _shrunk_warp(image, loc.corners, px) if rect is None else rect
     light = cv2.dilate(rect, np.ones((5, 5), np.uint8)) + 1.0
     edges = (np.abs(cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3))
              + np.abs(cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3))) / light
