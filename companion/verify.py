@@ -32,11 +32,13 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   cell it stood on before the look that counted its moves, where no legal move explains the
   way back (or, in a look that would otherwise pass the bid, where it had moved beside
   another robot), has those moves taken back (``rewound``; at the table the game's moves
-  are corrected to match). At the arrival on the target every move a look needs counts,
-  but a look whose arrival passes the bid only with other robots' readings is held, no move
-  counted, for a second look (:mod:`companion.verify_arrival`): those robots seen back where
-  they stood with no hand since were misread (the look is explained afresh), seen there again
-  after a hand confirm it (every move counts), and anything else is ``unsure``;
+  are corrected to match), unless it was the only robot read changed in that look and was
+  read there again after a hand: then the way back is its own move, judged as any other.
+  At the arrival on the target every move a look needs counts, but a look whose arrival
+  passes the bid only with other robots' readings is held, no move counted, for a second
+  look (:mod:`companion.verify_arrival`): those robots seen back where they stood with no
+  hand since were misread (the look is explained afresh), seen there again after a hand
+  confirm it (every move counts), and anything else is ``unsure``;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else; but a success is read only from a
   look that shows the claimant on the target, an arrival beside another robot's move waits for
@@ -302,7 +304,7 @@ class Demonstration(Counting):
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
         self._unread.reset()
-        self._caution.reset()
+        self._caution.reset(self.state)
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -337,6 +339,7 @@ class Demonstration(Counting):
         self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
+        self._caution.steady.look(obs, hand)
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
