@@ -32,11 +32,13 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   cell it stood on before the look that counted its moves, where no legal move explains the
   way back (or, in a look that would otherwise pass the bid, where it had moved beside
   another robot), has those moves taken back (``rewound``; at the table the game's moves
-  are corrected to match). At the arrival on the target every move a look needs counts,
-  but a look whose arrival passes the bid only with other robots' readings is held, no move
-  counted, for a second look (:mod:`companion.verify_arrival`): those robots seen back where
-  they stood with no hand since were misread (the look is explained afresh), seen there again
-  after a hand confirm it (every move counts), and anything else is ``unsure``;
+  are corrected to match), unless it was the only robot read changed in that look and was
+  read there again after a hand: then the way back is its own move, judged as any other.
+  At the arrival on the target every move a look needs counts, but a look whose arrival
+  passes the bid only with other robots' readings is held, no move counted, for a second
+  look (:mod:`companion.verify_arrival`): those robots seen back where they stood with no
+  hand since were misread (the look is explained afresh), seen there again after a hand
+  confirm it (every move counts), and anything else is ``unsure``;
 * the active robot on the target with every rule met is ``success``; the route is judged by
   :func:`companion.rules.validate_route` and nothing else; but a success is read only from a
   look that shows the claimant on the target, an arrival beside another robot's move waits for
@@ -125,10 +127,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from . import i18n
 from .board import Cell, Direction
 from .errors import CompanionError
 from .i18n import Message
@@ -136,6 +136,10 @@ from .rules import Move, Position, format_route, validate_route
 from .verify_arrival import Arrival, Settle
 from .verify_caution import Caution
 from .verify_claims import Check, Claims
+from .verify_count import FAILURES as FAILURES
+from .verify_count import RESTORED, RESTORING, SUCCEEDED, WAITING, WATCHING, Counting, Verdict
+from .verify_count import VERDICTS as VERDICTS
+from .verify_count import Event as Event
 from .verify_doubts import Doubts, Restore, Unread
 from .verify_doubts import misplaced as misplaced
 
@@ -149,24 +153,6 @@ from .verify_explain import State as State
 from .verify_explain import Step as Step
 from .verify_explain import describe_change as describe_change
 from .verify_explain import finder_for as finder_for
-
-Event = dict[str, Any]
-
-
-class Verdict(StrEnum):
-    """How a demonstration ended. ``unsure`` is no failure: the camera could not tell, and
-    the players judge (the event's ``question`` says what to look at)."""
-
-    SUCCESS = "success"
-    OVER_BID = "over_bid"
-    ILLEGAL = "illegal"
-    INCOMPLETE = "incomplete"
-    GAVE_UP = "gave_up"
-    UNSURE = "unsure"
-
-
-VERDICTS = tuple(v.value for v in Verdict)
-FAILURES = ("over_bid", "illegal", "incomplete", "gave_up")
 
 
 class NotRestoredError(CompanionError, RuntimeError):
@@ -221,10 +207,6 @@ def _move_from(m: Any) -> Move:
 # ---------------------------------------------------------------- one demonstration
 
 
-WATCHING, WAITING, SUCCEEDED, RESTORING, RESTORED = (
-    "watching", "waiting", "succeeded", "restoring", "restored")
-
-
 def read_cells(snapshot: Position, robots: Mapping[str, Cell | str]) -> dict[str, Cell]:
     """A look's robots as cells: those not in the round (stray detections, the tracker's
     concern) and unread ones left out; a cell off the board is a :class:`ValueError`."""
@@ -259,7 +241,7 @@ class _Look:
 
 
 @dataclass
-class Demonstration:
+class Demonstration(Counting):
     """One bidder's demonstration, judged live.
 
     ``snapshot`` is the position when the chip was revealed (board, robots, target, rules);
@@ -313,34 +295,6 @@ class Demonstration:
         """Readings taken for misreadings: robot → the cell seen on (believed where it stood)."""
         return self._doubts.cells
 
-    @property
-    def count(self) -> int:
-        """Moves made so far (the bid is met on cost: the transparent robot's passes differ)."""
-        return len(self.route)
-
-    @property
-    def robots(self) -> dict[str, Cell]:
-        """Where the demonstration believes every robot stands now."""
-        return dict(zip(self.names, self.state, strict=True))
-
-    @property
-    def finished(self) -> bool:
-        return self.phase in (SUCCEEDED, RESTORING, RESTORED)
-
-    @property
-    def restored(self) -> bool:
-        return self.phase == RESTORED
-
-    def _name(self, cell: Cell | None) -> str | None:
-        return None if cell is None else self.board.name(cell)
-
-    def _event(self, type_: str, at: float, **fields: Any) -> Event:
-        e: Event = {"type": type_, "at": at, "bid": self.bid}
-        if self.player is not None:
-            e["player"] = self.player
-        e.update(fields)
-        return e
-
     # -- input
     def resume(self, moves: Iterable[Move | str]) -> None:
         """Take the demonstration up where the journal has it (a restart or an undo): these
@@ -350,7 +304,7 @@ class Demonstration:
         self.state = tuple(pos.robots[n] for n in self.names)
         self.phase = WATCHING
         self._unread.reset()
-        self._caution.reset()
+        self._caution.reset(self.state)
         self._look = _Look()
 
     def observe(self, robots: Mapping[str, Cell | str] | None, at: float) -> list[Event]:
@@ -385,6 +339,7 @@ class Demonstration:
         self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
+        self._caution.steady.look(obs, hand)
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
@@ -564,103 +519,12 @@ class Demonstration:
     def _why(self, obs: State, tried: int, result: SearchResult) -> str:
         return self._explainer.why(self.state, obs, tried, result)
 
-    def _watching(self) -> None:
-        """Every robot is read where the count goes on from."""
-        self.phase = WATCHING
-        self._unread.reset()
-
-    def _accept(self, chosen: Choice, obs: State, at: float) -> list[Event]:
-        self._watching()
-        return self._play(chosen, obs, at)
-
-    def _unsure(self, obs: State, at: float, why: str) -> list[Event]:
-        """No failure from a doubtful reading: a question for the players."""
-        cells = dict(self._doubts.cells) or self._arrival.cells() or {
-            n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
-        return self._ask(at, why, self._doubts.question(cells), seen=obs)
-
-    def _ask(self, at: float, why: str, question: Any, **fields: Any) -> list[Event]:
-        """The ``unsure`` verdict: ``question`` for the players (``fields``: ``seen``, …)."""
-        return self._fail(Verdict.UNSURE, at, why, restore=False, question=question,
-                          message=Message("verify.unsure", question=question), **fields)
-
-    def _play(self, chosen: Choice, obs: State, at: float) -> list[Event]:
-        events: list[Event] = []
-        steps = chosen.steps
-        self._caution.record(self.state, len(self.route))
-        if chosen.alternatives:
-            events.append(self._event("ambiguous", at, **chosen.ambiguity()))
-        state = list(self.state)
-        for k, step in enumerate(steps, 1):
-            state[self.names.index(step.move.robot)] = step.end
-            self.route.append(step.move)
-            self.cost += step.cost
-            self.state = tuple(state)
-            ev = self._event(
-                "move", at, move=step.move.text(), robot=step.move.robot,
-                direction=step.move.direction.word, **{"from": self._name(step.start)},
-                to=self._name(step.end), count=self.count, cost=self.cost,
-                remaining=self.bid - self.cost, in_look=len(steps), assumed=bool(
-                    chosen.alternatives))
-            if step.cost != 1:
-                ev["move_cost"] = step.cost
-            events.append(ev)
-            if chosen.success_at == k:
-                return events + self._succeed(at)
-            if self.cost > self.bid and (back := self._claims.excursion(  # the look's end
-                    self.route + [s.move for s in steps[k:]], obs)):
-                return events + self._ask(at, *self._claims.back_words(back))  # one look
-            if self.cost > self.bid:
-                return events + self._fail(
-                    "over_bid", at,
-                    Message("verify.past_bid", count=self.count, move=step.move.message(),
-                            cost=self.cost, bid=self.bid), seen=obs)
-        # a claimant on the target without a success: which rule is still missing
-        return events + self._caution.unmet_events(self.state, self.route, self.cost, at,
-                                                   self._event)
-
-    def _succeed(self, at: float) -> list[Event]:
-        if self.cost + self._unread.uncounted > self.bid:  # moves the camera may not have seen
-            return self._ask(at, *self._unread.uncounted_words(self.cost))
-        self.phase = SUCCEEDED
-        arriving = self.route[-1].robot
-        e = self._event(
-            "success", at, verdict="success", count=self.count, cost=self.cost,
-            robot=arriving, route=format_route(self.route),
-            message=Message("verify.success", robot=i18n.color(arriving),
-                            goal=self.goal.message(self.board), n=self.cost, bid=self.bid))
-        self.verdict = e
-        return [e]
-
-    def _fail(self, verdict: str, at: float, reason: str, seen: State | None = None,
-              restore: bool = True, **extra: Any) -> list[Event]:
-        """A demonstration ended without a success (failed, or ``unsure``): the verdict, then
-        which robots go back where (as last seen, ``seen``, or as the moves left them; with
-        ``restore`` false, from the next look on: the verdict's message stays on the page)."""
-        self.phase = RESTORING
-        verdict = Verdict(verdict)
-        e = self._event(verdict.value, at, verdict=verdict.value, reason=reason,
-                        count=self.count, cost=self.cost, route=format_route(self.route),
-                        **extra)
-        self.verdict = e
-        self._restore.key = None
-        if not restore:
-            return [e]
-        board = self.robots if seen is None else dict(zip(self.names, seen, strict=True))
-        return [e, *self._restore_events(board, at)]
-
-    def _restore_events(self, seen: Mapping[str, Cell], at: float) -> list[Event]:
-        events, done = self._restore.events(seen, at, already=self.phase == RESTORED)
-        self.phase = RESTORED if done else RESTORING
-        return events
 
     def _illegal(self, obs: State, at: float, tried: int, result: SearchResult) -> list[Event]:
         reason = self._why(obs, tried, result)
         return self._fail(Verdict.ILLEGAL, at, reason, seen=obs, move_number=self.count + 1,
                           seen_robots={n: self._name(c) for n, c in zip(self.names, obs,
                                                                     strict=True)})
-
-
 
 
 # ---------------------------------------------------------------- a whole round

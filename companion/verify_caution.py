@@ -10,7 +10,13 @@ that one look tells it from the truth. Two facts tell it later:
 * a robot seen back on the very cell it stood on before the look that counted its moves, where
   no legal move explains the way back (or, in a look that would otherwise pass the bid, where
   its moves came beside another robot's): those moves were a misreading, and
-  :meth:`Caution.rewind` takes them back when every other move ends where it did without them.
+  :meth:`Caution.rewind` takes them back when every other move ends where it did without them
+  — unless the robot was the only one read changed in the look that moved it, and two looks
+  with a hand between them read it where its moves left it (:class:`Steady`): one robot's
+  reading seen again after a hand is no misreading (as an arrival held for a second look is
+  confirmed, :mod:`companion.verify_arrival`), so the way back is the robot's own, and a
+  change no legal move explains is judged as any other. (Several robots misread together, as
+  under a wrong north, may keep the same wrong cells over several looks: those are rewound.)
 
 :class:`Caution` keeps, for each look that added moves, where the robots stood before it and how
 long the route was; :meth:`Caution.unmet` says which rule a claimant on the target still misses.
@@ -50,6 +56,39 @@ class Rewind(NamedTuple):
                                    n=len(self.moves), count=len(self.route))}
 
 
+class Steady:
+    """Where each robot (by index) has been read since its reading last changed, whether it
+    changed alone then (no other robot's reading changed in that look), and whether a hand
+    passed over the board between two of those readings. One robot's reading made again after
+    a hand is its place, not a misreading of the still picture (a misreading of one robot lasts
+    one still spell); several robots read changed together may be one misreading kept over
+    several looks (a wrong north). :meth:`look` takes each look with every robot read;
+    :meth:`held` answers for the looks before the one being judged."""
+
+    def __init__(self, start: State) -> None:
+        """``start``: where the robots stand when the demonstration begins (as read)."""
+        # robot → (cell, changed alone, a hand within the spell)
+        self._now: dict[int, tuple[Cell, bool, bool]] = {
+            i: (c, False, False) for i, c in enumerate(start)}
+        self._before = dict(self._now)
+
+    def look(self, obs: State, hand: bool) -> None:
+        """A look read every robot (``obs``); ``hand``: the board was hidden since the last."""
+        self._before = dict(self._now)
+        changed = [i for i, c in enumerate(obs) if i in self._now and self._now[i][0] != c]
+        for i, cell in enumerate(obs):
+            was = self._now.get(i)
+            if was is not None and was[0] == cell:
+                self._now[i] = (cell, was[1], hand or was[2])
+            else:
+                self._now[i] = (cell, changed == [i], False)
+
+    def held(self, i: int, cell: Cell) -> bool:
+        """Did the looks before this one read robot ``i`` on ``cell`` last, changed alone, and
+        twice with a hand between?"""
+        return self._before.get(i) == (cell, True, True)
+
+
 class Caution:
     """The looks that added moves to a demonstration of ``snapshot`` (robots in ``names``
     order) for a ``bid``, and the checks made on them."""
@@ -62,11 +101,15 @@ class Caution:
         self.bid = bid
         self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
         self._unmet: tuple | None = None  # the rule last said to be unmet, said once
+        # the readings seen again after a hand
+        self.steady = Steady(tuple(snapshot.robots[n] for n in names))
 
-    def reset(self) -> None:
-        """Forget the looks (a demonstration taken up from the journal)."""
+    def reset(self, state: State) -> None:
+        """Forget the looks (a demonstration taken up from the journal, the robots now on
+        ``state``)."""
         self._looks = []
         self._unmet = None
+        self.steady = Steady(state)
 
     def record(self, state: State, length: int) -> None:
         """A look is about to add moves to a route ``length`` moves long, from ``state``."""
@@ -188,6 +231,8 @@ class Caution:
                     continue  # the looks are read from the last back: no later one moved it
                 if before[i] != obs[i]:
                     break  # the last look that moved it did not start where it is seen now
+                if self.steady.held(i, state[i]):
+                    break  # read alone where its moves left it, twice a hand apart: no misreading
                 if explains is None:
                     if len(mine) == end - length and name not in beside:
                         break  # it moved alone: the look's mover, not a misreading

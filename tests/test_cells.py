@@ -29,6 +29,7 @@ from companion.vision.cells import (
     shipped,
     verdicts,
 )
+from companion.vision.cells import _timer_doubts as timer_doubts
 from companion.vision.colours import Profile
 from companion.vision.locate import locate
 from companion.vision.read import Reader
@@ -235,16 +236,43 @@ def test_agreeing_readers_place_a_robot_whose_body_lights_up_the_cell_behind():
     assert out["red"].doubt is not None
 
 
-def test_the_classifier_alone_needs_the_robots_own_class_and_more():
-    # black and silver summed are sure, but neither alone: no black robot is invented
+def test_the_classifier_alone_needs_the_robots_word_and_more():
     red = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
     said = {(2, 3): {"red": 0.97}}
     black = _top("black")
-    out = _decide_with({**said, black: {"black": 0.3, "silver": 0.62}}, red,
+    out = _decide_with({**said, black: {"black": 0.95}}, red, colours=("red", "black"))
+    assert out["black"].doubt is None and (out["black"].col, out["black"].row) == black
+    # sure of a robot, but not ALONE sure of it: no robot is invented
+    out = _decide_with({**said, black: {"black": 0.3, "silver": 0.55}}, red,
                        colours=("red", "black"))
     assert "black" not in out
-    out = _decide_with({**said, black: {"black": 0.95}}, red, colours=("red", "black"))
-    assert out["black"].doubt is None
+
+
+def test_a_games_one_colourless_robot_split_between_black_and_silver_is_placed():
+    # on its own cell the classifier splits the fifth robot between its two colourless
+    # classes, neither one sure (measured on the 3D source: 0.33/0.67, 0.45/0.45 …)
+    red = {"red": RobotHit("red", 2, 3, 0.9, 0.5)}
+    said = {(2, 3): {"red": 0.97}}
+    black = _top("black")
+    split = {black: {"black": 0.45, "silver": 0.5}}
+    out = _decide_with({**said, **split}, red, colours=("red", "black"))
+    assert out["black"].doubt is None and (out["black"].col, out["black"].row) == black
+    # with both in the game (not a real game) the two are told apart: neither is placed
+    out = _decide_with({**said, **split}, red, colours=("red", "black", "silver"))
+    assert "black" not in out and "silver" not in out
+
+
+def test_a_split_colourless_robot_where_the_sand_timer_may_stand_is_a_doubt():
+    cells = np.array([[6, 7], [3, 12]])
+    found = {"silver": RobotHit("silver", 6, 7, 0.8, 0.5)}
+    split = verdicts(class_probs([{"black": 0.45, "silver": 0.5}, {}]), cells, ["silver"])
+    assert split["silver"].cell == (6, 7) and split["silver"].own >= 0.95 - 1e-9
+    # summed the classifier is sure; where the timer may stand its class alone must be
+    out = timer_doubts(found, split, {(6, 7)})
+    assert out["silver"].doubt is not None and "timer" in out["silver"].doubt
+    assert timer_doubts(found, split, {(7, 6)})["silver"].doubt is None
+    plain = verdicts(class_probs([{"black": 0.1, "silver": 0.85}, {}]), cells, ["silver"])
+    assert timer_doubts(found, plain, {(6, 7)})["silver"].doubt is None
 
 
 def test_a_doubt_the_classifier_resolves_or_drops():

@@ -83,14 +83,15 @@ def test_a_far_cell_the_classifier_nearly_likes_as_much_leaves_the_robot_unplace
 def test_a_colourless_robot_where_a_timer_may_stand_needs_its_own_class():
     hit = {"black": RobotHit("black", 8, 6, 0.8, 0.5)}
     # the two colourless classes summed are sure, black alone is not: the timer
-    unsure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=0.65)}
+    unsure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=0.98, alone=0.65)}
     out = timer_doubts(hit, unsure, {(8, 6), (8, 5)})
     assert out["black"].doubt is not None and "timer" in out["black"].doubt
-    sure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=ONE_COLOURLESS + 0.05)}
+    sure = {"black": CellVerdict("black", (8, 6), 0.98, 0.9, (8, 6), own=0.98,
+                                     alone=ONE_COLOURLESS + 0.05)}
     assert timer_doubts(hit, sure, {(8, 6)})["black"].doubt is None
     assert timer_doubts(hit, unsure, {(8, 5)})["black"].doubt is None  # no timer there
     red = {"red": RobotHit("red", 8, 6, 0.8, 0.5)}
-    said = {"red": CellVerdict("red", (8, 6), 0.9, 0.9, (8, 6), own=0.6)}
+    said = {"red": CellVerdict("red", (8, 6), 0.9, 0.9, (8, 6), own=0.6, alone=0.6)}
     assert timer_doubts(red, said, {(8, 6)})["red"].doubt is None  # a coloured robot
 
 
@@ -99,7 +100,7 @@ def test_a_colourless_robot_on_the_timer_is_a_doubt_where_a_far_cell_looks_as_mu
     # a tall timer looks like a big silver robot to the classifier: its own class sure on
     # the timer's cell and on the cell where the real one stands, far away
     hit = {"silver": RobotHit("silver", 7, 8, 0.8, 0.5)}
-    said = {"silver": CellVerdict("silver", (7, 8), 0.94, 0.01, (7, 8), own=0.94)}
+    said = {"silver": CellVerdict("silver", (7, 8), 0.94, 0.01, (7, 8), own=0.94, alone=0.94)}
     timer = {(7, 7), (7, 8), (8, 7), (8, 8)}
 
     def far(value: float):

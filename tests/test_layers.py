@@ -22,7 +22,8 @@ PURE = ("companion.board", "companion.rules", "companion.solver", "companion.sol
         "companion.referee_micro", "companion.ruling", "companion.setup_form",
         "companion.table_view", "companion.names", "companion.inputs", "companion.errors",
         "companion.verify", "companion.verify_explain", "companion.verify_doubts",
-        "companion.verify_caution", "companion.verify_arrival", "companion.verify_claims")
+        "companion.verify_caution", "companion.verify_arrival", "companion.verify_claims",
+        "companion.verify_count")
 ADAPTERS = ("companion.web", "companion.gpio", "companion.vision", "companion.table",
             "companion.solving", "companion.table_camera", "companion.table_state",
             "companion.table_micro", "companion.table_voice", "companion.table_classic",

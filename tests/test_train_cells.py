@@ -1,8 +1,9 @@
 """What training the cell classifier makes of its material (training itself never runs here):
 a real robot's plastic is masked by its hue and nothing is masked for a colourless robot or a
 stray blob; a robot pasted onto an empty cell carries its pixels and its class there and only
-onto empty cells; the light-and-lens changes keep crops in range, differ per crop and repeat
-with the seed. The last two need torch (the ``train`` extra) and are skipped without it."""
+onto empty cells; a robot's plastic is changed inside its mask only, on robot crops only; the
+light-and-lens changes keep crops in range, differ per crop and repeat with the seed. Those
+need torch (the ``train`` extra) and are skipped without it."""
 
 from __future__ import annotations
 
@@ -121,3 +122,30 @@ def test_the_network_takes_its_widths_and_refuses_bad_ones():
     assert net(torch.zeros(2, 3, CROP_H, CROP_W)).shape == (2, len(CLASSES))
     with pytest.raises(ValueError, match="widths"):
         _network((8, 16, 24))
+
+
+def test_a_robots_plastic_is_changed_only_inside_its_mask_and_only_on_robot_crops():
+    torch = pytest.importorskip("torch")
+    from companion.vision.train_augment import tone
+
+    black, red = CLASSES.index("black"), CLASSES.index("red")
+    blob = np.zeros((CROP_H, CROP_W), np.float32)
+    cv2.ellipse(blob, (16, 30), (8, 12), 0, 0, 360, 1.0, -1)
+    crops = np.stack([_crop((30, 30, 30))] * 6 + [_crop((40, 40, 200))] * 6 + [_crop(None)] * 4)
+    x = torch.from_numpy(crops.astype(np.float32) / 127.0 - 0.5)
+    y = torch.tensor([black] * 6 + [red] * 6 + [0] * 4)
+    m = torch.from_numpy(np.repeat(blob[None, None], len(y), axis=0))
+    m[12:] = 0.0  # an empty crop has no robot pixels …
+    m[12, :, 20:40, 8:24] = 1.0  # … and a stray mask there changes nothing either
+    out = tone(x, y, m, torch.Generator().manual_seed(2), share=0.0, colourless=1.0)
+    assert out.shape == x.shape
+    assert torch.equal(out[6:], x[6:])  # coloured robots left alone at share 0, empty ones always
+    changed = (out[:6] - x[:6]).abs().sum(dim=1) > 1e-4  # (6, H, W)
+    assert bool(changed.any(dim=(1, 2)).any())
+    # only on the robot (its rim smoothed by a pixel): the print round it is as it was
+    rim = cv2.dilate(blob, np.ones((3, 3), np.uint8))
+    assert not bool(changed[:, torch.from_numpy(rim) == 0].any())
+    assert float(out.min()) >= -0.5 and float(out.max()) <= 1.5
+    again = tone(x, y, m, torch.Generator().manual_seed(2), share=0.0, colourless=1.0)
+    assert torch.equal(out, again)
+    assert torch.equal(tone(x, y, m, torch.Generator().manual_seed(2), 0.0, 0.0), x)

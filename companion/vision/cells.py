@@ -168,8 +168,7 @@ def all_cells() -> np.ndarray:
 SURE = 0.8  # a robot is placed by the classifier only with this probability on its cell …
 SURE_LEAD = 0.5  # … and no other cell within this of it
 # Where the colour scores found no such robot, the classifier alone places one only when its
-# own class (black or silver not summed) is this likely: a dim print corner under glare can
-# look a little like both colourless robots at once.
+# word for it (:attr:`CellVerdict.own`) is this likely.
 ALONE = 0.9
 ABSENT = 0.2  # below this on every cell looked at, the classifier sees no such robot
 TOP_CELLS = 3  # per robot colour, its best cells by the colour scores are looked at
@@ -183,8 +182,10 @@ RIVAL = 0.5
 NEAR_LEAD = 0.05
 FLOOR = 0.05
 # A game plays one colourless fifth robot: the classifier's black and silver together are its
-# word for it, when one of the two alone is this likely (dim light makes one of the other; a
-# dim print corner that looks a little like both is no robot)
+# word for it (dim light and the robot's own plastic make one of the other: on the 3D source
+# most colourless robots it missed were split on their own cell, 0.33/0.67, 0.45/0.45). Only
+# where a sand timer may stand must its class alone be this likely: the timer's dark glass and
+# frame look a little like both at once.
 ONE_COLOURLESS = 0.75
 COLOURLESS = ("black", "silver")  # the two fifth robots, told from the print by lightness alone
 
@@ -221,7 +222,10 @@ class CellVerdict:
     best: float  # the robot's probability on its best cell
     lead: float  # … less its probability on the next best cell
     at: tuple[int, int]  # that best cell
-    own: float = 0.0  # its own class's probability there (black and silver not summed)
+    # the classifier's word for the robot there: its class's probability, for a game's one
+    # colourless robot black's and silver's together (as ``best``) …
+    own: float = 0.0
+    alone: float = 0.0  # … and its class's alone (black or silver, never summed)
 
     @property
     def absent(self) -> bool:
@@ -247,8 +251,10 @@ def verdicts(probs: np.ndarray, cells: np.ndarray, colours: list[str]) -> dict[s
         second = float(col[order[1]]) if len(order) > 1 else 0.0
         at = (int(cells[order[0], 0]), int(cells[order[0], 1]))
         sure = best >= SURE and best - second >= SURE_LEAD
-        own = float(probs[order[0], CLASSES.index(colour)])
-        out[colour] = CellVerdict(colour, at if sure else None, best, best - second, at, own)
+        own = float(p[order[0], CLASSES.index(colour)])
+        alone = float(probs[order[0], CLASSES.index(colour)])
+        out[colour] = CellVerdict(colour, at if sure else None, best, best - second, at, own,
+                                  alone)
     return out
 
 
@@ -453,7 +459,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if v.cell is not None and (h is None or h.doubt is not None) and (
                 v.own < ALONE or not ranked(scores.get(colour), v.cell)
                 or not marks.stands_out(colour, v.cell)):
-            v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own)  # not sure enough alone
+            v = CellVerdict(colour, None, v.best, v.lead, v.at, v.own, v.alone)  # not sure alone
         if v.cell is None:
             if h is None or v.absent and h.doubt is not None:
                 continue
@@ -508,8 +514,8 @@ def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int,
         if colour not in COLOURLESS or h.doubt is not None or (h.col, h.row) not in timer:
             continue
         why = None
-        if v is None or v.at != (h.col, h.row) or v.own < ONE_COLOURLESS:
-            why = f"{v.own if v is not None else 0.0:.2f} {colour}"
+        if v is None or v.at != (h.col, h.row) or v.alone < ONE_COLOURLESS:
+            why = f"{v.alone if v is not None else 0.0:.2f} {colour}"
         elif (rival := rivals((h.col, h.row))) is not None and rival[1] >= v.best - SURE_LEAD:
             why = f"a cell off it looks nearly as much like it, {rival[1]:.2f}"
         if why is not None:
@@ -542,13 +548,11 @@ def _colourless_rivals(probs: np.ndarray, cells: np.ndarray, colours: list[str],
 
 def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
     """``(N,)`` the classifier's word for one robot colour on each cell: its class's
-    probability, or for a game's one colourless robot black's and silver's together where
-    one of the two plainly leads (:data:`ONE_COLOURLESS`)."""
+    probability, or for a game's one colourless robot (black or silver, not both) black's
+    and silver's together."""
     b, s = CLASSES.index("black"), CLASSES.index("silver")
     if colour in COLOURLESS and ("black" in colours) != ("silver" in colours):
-        pair = probs[:, b] + probs[:, s]
-        return np.where(np.maximum(probs[:, b], probs[:, s]) >= ONE_COLOURLESS, pair,
-                        probs[:, CLASSES.index(colour)])
+        return probs[:, b] + probs[:, s]
     return probs[:, CLASSES.index(colour)]
 
 

@@ -1,12 +1,15 @@
 """What training the cell classifier (:mod:`.train_cells`) does to each batch of crops.
 
-Two things, both on the fly, from the run's seeded generator:
+Three things, all on the fly, from the run's seeded generator:
 
 * **copy and paste** (:func:`paste`): real robots cut out of the photos trained on are laid
   onto empty cells of the renders, and robots of the renders onto empty cells of the photos
   (or real ones onto other real cells), each by its mask of robot pixels. The network so sees
   real plastic on rendered print and real print under rendered robots, and cannot learn a
   robot from the print around it.
+* **the robot's own plastic** (:func:`tone`): within a robot's mask, paler and fainter
+  against its cell, greyer, lighter or darker, on a share of the robot crops (a larger share
+  of the black and silver ones: the robots read worst on frames never trained on).
 * **the light and the lens** (:func:`augment`), each drawn per crop: exposure and gamma, a
   colour cast (a warm lamp on the yellow robot among them), haze, washed-out plastic (paler,
   less coloured), a glare spot, a flash's fall-off across the crop, sensor noise, defocus
@@ -21,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .cells import CLASSES
 
 REAL, RENDERED = 0, 1  # where a crop comes from
 
@@ -47,7 +52,8 @@ def make_pool(x: np.ndarray, m: np.ndarray, y: np.ndarray, origin: int, *,
     import cv2
     import torch
 
-    ok = np.nonzero((y > 0) & ((m > 127).reshape(len(m), -1).sum(axis=1) >= 40))[0]
+    ok = np.nonzero((y > 0) & ((m > 127).reshape(len(m), -1).sum(axis=1) >= 40))[0] \
+        if len(m) else np.zeros(0, np.int64)
     if len(ok) > limit:
         ok = np.sort(rng.choice(ok, size=limit, replace=False))
     soft = np.stack([cv2.GaussianBlur((m[i] > 127).astype(np.float32), (0, 0), 0.8)
@@ -63,18 +69,20 @@ def joined(*pools: Pool) -> Pool:
     return Pool(*(torch.cat([getattr(p, k) for p in pools]) for k in ("x", "m", "y", "o")))
 
 
-def paste(xb, yb, ob, pool: Pool, gen, share: float):
+def paste(xb, yb, ob, pool: Pool, gen, share: float, mb=None):
     """``share`` of the empty crops of a batch with a robot of ``pool`` laid on (a real one
     on a rendered cell; on a real cell, a rendered or another real one), the label changed
-    to it. ``xb`` (B, 3, H, W), ``yb`` classes, ``ob`` origins; new tensors."""
+    to it. ``xb`` (B, 3, H, W), ``yb`` classes, ``ob`` origins; new tensors. With ``mb``,
+    the batch's masks of robot pixels (B, 1, H, W), those are given back too, the pasted
+    robots' masks in."""
     import torch
 
     if not len(pool):
-        return xb, yb
+        return (xb, yb) if mb is None else (xb, yb, mb)
     empty = torch.nonzero(yb == 0).flatten()
     take = empty[torch.rand(len(empty), generator=gen) < share]
     if not len(take):
-        return xb, yb
+        return (xb, yb) if mb is None else (xb, yb, mb)
     real = torch.nonzero(pool.o == REAL).flatten()
     donor = torch.randint(len(pool), (len(take),), generator=gen)
     if len(real):
@@ -89,7 +97,51 @@ def paste(xb, yb, ob, pool: Pool, gen, share: float):
     xb, yb = xb.clone(), yb.clone()
     xb[take] = (xb[take] + 0.5) * (1 - a) + src * a - 0.5
     yb[take] = pool.y[donor]
-    return xb, yb
+    if mb is None:
+        return xb, yb
+    mb = mb.clone()
+    mb[take] = a
+    return xb, yb, mb
+
+
+COLOURLESS_CLASSES = (CLASSES.index("black"), CLASSES.index("silver"))
+
+
+def tone(xb, yb, mb, gen, share: float, colourless: float):
+    """The robot's own plastic changed, within its mask ``mb`` (B, 1, H, W, 0 … 1), on a
+    share of the robot crops (``share``; ``colourless`` for black and silver, the robots
+    told from the print by lightness alone): paler and fainter against the cell around it
+    (translucent plastic or polished metal in bright light, haze), greyer, and lighter or
+    darker (a silver robot mirroring a dark room, black plastic lit grey). The print around
+    it is left alone, so the network learns a faint robot, not a faint crop. ``xb`` in
+    :func:`~.cells.cut` units; a new tensor."""
+    import torch
+
+    n = xb.shape[0]
+    robot = (yb > 0).float().view(n, 1, 1, 1)
+    dull = torch.zeros(n, 1, 1, 1)
+    for k in COLOURLESS_CLASSES:
+        dull = dull + (yb == k).float().view(n, 1, 1, 1)
+    p = share + (colourless - share) * dull
+    on = (torch.rand(n, 1, 1, 1, generator=gen) < p).float() * robot
+    if not bool(on.any()):
+        return xb
+    import torch.nn.functional as F
+
+    v = xb + 0.5
+    # the mask pulled in off its soft rim and smoothed: a changed rim would draw an outline
+    a = F.avg_pool2d(F.pad((mb * 1.6 - 0.6).clamp(0, 1), (1, 1, 1, 1), mode="replicate"),
+                     3, stride=1) * on
+    # the cell around it: the crop's median, per channel
+    ground = v.flatten(2).median(dim=2).values.view(n, 3, 1, 1)
+    gain = _u((n, 1, 1, 1), 0.6, 1.45, gen)
+    grey = v.mean(dim=1, keepdim=True)
+    sat = _u((n, 1, 1, 1), 0.0, 0.7, gen) * _some(n, 0.5, gen)
+    faint = _u((n, 1, 1, 1), 0.0, 0.55, gen) * _some(n, 0.6, gen)
+    w = v * gain
+    w = w + sat * (grey * gain - w)
+    w = w + faint * (ground - w)
+    return (v * (1 - a) + w.clamp(0.0, 2.0) * a) - 0.5
 
 
 def _some(n: int, p: float, gen):
@@ -172,4 +224,4 @@ def augment(x, gen):
     return v.clamp(0.0, 2.0) - 0.5
 
 
-__all__ = ["REAL", "RENDERED", "Pool", "augment", "joined", "make_pool", "paste"]
+__all__ = ["REAL", "RENDERED", "Pool", "augment", "joined", "make_pool", "paste", "tone"]
