@@ -16,9 +16,11 @@ from companion.vision.cells import (
     ONE_COLOURLESS,
     RIVAL,
     SURE,
+    SURE_LEAD,
     CellVerdict,
     concur,
 )
+from companion.vision.cells import _colourless_rivals as colourless_rivals
 from companion.vision.cells import _timer_doubts as timer_doubts
 from companion.vision.colours import Profile
 from companion.vision.read import Reader
@@ -93,6 +95,34 @@ def test_a_colourless_robot_where_a_timer_may_stand_needs_its_own_class():
     assert timer_doubts(red, said, {(8, 6)})["red"].doubt is None  # a coloured robot
 
 
+
+def test_a_colourless_robot_on_the_timer_is_a_doubt_where_a_far_cell_looks_as_much_like_it():
+    # a tall timer looks like a big silver robot to the classifier: its own class sure on
+    # the timer's cell and on the cell where the real one stands, far away
+    hit = {"silver": RobotHit("silver", 7, 8, 0.8, 0.5)}
+    said = {"silver": CellVerdict("silver", (7, 8), 0.94, 0.01, (7, 8), own=0.94, alone=0.94)}
+    timer = {(7, 7), (7, 8), (8, 7), (8, 8)}
+
+    def far(value: float):
+        return lambda at: ((1, 10), value)
+
+    out = timer_doubts(hit, said, timer, far(0.93))
+    assert out["silver"].doubt is not None and "timer" in out["silver"].doubt
+    assert timer_doubts(hit, said, timer, far(0.94 - SURE_LEAD - 0.05))["silver"].doubt is None
+    assert timer_doubts(hit, said, timer)["silver"].doubt is None  # no rival given
+
+
+def test_the_rival_cells_are_off_the_timer_and_not_next_to_the_robot():
+    cells = np.array([[7, 8], [7, 7], [6, 8], [1, 10], [12, 3]])
+    probs = class_probs([{"silver": 0.9}, {"silver": 0.9}, {"black": 0.9},
+                         {"black": 0.4, "silver": 0.4}, {"silver": 0.5}])
+    rival = colourless_rivals(probs, cells, ["red", "silver"], {(7, 7), (7, 8)})
+    assert rival((7, 8)) == ((1, 10), pytest.approx(0.8))  # black and silver summed
+    both = colourless_rivals(probs, cells, ["black", "silver"], {(7, 7), (7, 8)})
+    assert both((7, 8)) == ((12, 3), pytest.approx(0.5))  # two robots: not summed
+    assert rival((1, 10))[0] == (6, 8)
+
+
 def _read(seed: int):
     shot = random_frame(seed)
     truth = {k: cell_name(v) for k, v in shot.robots.items()}
@@ -119,4 +149,19 @@ def test_a_sand_timer_is_not_read_as_the_black_robot_on_a_3d_frame():
     obs, truth = _read(730051)
     assert "black" in truth and obs.robots.get("black") in (None, truth["black"])
     assert "timer" in obs.doubtful.get("black", "timer")
+    assert all(truth[r] == c for r, c in obs.robots.items())
+
+
+@needs_gl
+def test_the_timer_is_not_read_as_the_silver_robot_after_a_hand_frame():
+    # read first with a hand over the board (the lean's camera is then left at the centre),
+    # the timer was read as the silver robot standing far off on b11: a wrong cell
+    hand = random_frame(770034, hands=1.0)
+    clear = random_frame(770034, hands=0.0)
+    truth = {k: cell_name(v) for k, v in clear.robots.items()}
+    reader = Reader(tiles=list(clear.tiles), profile=Profile().for_robots(list(truth)),
+                    read_chip=False)
+    reader.read(hand.image)
+    obs = reader.read(clear.image)
+    assert "silver" in truth and obs.robots.get("silver") in (None, truth["silver"])
     assert all(truth[r] == c for r, c in obs.robots.items())

@@ -20,6 +20,7 @@ extra) and ships as ONNX in ``companion/vision/models``; here it runs on OpenCV'
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -480,7 +481,7 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
         if colour not in said:
             out[colour] = h
     timer = timer_cells(loc)
-    out = _timer_doubts(out, said, timer)
+    out = _timer_doubts(out, said, timer, _colourless_rivals(probs, cells, colours, timer))
     taken = {(h.col, h.row): c for c, h in out.items() if h.doubt is None}
     for colour in said:
         h = out.get(colour)
@@ -494,23 +495,55 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     return out, said, len(cells)
 
 
-def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int, int]]
-                  ) -> dict:
+def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int, int]],
+                  rivals: Callable[[tuple[int, int]], tuple[tuple[int, int], float] | None]
+                  = lambda at: None) -> dict:
     """The robots of ``out`` with a colourless one made doubtful where a sand timer on the
     centre piece may stand (``timer``), unless the classifier gives its own class (black or
     silver, not the two summed) :data:`ONE_COLOURLESS` there: the timer's dark glass and
-    frame look like one to both readers, to the classifier a little like both at once."""
+    frame look like one to both readers, to the classifier a little like both at once.
+
+    Even then it is a doubt where ``rivals`` (:func:`_colourless_rivals`) names a cell off
+    the timer, not next to it, that the classifier likes within :data:`SURE_LEAD` as much:
+    a tall timer looks like a big silver robot, and the real one stands elsewhere."""
     from .robots import RobotHit
 
     out = dict(out)
     for colour, h in out.items():
         v = said.get(colour)
-        if (colour in COLOURLESS and h.doubt is None and (h.col, h.row) in timer
-                and (v is None or v.at != (h.col, h.row) or v.alone < ONE_COLOURLESS)):
+        if colour not in COLOURLESS or h.doubt is not None or (h.col, h.row) not in timer:
+            continue
+        why = None
+        if v is None or v.at != (h.col, h.row) or v.alone < ONE_COLOURLESS:
+            why = f"{v.alone if v is not None else 0.0:.2f} {colour}"
+        elif (rival := rivals((h.col, h.row))) is not None and rival[1] >= v.best - SURE_LEAD:
+            why = f"a cell off it looks nearly as much like it, {rival[1]:.2f}"
+        if why is not None:
             out[colour] = RobotHit(colour, h.col, h.row, h.score, h.margin,
-                                   "a sand timer on the centre piece may stand there "
-                                   f"({v.alone if v is not None else 0.0:.2f} {colour})")
+                                   f"a sand timer on the centre piece may stand there ({why})")
     return out
+
+
+def _colourless_rivals(probs: np.ndarray, cells: np.ndarray, colours: list[str],
+                       timer: set[tuple[int, int]]
+                       ) -> Callable[[tuple[int, int]], tuple[tuple[int, int], float] | None]:
+    """For a cell ``(col, row)``: the cell the classifier likes best for the game's
+    colourless robot (black and silver summed when it plays one of them) among those off
+    the sand timer's cells and not next to the given one, with that probability; None when
+    there is none."""
+    b, s = CLASSES.index("black"), CLASSES.index("silver")
+    pair = probs[:, b] + probs[:, s] if ("black" in colours) != ("silver" in colours) \
+        else np.maximum(probs[:, b], probs[:, s])
+
+    def rival(at: tuple[int, int]) -> tuple[tuple[int, int], float] | None:
+        best: tuple[tuple[int, int], float] | None = None
+        for i, (c, r) in enumerate(cells.tolist()):
+            if (c, r) in timer or max(abs(c - at[0]), abs(r - at[1])) <= 1:
+                continue
+            if best is None or pair[i] > best[1]:
+                best = ((c, r), float(pair[i]))
+        return best
+    return rival
 
 
 def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
