@@ -288,6 +288,9 @@ class Demonstration(Counting):
             self._doubts, self._arrival, self._caution, self._explainer))
         self._hands = 0  # spells of the board hidden (a hand over it) in this demonstration
         self._hand_since = False  # … since the last look
+        # robots doubted in a look whose other changes were left uncounted (they would have
+        # ended it), and those changes: robot → cell (several misread at once may persist)
+        self._left: tuple[frozenset[str], dict[str, Cell]] = (frozenset(), {})
 
     # -- reading
     @property
@@ -339,7 +342,7 @@ class Demonstration(Counting):
         self._unread.unseen = []
         obs = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
-        self._caution.steady.look(obs, hand)
+        self._caution.look(obs, hand)
         events: list[Event] = []
         if self.phase == WAITING:
             events.append(self._event("robots_back", at, message=Message("verify.robots_back")))
@@ -430,6 +433,7 @@ class Demonstration(Counting):
                 return self._illegal(obs, at, tried, result)
             why = self._why(obs, tried, result)
             events = self._doubts.doubt(self.state, obs, suspects, at, why, hand=hand)
+            self._caution.misread(suspects)
             obs = tuple(self.state[i] if n in suspects else c
                         for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
             if obs == self.state:
@@ -441,10 +445,15 @@ class Demonstration(Counting):
             if chosen.past_stop or self._passes_bid(chosen):
                 # the rest of a look with a misreading in it would end the demonstration (past
                 # the bid, or past the target): no verdict from it; the next looks tell
+                self._left = (frozenset(suspects), {n: c for n, a, c in zip(
+                    self.names, self.state, obs, strict=True) if a != c})
                 self._watching()
                 return events
             return events + self._accept(chosen, obs, at)
         if self._passes_bid(chosen):
+            if self._beside_doubt(obs):
+                self._watching()  # the misreading that came with it may last: the next looks tell
+                return []
             # a failure only from readings that agree (companion.verify_caution; at the
             # arrival, every move hidden under the hand counts, or a later look tells)
             arrives = self._caution.arrives(self.state, obs)
@@ -455,6 +464,7 @@ class Demonstration(Counting):
                                             self._passes_bid)
             if one is not None:
                 i, held, alt = one
+                self._caution.misread([self.names[i]])
                 return self._doubts.doubt(self.state, obs, {self.names[i]}, at, Message(
                     "verify.would_end", bid=self.bid), confirm=True, hand=hand
                 ) + self._accept(alt, held, at)
@@ -467,6 +477,15 @@ class Demonstration(Counting):
             return self._claims.events(ruling, self.state, obs, at, hand, self._accept,
                                        self._unsure)
         return self._accept(chosen, obs, at)
+
+    def _beside_doubt(self, obs: State) -> bool:
+        """Are this look's changes only those left uncounted beside robots still doubted (seen
+        again with them: several robots misread at once can keep their wrong cells over
+        several looks, so no failure rests on them while the doubt stands)?"""
+        doubted, left = self._left
+        changed = {n: c for n, a, c in zip(self.names, self.state, obs, strict=True) if a != c}
+        return bool(changed) and bool(doubted & self._doubts.cells.keys()) and all(
+            left.get(n) == c for n, c in changed.items())
 
     def _settle(self, obs: State, at: float, hand: bool, again: frozenset[str]
                 ) -> list[Event]:

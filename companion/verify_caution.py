@@ -24,7 +24,7 @@ long the route was; :meth:`Caution.unmet` says which rule a claimant on the targ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from typing import Any, NamedTuple
 
 from . import i18n
@@ -100,6 +100,10 @@ class Caution:
         self.names = names
         self.bid = bid
         self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
+        # the robots each look took for misread: moves taken back, or a reading doubted
+        # (``_rewound``: this look's)
+        self._back: list[frozenset[int]] = []
+        self._rewound: set[int] = set()
         self._unmet: tuple | None = None  # the rule last said to be unmet, said once
         # the readings seen again after a hand
         self.steady = Steady(tuple(snapshot.robots[n] for n in names))
@@ -108,12 +112,26 @@ class Caution:
         """Forget the looks (a demonstration taken up from the journal, the robots now on
         ``state``)."""
         self._looks = []
+        self._back = []
+        self._rewound = set()
         self._unmet = None
         self.steady = Steady(state)
 
     def record(self, state: State, length: int) -> None:
         """A look is about to add moves to a route ``length`` moves long, from ``state``."""
         self._looks.append((state, length))
+        self._back.append(frozenset(self._rewound))
+        self._rewound = set()
+
+    def look(self, obs: State, hand: bool) -> None:
+        """A look read every robot (``obs``); ``hand``: the board was hidden since the last."""
+        self.steady.look(obs, hand)
+        self._rewound = set()
+
+    def misread(self, names: Iterable[str]) -> None:
+        """This look's readings of ``names`` are doubted: whoever else moves in it did not
+        move alone (:meth:`excursions`)."""
+        self._rewound.update(self.names.index(n) for n in names)
 
     def arrives(self, state: State, obs: State) -> bool:
         """Does this look show a robot that may claim the target arriving on it?"""
@@ -163,8 +181,10 @@ class Caution:
                 if after[i] == before[i] or ends[j + 1][i] != before[i]:
                     continue
                 there = route[start:mid]
-                if all(m.robot == name for m in there):
-                    continue  # it moved alone: the look's mover, not a misreading
+                if all(m.robot == name for m in there) and not self._back[j] - {i}:
+                    # it moved alone: the look's mover, not a misreading (unless the look also
+                    # took another robot for misread: its moves taken back, or its reading)
+                    continue
                 moves = [m for m in there if m.robot == name] + [
                     m for m in route[mid:stop] if m.robot == name]
                 out.append((i, after[i], before[i], sum(m.cost for m in moves)))
@@ -288,5 +308,6 @@ class Caution:
 
     def _taken_back(self, k: int, i: int, back: Cell, n: int) -> None:
         """The looks after look ``k`` began with ``n`` moves fewer and robot ``i`` on ``back``."""
+        self._rewound.add(i)
         self._looks[k + 1:] = [((*s[:i], back, *s[i + 1:]), length - n)
                                for s, length in self._looks[k + 1:]]

@@ -163,3 +163,37 @@ def test_an_excursion_seen_in_one_look_and_undone_under_the_next_hand_is_no_over
     assert rows["honest"]["verdicts"].get("success", 0) >= 30
     assert set(rows["over_bid"]["verdicts"]) <= {"over_bid", "unsure"}
     assert set(rows["illegal"]["verdicts"]) <= {"illegal", "unsure"}
+
+
+def drawn_from_row(seed: int, number: int) -> tuple[bench.Recorded, list]:
+    """The ``number``-th honest demonstration of the one-hand row of ``seed``, with its
+    readings, drawn as :func:`bench.verdict_rows` draws it."""
+    rnd, hands = random.Random(seed), random.Random(seed * 7919 + 1)
+    for d in range(number + 1):
+        rec = bench.recorded_demo(rnd, "honest")
+        while len(rec.states) < 2:
+            rec = bench.recorded_demo(rnd, "honest")
+        if hands.random() < 1.0:
+            rec = bench.one_hand(rec, hands)
+        how = bench.MISREADS[d % len(bench.MISREADS)]
+        readings = bench.inject(rec, bench.true_readings(rec), rnd, how)
+    return rec, readings
+
+
+def test_an_excursion_beside_a_move_taken_back_is_no_over_bid():
+    """Seed 845, honest demonstration 26: yellow up and red right under one hand, red left,
+    yellow down. In yellow's way back green, standing still, is misread on i16 (the cell
+    yellow left) for a whole still spell. Yellow's move, read beside red's, is taken back as
+    a misreading when yellow is seen back, so green's reading was the only move left in that
+    look: it was counted as three moves, green seen back as a fourth, and the honest route
+    judged an over-bid. A robot seen away for one look in which another robot's moves were
+    taken back (that robot was seen moving back then) is an excursion: the bid passed only with
+    it is ``unsure``."""
+    rec, readings = drawn_from_row(845, 26)
+    board = rec.position.board
+    assert rec.bid == 5 and rec.movers == ["yellow", "red", "red", "yellow", "red"]
+    green = {r.robots["green"] for r in readings if isinstance(r, bench.Reading)
+             and not r.occluded}
+    assert green == {"j16", "i16"} and board.name(rec.position.robots["green"]) == "j16"
+    assert bench.judge(rec, readings) == "unsure"
+
