@@ -267,3 +267,18 @@ def class_probs(rows: list[dict[str, float]]) -> Any:
             out[i, CLASSES.index(name)] = p
         out[i, 0] = max(0.0, 1.0 - sum(row.values()))
     return out
+
+
+def read3d(seed: int, hands: float) -> tuple[Any, Any]:
+    """A frame of the 3D source (made apart from the reader) and its reading as in a game:
+    a reader that knows the tiles and the game's robots, on its second look."""
+    from companion.benchmarks.vision_render3d import _profile
+    from companion.board import cell_name
+    from companion.vision.read import Reader
+    from companion.vision.render3d import random_frame
+
+    shot = random_frame(seed, hands=hands)
+    truth = {k: cell_name(v) for k, v in shot.robots.items()}
+    reader = Reader(tiles=list(shot.tiles), profile=_profile(truth), read_chip=False)
+    reader.read(shot.image)
+    return shot, reader.read(shot.image)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import read3d
 
-from companion.board import cell_name
 from companion.vision.hands import LEAST, PX, print_likeness, reaching_in, unprinted_cells
 from companion.vision.locate import from_corners
-from companion.vision.read import LINE_PX, Reader, _shrunk_warp
+from companion.vision.read import LINE_PX, _shrunk_warp
 from companion.vision.render import random_position, render
 
 
@@ -61,26 +61,14 @@ def test_only_a_clump_reaching_the_side_and_unexplained_is_a_hand():
     assert reaching_in(plain, {(15, 0)}) == ()  # one cell a robot placed there explains
 
 
-def _read3d(seed: int, hands: float):
-    """A frame of the 3D source (made apart from the reader) read as in a game."""
-    from companion.benchmarks.vision_render3d import _profile
-    from companion.vision.render3d import random_frame
-
-    shot = random_frame(seed, hands=hands)
-    truth = {k: cell_name(v) for k, v in shot.robots.items()}
-    reader = Reader(tiles=list(shot.tiles), profile=_profile(truth), read_chip=False)
-    reader.read(shot.image)
-    return shot, reader.read(shot.image)
-
-
 @pytest.mark.parametrize("seed", [
     770044,  # pale fingers over the north side that the white balance turns to a light grey
     780030,  # a hand over a corner whose skin the colour scores took for the yellow robot
 ])
 def test_a_hand_reaching_in_that_passes_for_print_is_flagged(seed):
-    shot, obs = _read3d(seed, hands=1.0)
+    shot, obs = read3d(seed, hands=1.0)
     assert shot.occluded and shot.in_frame
     assert obs.occluded and obs.occluded_cells and obs.robots == {}
-    clear, seen = _read3d(seed, hands=0.0)  # the same scene without the hand
+    clear, seen = read3d(seed, hands=0.0)  # the same scene without the hand
     assert not clear.occluded
     assert not seen.occluded and seen.robots

@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from conftest import read3d
 
 from companion.board import cell_name
 from companion.vision.colours import white_of
@@ -130,28 +131,16 @@ def test_a_robot_seen_before_and_now_hidden_is_reported_missing():
     assert {k: v for k, v in first.robots.items() if k != "red"} == obs.robots
 
 
-def _read3d(seed: int, hands: float):
-    """A frame of the 3D source (made apart from the reader) read as in a game."""
-    from companion.benchmarks.vision_render3d import _profile
-    from companion.vision.render3d import random_frame
-
-    shot = random_frame(seed, hands=hands)
-    truth = {k: cell_name(v) for k, v in shot.robots.items()}
-    reader = Reader(tiles=list(shot.tiles), profile=_profile(truth), read_chip=False)
-    reader.read(shot.image)
-    return shot, reader.read(shot.image)
-
-
 def test_a_hand_over_a_few_cells_under_haze_is_flagged():
     # a pale hand under a thick haze over 14 cells: its edges lose contrast like the print's
-    shot, obs = _read3d(730023, hands=1.0)
+    shot, obs = read3d(730023, hands=1.0)
     assert shot.scene.haze > 0.4 and 10 <= len(shot.hidden_cells) <= 20 and shot.occluded
     assert obs.occluded and obs.occluded_cells
     assert obs.robots == {}
 
 
 def test_a_hazy_board_with_no_hand_is_read():
-    shot, obs = _read3d(710003, hands=0.2)
+    shot, obs = read3d(710003, hands=0.2)
     assert shot.scene.haze > 0.3 and not shot.occluded and shot.in_frame
     assert not obs.occluded
     assert obs.robots

@@ -252,21 +252,8 @@ def print_set(seeds: range, *, quiet: bool = False
     targets redrawn, symbols of every robot's colour and of black, grey and white on empty
     cells) with robots of other looks (``Scene.robot_variety``), the fifth robot on every
     board: every printed symbol is an empty cell the network must not take for a robot."""
-    parts = []
-    t0 = time.time()
-    for n, seed in enumerate(seeds):
-        rng = np.random.default_rng([seed, 17])
-        pos = _position(rng, four_only=0.0)
-        scene = replace(_scene(rng), print_variety=float(rng.uniform(0.5, 1.0)),
-                        robot_variety=0.3)
-        size = SIZES[int(rng.integers(len(SIZES)))]
-        shot = render(pos, seed=seed, size=size, scene=scene)
-        crops = _shot_crops(shot, rng, targets=True, marks=shot.printed)
-        if crops is None:
-            continue
-        parts.append(crops)
-        _gather(parts, quiet, "printed", n, len(seeds), t0)
-    return _joined(parts)
+    return _variety_set(seeds, quiet, "printed", stream=17, print_range=(0.5, 1.0),
+                        robots=0.3)
 
 
 def colourless_set(seeds: range, *, quiet: bool = False
@@ -275,20 +262,30 @@ def colourless_set(seeds: range, *, quiet: bool = False
     or silver on every board, most robots of other looks
     (``Scene.robot_variety``: shapes, heights, gloss, washed-out or dull plastic), a little
     odd print (its symbols empty cells)."""
+    return _variety_set(seeds, quiet, "colourless", stream=19, print_range=(0.0, 0.6),
+                        robots=0.7)
+
+
+def _variety_set(seeds: range, quiet: bool, label: str, *, stream: int,
+                 print_range: tuple[float, float], robots: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops of boards with the fifth robot on every one, their print varied by a share
+    drawn from ``print_range`` and a share ``robots`` of robots of other looks; each seed's
+    draws from its own ``stream``."""
     parts = []
     t0 = time.time()
     for n, seed in enumerate(seeds):
-        rng = np.random.default_rng([seed, 19])
+        rng = np.random.default_rng([seed, stream])
         pos = _position(rng, four_only=0.0)
-        scene = replace(_scene(rng), print_variety=float(rng.uniform(0.0, 0.6)),
-                        robot_variety=0.7)
+        scene = replace(_scene(rng), print_variety=float(rng.uniform(*print_range)),
+                        robot_variety=robots)
         size = SIZES[int(rng.integers(len(SIZES)))]
         shot = render(pos, seed=seed, size=size, scene=scene)
         crops = _shot_crops(shot, rng, targets=True, marks=shot.printed)
         if crops is None:
             continue
         parts.append(crops)
-        _gather(parts, quiet, "colourless", n, len(seeds), t0)
+        _gather(parts, quiet, label, n, len(seeds), t0)
     return _joined(parts)
 
 
