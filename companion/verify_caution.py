@@ -101,9 +101,9 @@ class Caution:
         self.bid = bid
         self._looks: list[tuple[State, int]] = []  # (robots before the look, route length)
         # the robots each look took for misread: moves taken back, or a reading doubted
-        # (``_rewound``: this look's)
+        # (``_misread``: the look now being judged)
         self._back: list[frozenset[int]] = []
-        self._rewound: set[int] = set()
+        self._misread: set[int] = set()
         self._unmet: tuple | None = None  # the rule last said to be unmet, said once
         # the readings seen again after a hand
         self.steady = Steady(tuple(snapshot.robots[n] for n in names))
@@ -113,25 +113,25 @@ class Caution:
         ``state``)."""
         self._looks = []
         self._back = []
-        self._rewound = set()
+        self._misread = set()
         self._unmet = None
         self.steady = Steady(state)
 
     def record(self, state: State, length: int) -> None:
         """A look is about to add moves to a route ``length`` moves long, from ``state``."""
         self._looks.append((state, length))
-        self._back.append(frozenset(self._rewound))
-        self._rewound = set()
+        self._back.append(frozenset(self._misread))
+        self._misread = set()
 
     def look(self, obs: State, hand: bool) -> None:
         """A look read every robot (``obs``); ``hand``: the board was hidden since the last."""
         self.steady.look(obs, hand)
-        self._rewound = set()
+        self._misread = set()
 
     def misread(self, names: Iterable[str]) -> None:
         """This look's readings of ``names`` are doubted: whoever else moves in it did not
         move alone (:meth:`excursions`)."""
-        self._rewound.update(self.names.index(n) for n in names)
+        self._misread.update(self.names.index(n) for n in names)
 
     def arrives(self, state: State, obs: State) -> bool:
         """Does this look show a robot that may claim the target arriving on it?"""
@@ -308,6 +308,6 @@ class Caution:
 
     def _taken_back(self, k: int, i: int, back: Cell, n: int) -> None:
         """The looks after look ``k`` began with ``n`` moves fewer and robot ``i`` on ``back``."""
-        self._rewound.add(i)
+        self._misread.add(i)
         self._looks[k + 1:] = [((*s[:i], back, *s[i + 1:]), length - n)
                                for s, length in self._looks[k + 1:]]
