@@ -1645,16 +1645,30 @@ class _Search:
                 best = self._take_goal(best)
                 if best is not None and best[0] <= f:
                     continue
+                rem = f - g - 1  # children in this level that carry the bare estimate
+                ahead: list[np.ndarray] = []  # ... to look ahead from now
                 for keys, hr in groups:
                     for b in self._fast_successors(keys, g, check=False):
                         if self.recording and b.parents is not None:
                             self._record(b, g)
-                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
-                        if self._inherits(g, f, hr) and not isinstance(h, int):
-                            h = np.maximum(h, hr)
+                        if isinstance(b.h, int):  # the helpers' moves: the parent's estimate
+                            if hr == rem and rem > 0:
+                                ahead.append(b.keys)
+                                continue
+                            self._push(open_, sizes, b.keys, g + 1, hr, b.checked)
+                            continue
+                        h = np.maximum(b.h, hr) if self._inherits(g, f, hr) else b.h
+                        if rem > 0:
+                            bare = _nz((b.h == rem) & (h == rem))
+                            if bare.size:
+                                ahead.append(b.keys.take(bare))
+                                rest = _nz((b.h != rem) | (h != rem))
+                                b.keys, h = b.keys.take(rest), h.take(rest)
                         self._push(open_, sizes, b.keys, g + 1, h, b.checked)
                     self.closed.add(keys, g)
                     self.expanded += keys.size
+                if ahead:
+                    self._look_now(ahead, g + 1, f, open_, sizes)
                 best = self._take_goal(best)
                 self._check_memory(f)
                 continue
@@ -1863,6 +1877,21 @@ class _Search:
         if raised.size:
             groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
         return groups
+
+    def _look_now(self, ahead: list[np.ndarray], g: int, f: int, open_: dict,
+                  sizes: dict) -> None:
+        """Children at cost ``g`` in the level ``f`` being worked through, carrying the bare
+        estimate: looked ahead from now, in the pass that made them, rather than when their
+        bucket is taken (often a pass of its own, only to move them all a level up). Those
+        that fail wait in the next level, their estimate raised; one that passes ends the
+        search (a route of cost ``f``, the least any open position allows)."""
+        keys = ahead[0] if len(ahead) == 1 else np.concatenate(ahead)
+        ok = self._alone(keys, f - g)
+        passed = _nz(ok)
+        if passed.size:
+            self._finish_alone(int(keys[passed[0]]), g, f)
+            return
+        self._append(open_, sizes, (f + 1, g), keys)
 
     def _inherits(self, g: int, f: int, hr: int) -> bool:
         """Do the active robot's moves from these positions (at cost ``g``, in the bucket of
