@@ -73,12 +73,14 @@ from .memcap import memory_cap
 from .rules import Move, Position, validate_route
 from .solver_small import applies as small_applies
 from .solver_small import prepare as small_prepare
+from .solver_small import relaxed_distance as small_distance
 from .solver_small import solve_small
 from .solver_tables import (
     DEFLECTED_BIT,
     HORIZONTAL_BIT,
     NEVER,
     OK_BIT,
+    PLAIN,
     KindTables,
     TableError,
     distance_to,
@@ -953,7 +955,10 @@ class _Search:
         self.layout = lay = _make_layout(position, claimers)
         self.tables: list[KindTables] = [kind_tables(self.board, self.rules, k)
                                          for k in lay.kinds]
-        self.dist = [distance_to(self.board, self.rules, k, self.target) for k in lay.kinds]
+        # plain robots on a board the small search can take: its bitboards are quicker
+        self.dist = [distance_to(self.board, self.rules, k, self.target,
+                                 (lambda: small_distance(self.board, self.target))
+                                 if k == PLAIN else None) for k in lay.kinds]
         self.claim = [lay.active == s if lay.active is not None else True
                       for s in range(len(lay.names))]
         self.uniform = all(t.uniform_cost() for t in self.tables)

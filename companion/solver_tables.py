@@ -20,7 +20,7 @@ The search then finds a slide's end with a few array look-ups: the first robot o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -586,16 +586,19 @@ def _distance_cached(board: Board, barrier_stop: str, diag_counts: bool, kind: s
     return _relaxed_distance(t, board, target)
 
 
-def distance_to(board: Board, rules: Rules, kind: str, target: int) -> np.ndarray:
+def distance_to(board: Board, rules: Rules, kind: str, target: int,
+                build: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
     """Moves a robot of this kind needs from each cell to ``target`` if it could stop anywhere
     along its slides (other robots would stop it there): a lower bound that never overestimates.
-    Unreachable cells hold 255. Index 256 is a spare entry, also 255."""
+    Unreachable cells hold 255. Index 256 is a spare entry, also 255. ``build``: another way
+    to work it out the first time (None from it: the one here)."""
     memo = _memo(board)
     key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind, target)
     d = memo.get(key)
     if d is None:
         kind_tables(board, rules, kind)
-        d = memo[key] = _distance_cached(board, *key)
+        d = build() if build is not None else None
+        memo[key] = d = _distance_cached(board, *key) if d is None else d
     return d
 
 
