@@ -2130,7 +2130,7 @@ class _Search:
             return [0]
         if r != lay.active:
             return [flag]
-        axis0 = int(self.tables[r].axis[o][p])
+        axis0 = self.tables[r].py.axis[o][p]
         moved = ((code >> 8) & _TURN_BITS) | axis0
         return [before for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL)
                 if _FLAG_NEXT_LIST[(before << 3) | moved] == flag]
