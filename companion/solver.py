@@ -1871,6 +1871,8 @@ class _Search:
                 parts.append(self._alone(part, f - g) if self.fast else self.descends(part))
                 if self.fast and parts[-1].any():
                     self._finish_alone(int(part[_nz(parts[-1])[0]]), g, f)
+                    if self.goals:  # a route of this level's cost: the search is over
+                        return []
             ok = np.concatenate(parts)
             later = fresh.take(_nz(~ok))
             if later.size:
