@@ -1892,7 +1892,11 @@ class _Search:
         bucket is taken (often a pass of its own, only to move them all a level up). Those
         that fail wait in the next level, their estimate raised; one that passes ends the
         search (a route of cost ``f``, the least any open position allows)."""
-        keys = ahead[0] if len(ahead) == 1 else np.concatenate(ahead)
+        # children met twice, or expanded already, are many (two in three): looked at once
+        keys = _sorted_unique(np.concatenate(ahead), inplace=True)
+        keys = keys.take(_nz(~self.closed.contains(keys)))
+        if keys.size == 0:
+            return
         ok = self._alone(keys, f - g)
         passed = _nz(ok)
         if passed.size:
