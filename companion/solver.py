@@ -73,12 +73,14 @@ from .memcap import memory_cap
 from .rules import Move, Position, validate_route
 from .solver_small import applies as small_applies
 from .solver_small import prepare as small_prepare
+from .solver_small import relaxed_distance as small_distance
 from .solver_small import solve_small
 from .solver_tables import (
     DEFLECTED_BIT,
     HORIZONTAL_BIT,
     NEVER,
     OK_BIT,
+    PLAIN,
     KindTables,
     TableError,
     distance_to,
@@ -953,7 +955,10 @@ class _Search:
         self.layout = lay = _make_layout(position, claimers)
         self.tables: list[KindTables] = [kind_tables(self.board, self.rules, k)
                                          for k in lay.kinds]
-        self.dist = [distance_to(self.board, self.rules, k, self.target) for k in lay.kinds]
+        # plain robots on a board the small search can take: its bitboards are quicker
+        self.dist = [distance_to(self.board, self.rules, k, self.target,
+                                 (lambda: small_distance(self.board, self.target))
+                                 if k == PLAIN else None) for k in lay.kinds]
         self.claim = [lay.active == s if lay.active is not None else True
                       for s in range(len(lay.names))]
         self.uniform = all(t.uniform_cost() for t in self.tables)
@@ -1645,16 +1650,30 @@ class _Search:
                 best = self._take_goal(best)
                 if best is not None and best[0] <= f:
                     continue
+                rem = f - g - 1  # children in this level that carry the bare estimate
+                ahead: list[np.ndarray] = []  # ... to look ahead from now
                 for keys, hr in groups:
                     for b in self._fast_successors(keys, g, check=False):
                         if self.recording and b.parents is not None:
                             self._record(b, g)
-                        h = hr if isinstance(b.h, int) and b.h < 0 else b.h
-                        if self._inherits(g, f, hr) and not isinstance(h, int):
-                            h = np.maximum(h, hr)
+                        if isinstance(b.h, int):  # the helpers' moves: the parent's estimate
+                            if hr == rem and rem > 0:
+                                ahead.append(b.keys)
+                                continue
+                            self._push(open_, sizes, b.keys, g + 1, hr, b.checked)
+                            continue
+                        h = np.maximum(b.h, hr) if self._inherits(g, f, hr) else b.h
+                        if rem > 0:
+                            bare = _nz((b.h == rem) & (h == rem))
+                            if bare.size:
+                                ahead.append(b.keys.take(bare))
+                                rest = _nz((b.h != rem) | (h != rem))
+                                b.keys, h = b.keys.take(rest), h.take(rest)
                         self._push(open_, sizes, b.keys, g + 1, h, b.checked)
                     self.closed.add(keys, g)
                     self.expanded += keys.size
+                if ahead:
+                    self._look_now(ahead, g + 1, f, open_, sizes)
                 best = self._take_goal(best)
                 self._check_memory(f)
                 continue
@@ -1852,6 +1871,8 @@ class _Search:
                 parts.append(self._alone(part, f - g) if self.fast else self.descends(part))
                 if self.fast and parts[-1].any():
                     self._finish_alone(int(part[_nz(parts[-1])[0]]), g, f)
+                    if self.goals:  # a route of this level's cost: the search is over
+                        return []
             ok = np.concatenate(parts)
             later = fresh.take(_nz(~ok))
             if later.size:
@@ -1863,6 +1884,25 @@ class _Search:
         if raised.size:
             groups.append((keys if raised.size == keys.size else keys.take(raised), f - g - 1))
         return groups
+
+    def _look_now(self, ahead: list[np.ndarray], g: int, f: int, open_: dict,
+                  sizes: dict) -> None:
+        """Children at cost ``g`` in the level ``f`` being worked through, carrying the bare
+        estimate: looked ahead from now, in the pass that made them, rather than when their
+        bucket is taken (often a pass of its own, only to move them all a level up). Those
+        that fail wait in the next level, their estimate raised; one that passes ends the
+        search (a route of cost ``f``, the least any open position allows)."""
+        # children met twice, or expanded already, are many (two in three): looked at once
+        keys = _sorted_unique(np.concatenate(ahead), inplace=True)
+        keys = keys.take(_nz(~self.closed.contains(keys)))
+        if keys.size == 0:
+            return
+        ok = self._alone(keys, f - g)
+        passed = _nz(ok)
+        if passed.size:
+            self._finish_alone(int(keys[passed[0]]), g, f)
+            return
+        self._append(open_, sizes, (f + 1, g), keys)
 
     def _inherits(self, g: int, f: int, hr: int) -> bool:
         """Do the active robot's moves from these positions (at cost ``g``, in the bucket of
@@ -2096,7 +2136,7 @@ class _Search:
             return [0]
         if r != lay.active:
             return [flag]
-        axis0 = int(self.tables[r].axis[o][p])
+        axis0 = self.tables[r].py.axis[o][p]
         moved = ((code >> 8) & _TURN_BITS) | axis0
         return [before for before in (DONE, UNMOVED, LAST_VERTICAL, LAST_HORIZONTAL)
                 if _FLAG_NEXT_LIST[(before << 3) | moved] == flag]

@@ -227,6 +227,26 @@ def _read(dist: list[int], layers: _Layers, cell: int) -> int:
     return 255
 
 
+def relaxed_distance(board: Board, target: int) -> np.ndarray | None:
+    """The relaxed distance to ``target`` by cell as the numpy search keeps it
+    (:func:`companion.solver_tables.distance_to`: uint8, 255 where never, a spare 257th
+    entry), read off the bitboard layers, which a 16 x 16 board without diagonals or openings
+    grows faster than the search over the tables' edges; None on any other board."""
+    if board.width != WIDTH or board.height != WIDTH or board.diagonals or board.openings:
+        return None
+    layers = _walls(board).distance(target)[1]
+    while not layers.done:
+        layers.grow()
+    out = np.full(SIZE + 1, 255, np.uint8)
+    cells = out[:SIZE]
+    inside = 0
+    for k, layer in enumerate(layers):  # each layer holds the ones before it
+        bits = np.frombuffer((layer & ~inside).to_bytes(SIZE // 8, "little"), np.uint8)
+        cells[np.unpackbits(bits, bitorder="little").view(bool)] = k
+        inside = layer
+    return out
+
+
 def inner(board: Board, cell: int) -> int:
     """A cell's number on the 16 x 16 grid the search works on."""
     w = board.width

@@ -20,7 +20,7 @@ The search then finds a slide's end with a few array look-ups: the first robot o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
@@ -175,14 +175,14 @@ class PyTables:
     cost: list[memoryview]
     axis: list[memoryview]
     direction: list[memoryview]
-    hit_grid: np.ndarray  # (option, from, to)
+    hit_table: np.ndarray  # (option, from << 8 | to), as the numpy tables hold it
     _into: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
     def into(self, o: int, c: int) -> list[int]:
         """The cells from which option ``o`` slides through ``c``."""
         got = self._into.get((o, c))
         if got is None:
-            got = np.flatnonzero(self.hit_grid[o, :, c] != NEVER).tolist()
+            got = np.flatnonzero(self.hit_table[o, c::256] != NEVER).tolist()
             self._into[(o, c)] = got
         return got
 
@@ -193,7 +193,7 @@ class KindTables:
 
     kind: str
     options: Sequence[Sequence[Option | _Way | None]]  # [cell][o]: how to name the move
-    hit: np.ndarray  # (O, 65536) uint8
+    hit: np.ndarray  # (O, 65536) uint8 (for the four directions, a view of hit_packed's bytes)
     nat: np.ndarray  # (O, 256) uint8
     end: np.ndarray  # (O, 65536) uint16
     cost: np.ndarray  # (O, 256) uint8
@@ -218,7 +218,7 @@ class KindTables:
                 [memoryview(self.cost[o]) for o in range(n_opt)],
                 [memoryview(self.axis[o]) for o in range(n_opt)],
                 [memoryview(self.direction[o]) for o in range(n_opt)],
-                self.hit.reshape(n_opt, 256, 256))
+                self.hit)
         return self._py
 
     @property
@@ -369,13 +369,46 @@ def board_walls(board: Board) -> np.ndarray:
     return _wall_array(board.width, board.height, board.walls)
 
 
+@cache
+def _grids(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's column and row, as (height, width) arrays (kept: read only)."""
+    col = np.broadcast_to(np.arange(width), (height, width))
+    row = np.broadcast_to(np.arange(height)[:, None], (height, width))
+    return col, row
+
+
+@cache
+def _starts(n: int, blocked: frozenset[int]) -> tuple[np.ndarray, ...]:
+    """The cells robots can stand on, and for the four directions' paths (kept per board
+    shape and blocked cells: read only): each path's start, direction and row in the flat
+    tables, and the tables by (direction, cell) of the cost, axis and direction of a move."""
+    free = np.arange(n, dtype=np.intp)
+    if blocked:
+        keep = np.ones(n, bool)
+        keep[list(blocked)] = False
+        free = free[keep]
+    start = np.tile(free, 4)
+    opt = np.repeat(np.arange(4, dtype=np.intp), free.size)
+    base = (opt << 16) | (start << 8)
+    cost = np.zeros((4, 256), np.uint8)
+    axis = np.zeros((4, 256), np.uint8)
+    direction = np.zeros((4, 256), np.uint8)
+    for o in range(4):
+        cost[o, free] = 1
+        axis[o, free] = o & 1
+        direction[o, free] = o
+    out = (free, start, opt, base, cost, axis, direction)
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
 def _runs(walls: np.ndarray, width: int, height: int) -> np.ndarray:
     """``runs[d, cell]``: how many cells a slide from ``cell`` in direction ``d`` goes on an
     empty board without barriers (the edge is walled: no openings)."""
     n = width * height
     wall = walls.reshape(4, height, width)
-    col = np.broadcast_to(np.arange(width), (height, width))
-    row = np.broadcast_to(np.arange(height)[:, None], (height, width))
+    col, row = _grids(width, height)
     out = np.empty((4, n), np.intp)
     ahead = np.minimum.accumulate(np.where(wall[1], col, width - 1)[:, ::-1], axis=1)[:, ::-1]
     out[1] = (ahead - col).reshape(-1)
@@ -398,10 +431,10 @@ _TURN = np.array([[d for d in range(4)]] + [[int(DEFLECT[o][Direction(d)]) for d
 
 def _straight_steps(board: Board, walls: np.ndarray, start: np.ndarray, opt: np.ndarray,
                     base: np.ndarray, step_of: np.ndarray, nat: np.ndarray,
-                    flat_hit: np.ndarray, flat_packed: np.ndarray
+                    flat_packed: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every step of every straight slide (its row, cell, direction and number), the slides'
-    lengths and first hits written into ``nat``, ``flat_hit`` and ``flat_packed``."""
+    lengths and first hits written into ``nat`` and ``flat_packed``."""
     run = _runs(walls, board.width, board.height)[opt, start]
     nat.reshape(-1)[(opt << 8) | start] = run
     count = run + 1  # steps 0..run
@@ -412,14 +445,13 @@ def _straight_steps(board: Board, walls: np.ndarray, start: np.ndarray, opt: np.
     all_cell = start.take(path) + all_e * step_of.take(all_d)
     moving = _nz(all_e)
     b, c = all_base.take(moving), all_cell.take(moving)
-    flat_hit[b | c] = all_e.take(moving)
     flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = all_e.take(moving)
     return all_base, all_cell, all_d, all_e
 
 
 def _bent_steps(walls: np.ndarray, turn_at: np.ndarray, start: np.ndarray, opt: np.ndarray,
                 base: np.ndarray, step_of: np.ndarray, nat: np.ndarray,
-                flat_hit: np.ndarray, flat_packed: np.ndarray
+                flat_packed: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """:func:`_straight_steps` where diagonals turn the slides, traced a step at a time, with
     whether each step was deflected; None for a slide that goes round for ever or too long."""
@@ -449,7 +481,6 @@ def _bent_steps(walls: np.ndarray, turn_at: np.ndarray, start: np.ndarray, opt: 
         steps.append((base, cell, d, defl))
     for e in range(len(steps) - 1, 0, -1):  # the first step into a cell is written last
         b, c, _, _ = steps[e]
-        flat_hit[b | c] = e
         flat_packed[(((b & 0xFFFF) | c) << 2) | (b >> 16)] = e
     all_base = np.concatenate([x[0] for x in steps])
     all_cell = np.concatenate([x[1] for x in steps])
@@ -472,28 +503,19 @@ def _build_kind_fast(board: Board, rules: Rules, kind: str) -> KindTables | None
         barrier[dg.cell] = True
         if dg.color != kind:
             turn_at[dg.cell] = 1 if dg.orientation == "/" else 2
-    turns = bool(turn_at.any())
+    turns = bool(board.diagonals) and bool(turn_at.any())
     step_of = np.array([w, 1, -w, -1], np.intp)
-    free = np.arange(n, dtype=np.intp)
-    if board.blocked:
-        keep = np.ones(n, bool)
-        keep[list(board.blocked)] = False
-        free = free[keep]
-    m = free.size
-    start = np.tile(free, 4)
-    opt = np.repeat(np.arange(4, dtype=np.intp), m)
-    base = (opt << 16) | (start << 8)  # a path's row in the flat tables
+    free, start, opt, base, cost, axis, direction = _starts(n, frozenset(board.blocked))
     nat = np.zeros((4, 256), np.uint8)
-    hit = np.full((4, 1 << 16), NEVER, np.uint8)
     packed = np.full((1 << 16, 4), NEVER, np.uint8)
-    flat_hit, flat_packed = hit.reshape(-1), packed.reshape(-1)
+    hit = packed.T  # (direction, pair): the same bytes, no second table to fill
+    flat_packed = packed.reshape(-1)
     if not turns:  # straight slides: each is its start and a run of cells up to a wall
         all_base, all_cell, all_d, all_e = _straight_steps(
-            board, walls, start, opt, base, step_of, nat, flat_hit, flat_packed)
+            board, walls, start, opt, base, step_of, nat, flat_packed)
         all_defl = None
     else:
-        bent = _bent_steps(walls, turn_at, start, opt, base, step_of, nat, flat_hit,
-                           flat_packed)
+        bent = _bent_steps(walls, turn_at, start, opt, base, step_of, nat, flat_packed)
         if bent is None:  # round for ever, or too long: the slide-by-slide build says
             return None
         all_base, all_cell, all_d, all_e, all_defl = bent
@@ -506,13 +528,6 @@ def _build_kind_fast(board: Board, rules: Rules, kind: str) -> KindTables | None
         code |= all_defl.astype(np.intp) << 10
     end = np.zeros((4, 1 << 16), np.uint16)
     end.reshape(-1)[all_base | all_e] = code
-    cost = np.zeros((4, 256), np.uint8)
-    axis = np.zeros((4, 256), np.uint8)
-    direction = np.zeros((4, 256), np.uint8)
-    for o in range(4):
-        cost[o, free] = 1
-        axis[o, free] = o & 1
-        direction[o, free] = o
     t = KindTables(kind, _PlainOptions(n), hit, nat, end, cost, axis, direction)
     t._hit_packed = packed.view("<u4").reshape(-1)
     t._nat_packed = np.ascontiguousarray(nat.T).view("<u4").reshape(-1)
@@ -571,16 +586,19 @@ def _distance_cached(board: Board, barrier_stop: str, diag_counts: bool, kind: s
     return _relaxed_distance(t, board, target)
 
 
-def distance_to(board: Board, rules: Rules, kind: str, target: int) -> np.ndarray:
+def distance_to(board: Board, rules: Rules, kind: str, target: int,
+                build: Callable[[], np.ndarray | None] | None = None) -> np.ndarray:
     """Moves a robot of this kind needs from each cell to ``target`` if it could stop anywhere
     along its slides (other robots would stop it there): a lower bound that never overestimates.
-    Unreachable cells hold 255. Index 256 is a spare entry, also 255."""
+    Unreachable cells hold 255. Index 256 is a spare entry, also 255. ``build``: another way
+    to work it out the first time (None from it: the one here)."""
     memo = _memo(board)
     key = (rules.barrier_stop, rules.diagonal_counts_as_ricochet, kind, target)
     d = memo.get(key)
     if d is None:
         kind_tables(board, rules, kind)
-        d = memo[key] = _distance_cached(board, *key)
+        d = build() if build is not None else None
+        memo[key] = d = _distance_cached(board, *key) if d is None else d
     return d
 
 

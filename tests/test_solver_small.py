@@ -14,10 +14,10 @@ from test_solver import full_positions, reference_cost
 import companion.solver as solver_module
 from companion.benchmarks.solver import random_position
 from companion.board import Board, cell_name
-from companion.rules import Position, validate_route
+from companion.rules import Position, Rules, validate_route
 from companion.solver import solve
-from companion.solver_small import applies, solve_small
-from companion.solver_tables import forget_boards
+from companion.solver_small import applies, relaxed_distance, solve_small
+from companion.solver_tables import _build_kind, _relaxed_distance, forget_boards
 
 ROBOTS = ("red", "green", "blue", "yellow", "black")
 
@@ -276,3 +276,17 @@ def test_a_numpy_search_stopped_at_its_deadline_still_gives_the_route_handed_to_
         assert got.moves == known[0] and got.cost == known[1] >= got.lower_bound
         stopped.append(seed)
     assert stopped
+
+
+def test_the_bitboard_distance_is_the_numpy_tables_distance():
+    rng = random.Random(18)
+    for _ in range(3):
+        board = Board.from_tiles([f"{n}{rng.choice('ABC')}" for n in rng.sample([1, 2, 3, 4], 4)])
+        tables = _build_kind(board, Rules(), "plain")
+        for target in [t.cell for t in board.targets] + [0, 255, 119]:  # 119: a blocked cell
+            got = relaxed_distance(board, target)
+            assert got is not None and got.dtype == "uint8" and got.size == 257
+            assert (got == _relaxed_distance(tables, board, target)).all(), target
+    diagonals = Board.from_tiles(["1D", "2A", "3A", "4A"])
+    assert diagonals.diagonals and relaxed_distance(diagonals, 0) is None
+    assert relaxed_distance(Board.from_dict({"size": 8, "walls": []}), 0) is None

@@ -81,3 +81,15 @@ def test_one_pass_tables_equal_the_traced_ones_on_explicit_boards(board, rules, 
 def test_a_board_with_openings_is_left_to_the_traced_build():
     board = Board.from_dict({"size": 4, "walls": [], "openings": [["a2", "left"]]})
     assert _build_kind_fast(board, Rules(), "plain") is None
+
+
+def test_the_slides_into_a_cell_are_read_from_the_one_pass_tables_as_from_the_traced_ones():
+    board = Board.from_tiles(["1A", "2B", "3C", "4A"])
+    slow, fast = _build_kind(board, Rules(), "plain"), _build_kind_fast(board, Rules(), "plain")
+    assert fast is not None
+    for o in range(4):
+        for c in (0, 17, 100, 135, 255):
+            expected = [s for s in range(256) if slow.hit[o][(s << 8) | c] != 255]
+            assert fast.py.into(o, c) == slow.py.into(o, c) == expected
+            for s in expected:
+                assert fast.py.hit[o][(s << 8) | c] == slow.hit[o][(s << 8) | c] != 255
