@@ -302,10 +302,11 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     Both keep the estimate consistent, so each position is expanded once, at its optimal cost.
     A position that fails it may still give an upper bound of one move more: by the active
     robot alone (:func:`alone_plus`), or by one helper's move and then the active robot alone
-    (:func:`helped`). The search then ends when the bucket below runs out, without the bucket
-    of the optimum, where most of the work would be; meanwhile a child whose f is the upper
-    bound's or more is not queued (a helper's move is still marked as reached: reached again,
-    it would cost a look-ahead in vain).
+    (:func:`helped`). Both are tried when the bucket runs out, on the positions of the bucket
+    that failed (a bucket may still end in a position that passes, and then the bound is of no
+    use). The search then ends, without the bucket of the optimum, where most of the work
+    would be. A child whose f is a known route's cost or more is not queued (a helper's move
+    is still marked as reached: reached again, it would cost a look-ahead in vain).
     """
     board, rules = position.board, position.rules
     assert position.target is not None
@@ -431,6 +432,25 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                             *(Move(active, DIRECTIONS[x]) for x in reversed(path))]
         return None
 
+    def bound(pending: list[tuple[int, int, list[int], int, int, int]]
+              ) -> tuple[int, list[Move]] | None:
+        """The first upper bound of one move more found from the positions that failed the
+        look-ahead in a bucket, the last to fail first (the deepest: their trees are smaller,
+        and the bound is more often found there): ``(key, tail)``, or None."""
+        for key, g, cells, flag, bare, zone in reversed(pending):
+            a = cells[k]
+            # by the active robot alone, one move more
+            path = alone_plus(a, flag, cells[:k], bare)
+            if path is not None:
+                return key, [Move(active, DIRECTIONS[d]) for d in reversed(path)]
+            if not lenient or g:
+                # or by one helper's move that touches what the look-ahead looked at, and
+                # then the active robot alone
+                found = helped(cells, a, flag, bare, zone)
+                if found is not None:
+                    return key, found
+        return None
+
     start_cell = inner(board, position.robots[active])
     # lenient: the start is a position of its own (from there a straight slide may not claim
     # the target), told apart by the flag, which every move clears
@@ -455,8 +475,19 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
     tail: list[Move] = []  # the active robot's moves from best's key, when found alone
     expanded = 0
     work = 0  # look-aheads and expansions (weighed), for the budget
+    # the positions of bucket pending_f that failed the look-ahead, for an upper bound of one
+    # move more (:func:`bound`), sought when the bucket runs out: the last bucket of a search
+    # often ends in a position that passes, and then the bound is of no use
+    pending: list[tuple[int, int, list[int], int, int, int]] = []
+    pending_f = -1
     while order:
         slot = order[0]
+        if pending and slot >> 8 > pending_f:
+            found_bound = bound(pending) if best is None or best[0] > pending_f + 1 else None
+            pending = []
+            if found_bound is not None:
+                best = (pending_f + 1, found_bound[0])
+                tail = found_bound[1]
         bucket = buckets[slot]
         if not bucket:
             heappop(order)
@@ -493,18 +524,8 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 break
             zones[key] = zone
             if best is None or best[0] > f + 1:
-                # an upper bound: f + 1 by the active robot alone, one move more
-                path = alone_plus(a, flag, cells[:k], bare)
-                if path is not None:
-                    best = (f + 1, key)
-                    tail = [Move(active, DIRECTIONS[d]) for d in reversed(path)]
-                elif not lenient or g:
-                    # or by one helper's move that touches what the look-ahead looked at, and
-                    # then the active robot alone
-                    found = helped(cells, a, flag, bare, zone)
-                    if found is not None:
-                        best = (f + 1, key)
-                        tail = found
+                pending.append((key, g, cells, flag, bare, zone))
+                pending_f = f
         else:
             zone = FULL
         if not checked and bare and not (lenient and g == 0):
@@ -606,6 +627,11 @@ def solve_small(position: Position, claimers: tuple[str, ...], max_cost: int | N
                 heappush(order, nxt)
         if best is not None and best[0] <= f:
             break
+    if pending and (best is None or best[0] > pending_f + 1):  # (out of budget)
+        found_bound = bound(pending)
+        if found_bound is not None:
+            best = (pending_f + 1, found_bound[0])
+            tail = found_bound[1]
     if best is None or (max_cost is not None and best[0] > max_cost):
         return None
     moves = []  # the route, last move first
