@@ -87,6 +87,8 @@ page. Cells are names (``"c2"``).
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
+``answered``       the players answered the question (:meth:`Demonstration.answer`):
+                   ``robots`` (robot → whether it stands where the camera saw it)
 ``rewound``        a robot's counted moves taken back as a misreading: ``robot``, ``moves``,
                    ``to`` (the cell it is back on), ``route`` (the moves kept), ``count``,
                    ``cost``
@@ -291,6 +293,7 @@ class Demonstration(Counting):
         # robots doubted in a look whose other changes were left uncounted (they would have
         # ended it), and those changes: robot → cell (several misread at once may persist)
         self._left: tuple[frozenset[str], dict[str, Cell]] = (frozenset(), {})
+        self._last: State | None = None  # the last look with every robot read, as read
 
     # -- reading
     @property
@@ -340,7 +343,7 @@ class Demonstration(Counting):
                 return counted
             return counted + self._robot_off(missing, merged, at)
         self._unread.unseen = []
-        obs = tuple(seen[n] for n in self.names)
+        obs = self._last = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
         self._caution.look(obs, hand)
         events: list[Event] = []
@@ -382,6 +385,72 @@ class Demonstration(Counting):
                 Message("verify.cost_not_bid", count=self.count, cost=self.cost, bid=self.bid)
                 if not result.meets_bid else None)
         return self._fail("incomplete", at, reason or Message("verify.not_reached"))
+
+    @property
+    def asked(self) -> dict[str, Cell]:
+        """The readings the page asks about now (robot → the cell seen): those of an arrival
+        held for a second look, else those in doubt; :meth:`answer` takes the players' word."""
+        return self._arrival.cells() if self._arrival.held is not None else dict(
+            self._doubts.cells)
+
+    def answer(self, robots: Mapping[str, bool], at: float) -> list[Event]:
+        """The players answer the page's question about the readings asked about
+        (:attr:`asked`): for each robot, whether it stands where the camera saw it
+        (``{"blue": True}``: blue is on k10). A reading said right is read by the camera and
+        agreed by the players: the look is judged afresh with it as any look is (a change no
+        legal move explains is then ``illegal``, the reason in words); a reading said wrong
+        is the camera's mistake: the robot is believed where it stood, and seen on that cell
+        again it is no news. Readings in doubt not answered stay believed where they stood;
+        an arrival held for a second look needs every robot asked about answered. Nothing
+        changes after a verdict or while a robot is unread; a robot not asked about is a
+        ``ValueError``."""
+        if self.finished or self.phase != WATCHING or self._last is None:
+            return []
+        asked = self.asked
+        unknown = [n for n in robots if n not in asked]
+        if unknown or (self._arrival.held is not None and robots.keys() != asked.keys()):
+            raise ValueError(f"answer: robots {', '.join(robots) or 'none'}, but the page "
+                             f"asks about {', '.join(asked) or 'none'}")
+        events = [self._event("answered", at, robots={n: bool(v) for n, v in robots.items()})]
+        if self._arrival.held is not None:
+            held = self._arrival.release()
+            if held.chosen is None:
+                # held for the moves its readings would take back: where the robots stand now
+                # does not tell whether they went there and back unseen
+                return events + self._unsure(held.obs, at, Message("verify.arrival_unsure"))
+            if all(robots.values()):
+                return events + self._accept(held.chosen, held.obs, at)  # agreed: all count
+            right = {n: c for n, c in asked.items() if robots[n]}
+            self._doubts.denied.update({n: c for n, c in asked.items() if not robots[n]})
+            last = tuple(right.get(n, a) if n in asked else c for n, a, c in zip(
+                self.names, self.state, held.obs, strict=True))
+            sure = self._last == held.obs
+        else:
+            looks = [self._doubts.since[n] for n in robots if robots[n]]
+            right = self._doubts.answered(robots)
+            doubted = self._doubts.cells.keys() | self._doubts.denied.keys()
+            last = tuple(right.get(n, a if n in doubted else c)
+                         for n, a, c in zip(self.names, self.state, self._last, strict=True))
+            # the word on a reading judges the look it was doubted in: only while every other
+            # robot is believed where it was then (moves since may be what the reading needed)
+            sure = all(look[j] == a for look in looks for j, (m, a) in enumerate(
+                zip(self.names, self.state, strict=True)) if m not in right)
+        self._left = (frozenset(), {})
+        return events + self._judge_answered(last, at, sure)
+
+    def _judge_answered(self, obs: State, at: float, sure: bool) -> list[Event]:
+        """A look whose doubtful readings the players answered, judged as read (``sure``:
+        the readings said right were doubted in a look as it stands now; else no verdict
+        rests on them)."""
+        if obs == self.state:
+            self._watching()
+            return []
+        chosen, tried, result = self._search(obs)
+        if chosen is None or not sure:
+            if self._doubts.cells or not sure:
+                return self._unsure(obs, at, self._why(obs, tried, result))
+            return self._illegal(obs, at, tried, result)
+        return self._accept(chosen, obs, at)
 
     def give_up(self, at: float) -> list[Event]:
         """The player gives up: the demonstration failed; the board must be restored."""
