@@ -395,20 +395,20 @@ class Demonstration(Counting):
 
     def answer(self, robots: Mapping[str, bool], at: float) -> list[Event]:
         """The players answer the page's question about the readings asked about
-        (:attr:`asked`): for each robot, whether it stands where the camera saw it
-        (``{"blue": True}``: blue is on k10). A reading said right is read by the camera and
-        agreed by the players: the look is judged afresh with it as any look is (a change no
-        legal move explains is then ``illegal``, the reason in words); a reading said wrong
-        is the camera's mistake: the robot is believed where it stood, and seen on that cell
-        again it is no news. Readings in doubt not answered stay believed where they stood;
-        an arrival held for a second look needs every robot asked about answered. Nothing
-        changes after a verdict or while a robot is unread; a robot not asked about is a
-        ``ValueError``."""
+        (:attr:`asked`; "blue seen on k10 — is that right?", with where blue is believed to
+        stand as the other answer): for each robot they answer, ``True`` where the camera saw
+        it, ``False`` where it stood (a robot on neither cell is left unanswered). A reading
+        said right is read by the camera and agreed by the players: the look is judged afresh
+        with it as any look is (a change no legal move explains is then ``illegal``, the
+        reason in words); one said wrong is the camera's mistake: the robot is believed where
+        it stood, and seen on that cell again it is no news. Readings not answered stay in
+        doubt; an arrival held for a second look with a robot unanswered is ``unsure``.
+        Nothing changes after a verdict or while a robot is unread; a robot not asked about
+        is a ``ValueError``."""
         if self.finished or self.phase != WATCHING or self._last is None:
             return []
         asked = self.asked
-        unknown = [n for n in robots if n not in asked]
-        if unknown or (self._arrival.held is not None and robots.keys() != asked.keys()):
+        if not robots or any(n not in asked for n in robots):
             raise ValueError(f"answer: robots {', '.join(robots) or 'none'}, but the page "
                              f"asks about {', '.join(asked) or 'none'}")
         events = [self._event("answered", at, robots={n: bool(v) for n, v in robots.items()})]
@@ -417,6 +417,8 @@ class Demonstration(Counting):
             if held.chosen is None:
                 # held for the moves its readings would take back: where the robots stand now
                 # does not tell whether they went there and back unseen
+                return events + self._unsure(held.obs, at, Message("verify.arrival_unsure"))
+            if robots.keys() != asked.keys():
                 return events + self._unsure(held.obs, at, Message("verify.arrival_unsure"))
             if all(robots.values()):
                 return events + self._accept(held.chosen, held.obs, at)  # agreed: all count

@@ -8,6 +8,7 @@ honest demonstration into a failure nor a failure into a success."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -81,6 +82,8 @@ def test_only_the_readings_asked_about_may_be_answered_and_a_verdict_stays():
     demo, _ = watched([START, None, BOTH])
     with pytest.raises(ValueError, match="asks about green"):
         demo.answer({"blue": True}, at=5.0)
+    with pytest.raises(ValueError, match="answer: robots none"):
+        demo.answer({}, at=5.0)
     demo.answer({"green": True}, at=5.0)
     assert demo.answer({"green": True}, at=6.0) == []  # judged already
 
@@ -150,9 +153,9 @@ def test_true_answers_about_a_turned_or_several_robot_misreading_never_fail_the_
         rec.position.board, states[k], quarters)
     for tail, end in ((states[k + 1:], states[-1]), ([], states[k])):
         obs = with_hands([*states[:k + 1], *[bad] * spell, *tail])
+        truly = bench.truthful(replace(rec, states=[*rec.states[:k], end]))
         verdict = replay(rec.position, rec.bid, [(float(t), o) for t, o in enumerate(obs)],
-                         answers=lambda seen, end=end: {r: end[r] == c
-                                                        for r, c in seen.items()}).verdict
+                         answers=truly).verdict
         assert kind == "illegal" or verdict != "illegal"
         assert kind == "honest" or verdict != "success"
         if tail and kind == "honest":

@@ -394,8 +394,8 @@ def judge(rec: Recorded, readings: list[Any], answer: bool = False, reply: bool 
     ``answer``: players who, asked on the page at an ``unsure`` end, pass a hand over the
     board without moving a robot so that the camera looks again (a hand, then the still
     board read afresh: a misreading of the still spell before the hand is gone). ``reply``:
-    players who answer the page's question about each reading still in doubt at the end
-    truly (yes where the robot stands on the cell seen, :meth:`Demonstration.answer`)."""
+    players who answer the page's question about the readings in doubt at the end truly
+    (:func:`truthful`, :meth:`Demonstration.answer`)."""
     looks = stable_looks((float(t), r) for t, r in enumerate(readings))
     truly = truthful(rec) if reply else None
     judged = replay(rec.position, rec.bid, looks, answers=truly)
@@ -407,12 +407,15 @@ def judge(rec: Recorded, readings: list[Any], answer: bool = False, reply: bool 
 
 
 def truthful(rec: Recorded) -> Any:
-    """Players who answer the page's question truly: robot → whether it stands, at the end
-    of the recording, on the cell the camera saw it on."""
+    """Players who answer the page's question truly: for each robot asked about (robot → the
+    cell seen, the cell believed), whether it stands, at the end of the recording, on the
+    cell the camera saw it on (True) or where it is believed to stand (False); a robot on
+    neither is left unanswered."""
     end = rec.states[-1] if rec.states else dict(rec.position.robots)
 
-    def answers(seen: dict[str, int]) -> dict[str, bool]:
-        return {n: end[n] == c for n, c in seen.items()}
+    def answers(asked: dict[str, tuple[int, int]]) -> dict[str, bool]:
+        return {n: end[n] == seen for n, (seen, believed) in asked.items()
+                if end[n] in (seen, believed)}
     return answers
 
 
