@@ -20,7 +20,7 @@ from companion.benchmarks import verify as bench
 from companion.board import Board
 from companion.rules import Goal, Position
 from companion.verify import Demonstration
-from companion.verify_replay import replay
+from companion.verify_replay import replay, stable_looks
 
 # Drawn by the one-hand row of `companion bench verify` (seed 700, the 25th illegal
 # demonstration): under one hand red goes up from h10 to h15 (legal) and green is put down on
@@ -120,6 +120,18 @@ def _held(kind: str) -> tuple[bench.Recorded, list]:
 def test_a_held_arrival_the_players_confirm_counts_every_move(kind):
     rec, readings = _held(kind)
     assert bench.judge(rec, readings, reply=True) == rec.expected
+
+
+def test_a_held_arrival_with_a_robot_left_unanswered_is_unsure():
+    rec, readings = _held("honest")
+    demo = Demonstration(rec.position, rec.bid)
+    for at, look in stable_looks((float(t), r) for t, r in enumerate(readings)):
+        demo.observe(look, at)
+    asked = demo.asked
+    assert len(asked) >= 2 and demo.verdict is None
+    first = next(iter(asked))
+    events = demo.answer({first: True}, at=99.0)
+    assert events[-1]["verdict"] == "unsure" and demo.asked == {}
 
 
 # ---------------------------------------------------------------- the rule, for any demonstration
