@@ -19,11 +19,17 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   misreading: that robot is believed where it stood, the page is asked ("blue seen on k10
   — is that right?") and the next looks are watched. A reading back where the robot
   stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
-  demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
-  players judge. A robot doubted only because it changed together with a misreading (robots
-  doubted together, or beside another robot's moves later taken back as a misreading) is
-  judged, once the misread ones are seen back, as that look's own change; and no explanation
-  moves a robot in doubt (its believed cell is only believed);
+  demonstration ``illegal`` on the camera's word alone: the verdict is then ``unsure``, with
+  the question, and the players judge. The players may answer the question
+  (:meth:`Demonstration.answer`): a reading they say is right is judged as read (the camera
+  and the players agree: an illegal move made under the same hand as another robot's legal
+  one, which the camera alone cannot tell from a robot standing still misread beside it, is
+  then ``illegal``), one they say is wrong is the camera's mistake and the robot is believed
+  where it stood. A robot doubted
+  only because it changed together with a misreading (robots doubted together, or beside
+  another robot's moves later taken back as a misreading) is judged, once the misread ones
+  are seen back, as that look's own change; and no explanation moves a robot in doubt (its
+  believed cell is only believed);
 * a failure never rests on one misreading that legal moves happen to explain
   (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
   changed, when one of them alone is the whole failure, doubts that robot until a later look,
