@@ -441,8 +441,14 @@ class Demonstration(Counting):
                          for n, a, c in zip(self.names, self.state, self._last, strict=True))
             # the word on a reading judges the look it was doubted in: only while every other
             # robot is believed where it was then (moves since may be what the reading needed)
+            # and no change left uncounted beside a doubt is still seen (the players were not
+            # asked about it: it may be a misreading lasting, or moves past the bid)
             sure = all(look[j] == a for look in looks for j, (m, a) in enumerate(
                 zip(self.names, self.state, strict=True)) if m not in right)
+            _doubted, left = self._left
+            if any(self._last[self.names.index(n)] == c for n, c in left.items()):
+                self._left = (frozenset(), {})
+                return events + self._unsure(last, at, Message("verify.unexplained_end"))
         self._left = (frozenset(), {})
         return events + self._judge_answered(last, at, sure)
 
