@@ -707,6 +707,10 @@ class RoundVerifier:
     def give_up(self, at: float) -> list[Event]:
         return self._after(self.current.give_up(at), at) if self.current else []
 
+    def answer(self, robots: Mapping[str, bool], at: float) -> list[Event]:
+        """The players' answer to the page's question (:meth:`Demonstration.answer`)."""
+        return self._after(self.current.answer(robots, at), at) if self.current else []
+
     def end(self, at: float) -> list[Event]:
         """No bidder left (or the chip goes back): the round is over; show the solution."""
         if self.over:

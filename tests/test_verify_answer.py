@@ -19,7 +19,7 @@ from test_verify_turned import displaced, turned, with_hands
 from companion.benchmarks import verify as bench
 from companion.board import Board
 from companion.rules import Goal, Position
-from companion.verify import Demonstration
+from companion.verify import Demonstration, RoundVerifier
 from companion.verify_replay import replay, stable_looks
 
 # Drawn by the one-hand row of `companion bench verify` (seed 700, the 25th illegal
@@ -73,6 +73,17 @@ def test_a_reading_the_players_say_is_wrong_is_believed_where_the_robot_stood():
     assert demo.robots["green"] == position().board.cell("k16")
     demo.done(at=8.0)
     assert demo.verdict["verdict"] == "incomplete"  # red up: the target not reached
+
+
+def test_the_round_passes_the_answer_to_the_running_demonstration():
+    rv = RoundVerifier(position(), solve=None)
+    rv.begin(5, "ann")
+    for k, look in enumerate([START, None, BOTH]):
+        rv.observe(look, float(k))
+    events = rv.answer({"green": True}, at=5.0)
+    assert events[0]["type"] == "answered" and events[0]["player"] == "ann"
+    assert rv.current is not None and rv.current.verdict["verdict"] == "illegal"
+    assert not rv.ready  # the board must be restored before the next bidder
 
 
 def test_only_the_readings_asked_about_may_be_answered_and_a_verdict_stays():
