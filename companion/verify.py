@@ -19,11 +19,17 @@ and ``None`` while a hand covers it. A :class:`Demonstration` watches that strea
   misreading: that robot is believed where it stood, the page is asked ("blue seen on k10
   — is that right?") and the next looks are watched. A reading back where the robot
   stood, or a legal move from there, clears the doubt; one that stays unexplained never makes the
-  demonstration ``illegal``: the verdict is then ``unsure``, with the question, and the
-  players judge. A robot doubted only because it changed together with a misreading (robots
-  doubted together, or beside another robot's moves later taken back as a misreading) is
-  judged, once the misread ones are seen back, as that look's own change; and no explanation
-  moves a robot in doubt (its believed cell is only believed);
+  demonstration ``illegal`` on the camera's word alone: the verdict is then ``unsure``, with
+  the question, and the players judge. The players may answer the question
+  (:meth:`Demonstration.answer`): a reading they say is right is judged as read (the camera
+  and the players agree: an illegal move made under the same hand as another robot's legal
+  one, which the camera alone cannot tell from a robot standing still misread beside it, is
+  then ``illegal``), one they say is wrong is the camera's mistake and the robot is believed
+  where it stood. A robot doubted
+  only because it changed together with a misreading (robots doubted together, or beside
+  another robot's moves later taken back as a misreading) is judged, once the misread ones
+  are seen back, as that look's own change; and no explanation moves a robot in doubt (its
+  believed cell is only believed);
 * a failure never rests on one misreading that legal moves happen to explain
   (:mod:`companion.verify_caution`): a look that would pass the bid while several robots
   changed, when one of them alone is the whole failure, doubts that robot until a later look,
@@ -87,6 +93,8 @@ page. Cells are names (``"c2"``).
                    (robot → ``{"seen", "believed"}``), ``question`` for the page, ``reason``;
                    the robots are believed where they stood and the count goes on
 ``doubt_cleared``  the doubted robots are seen where they were believed (or moved legally)
+``answered``       the players answered the question (:meth:`Demonstration.answer`):
+                   ``robots`` (robot → whether it stands where the camera saw it)
 ``rewound``        a robot's counted moves taken back as a misreading: ``robot``, ``moves``,
                    ``to`` (the cell it is back on), ``route`` (the moves kept), ``count``,
                    ``cost``
@@ -291,6 +299,7 @@ class Demonstration(Counting):
         # robots doubted in a look whose other changes were left uncounted (they would have
         # ended it), and those changes: robot → cell (several misread at once may persist)
         self._left: tuple[frozenset[str], dict[str, Cell]] = (frozenset(), {})
+        self._last: State | None = None  # the last look with every robot read, as read
 
     # -- reading
     @property
@@ -340,7 +349,7 @@ class Demonstration(Counting):
                 return counted
             return counted + self._robot_off(missing, merged, at)
         self._unread.unseen = []
-        obs = tuple(seen[n] for n in self.names)
+        obs = self._last = tuple(seen[n] for n in self.names)
         hand, self._hand_since = self._hand_since, False
         self._caution.look(obs, hand)
         events: list[Event] = []
@@ -382,6 +391,80 @@ class Demonstration(Counting):
                 Message("verify.cost_not_bid", count=self.count, cost=self.cost, bid=self.bid)
                 if not result.meets_bid else None)
         return self._fail("incomplete", at, reason or Message("verify.not_reached"))
+
+    @property
+    def asked(self) -> dict[str, Cell]:
+        """The readings the page asks about now (robot → the cell seen): those of an arrival
+        held for a second look, else those in doubt; :meth:`answer` takes the players' word."""
+        return self._arrival.cells() if self._arrival.held is not None else dict(
+            self._doubts.cells)
+
+    def answer(self, robots: Mapping[str, bool], at: float) -> list[Event]:
+        """The players answer the page's question about the readings asked about
+        (:attr:`asked`; "blue seen on k10 — is that right?", with where blue is believed to
+        stand as the other answer): for each robot they answer, ``True`` where the camera saw
+        it, ``False`` where it stood (a robot on neither cell is left unanswered). A reading
+        said right is read by the camera and agreed by the players: the look is judged afresh
+        with it as any look is (a change no legal move explains is then ``illegal``, the
+        reason in words); one said wrong is the camera's mistake: the robot is believed where
+        it stood, and seen on that cell again it is no news. Readings not answered stay in
+        doubt; an arrival held for a second look with a robot unanswered is ``unsure``.
+        Nothing changes after a verdict or while a robot is unread; a robot not asked about
+        is a ``ValueError``."""
+        if self.finished or self.phase != WATCHING or self._last is None:
+            return []
+        asked = self.asked
+        if not robots or any(n not in asked for n in robots):
+            raise ValueError(f"answer: robots {', '.join(robots) or 'none'}, but the page "
+                             f"asks about {', '.join(asked) or 'none'}")
+        events = [self._event("answered", at, robots={n: bool(v) for n, v in robots.items()})]
+        if self._arrival.held is not None:
+            held = self._arrival.release()
+            if held.chosen is None:
+                # held for the moves its readings would take back: where the robots stand now
+                # does not tell whether they went there and back unseen
+                return events + self._unsure(held.obs, at, Message("verify.arrival_unsure"))
+            if robots.keys() != asked.keys():
+                return events + self._unsure(held.obs, at, Message("verify.arrival_unsure"))
+            if all(robots.values()):
+                return events + self._accept(held.chosen, held.obs, at)  # agreed: all count
+            right = {n: c for n, c in asked.items() if robots[n]}
+            self._doubts.denied.update({n: c for n, c in asked.items() if not robots[n]})
+            last = tuple(right.get(n, a) if n in asked else c for n, a, c in zip(
+                self.names, self.state, held.obs, strict=True))
+            sure = self._last == held.obs
+        else:
+            looks = [self._doubts.since[n] for n in robots if robots[n]]
+            right = self._doubts.answered(robots)
+            doubted = self._doubts.cells.keys() | self._doubts.denied.keys()
+            last = tuple(right.get(n, a if n in doubted else c)
+                         for n, a, c in zip(self.names, self.state, self._last, strict=True))
+            # the word on a reading judges the look it was doubted in: only while every other
+            # robot is believed where it was then (moves since may be what the reading needed)
+            # and no change left uncounted beside a doubt is still seen (the players were not
+            # asked about it: it may be a misreading lasting, or moves past the bid)
+            sure = all(look[j] == a for look in looks for j, (m, a) in enumerate(
+                zip(self.names, self.state, strict=True)) if m not in right)
+            _doubted, left = self._left
+            if any(self._last[self.names.index(n)] == c for n, c in left.items()):
+                self._left = (frozenset(), {})
+                return events + self._unsure(last, at, Message("verify.unexplained_end"))
+        self._left = (frozenset(), {})
+        return events + self._judge_answered(last, at, sure)
+
+    def _judge_answered(self, obs: State, at: float, sure: bool) -> list[Event]:
+        """A look whose doubtful readings the players answered, judged as read (``sure``:
+        the readings said right were doubted in a look as it stands now; else no verdict
+        rests on them)."""
+        if obs == self.state:
+            self._watching()
+            return []
+        chosen, tried, result = self._search(obs)
+        if chosen is None or not sure:
+            if self._doubts.cells or not sure:
+                return self._unsure(obs, at, self._why(obs, tried, result))
+            return self._illegal(obs, at, tried, result)
+        return self._accept(chosen, obs, at)
 
     def give_up(self, at: float) -> list[Event]:
         """The player gives up: the demonstration failed; the board must be restored."""
@@ -623,6 +706,10 @@ class RoundVerifier:
 
     def give_up(self, at: float) -> list[Event]:
         return self._after(self.current.give_up(at), at) if self.current else []
+
+    def answer(self, robots: Mapping[str, bool], at: float) -> list[Event]:
+        """The players' answer to the page's question (:meth:`Demonstration.answer`)."""
+        return self._after(self.current.answer(robots, at), at) if self.current else []
 
     def end(self, at: float) -> list[Event]:
         """No bidder left (or the chip goes back): the round is over; show the solution."""

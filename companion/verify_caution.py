@@ -169,16 +169,23 @@ class Caution:
 
     def excursions(self, route: list[Move], state: State) -> list[tuple[int, Cell, Cell, int]]:
         """Robots seen away in one look alone: moved in a look beside another robot's moves,
-        and in the next look back onto the cell they left (``route``: the moves so far, the
-        robots now on ``state``): ``(index, the cell away, the cell back, what the moves
-        there and back cost)`` for each."""
+        and in the next look back onto the cell they left, or, when that look took another
+        robot for misread, back on it now (``route``: the moves so far, the robots now on
+        ``state``): ``(index, the cell away, the cell back, what the moves there and back
+        cost)`` for each."""
         out = []
         ends = [b for b, _n in self._looks[1:]] + [state]
         for j in range(len(self._looks) - 1):
             (before, start), (after, mid) = self._looks[j], self._looks[j + 1]
             stop = self._looks[j + 2][1] if j + 2 < len(self._looks) else len(route)
             for i, name in enumerate(self.names):
-                if after[i] == before[i] or ends[j + 1][i] != before[i]:
+                if after[i] == before[i]:
+                    continue
+                # back in the next look; or, away beside a robot that look took for misread,
+                # back only now (read away over looks that added no moves: a misreading of
+                # several robots at once lasts so, and a failure must not rest on it)
+                back_next = ends[j + 1][i] == before[i]
+                if not back_next and (state[i] != before[i] or not self._back[j] - {i}):
                     continue
                 there = route[start:mid]
                 if all(m.robot == name for m in there) and not self._back[j] - {i}:
@@ -186,7 +193,7 @@ class Caution:
                     # took another robot for misread: its moves taken back, or its reading)
                     continue
                 moves = [m for m in there if m.robot == name] + [
-                    m for m in route[mid:stop] if m.robot == name]
+                    m for m in route[mid:stop if back_next else len(route)] if m.robot == name]
                 out.append((i, after[i], before[i], sum(m.cost for m in moves)))
         return out
 

@@ -101,6 +101,13 @@ class Doubts:
         # robots moved, hand)): if those moves are taken back as a misreading
         # (:meth:`taken_back`), the doubted reading was that look's own change.
         self._came_with: dict[str, tuple[frozenset[str], bool]] = {}
+        # Readings the players said are wrong (robot → the cell the camera saw it on): the
+        # camera's mistake, so seeing it there again is no news (:meth:`answered`).
+        self.denied: dict[str, Cell] = {}
+        # Where the robots were believed once the look a reading was doubted in was taken
+        # (robot → those cells): the players' word on the reading judges that look only
+        # while the others are believed where they were then.
+        self.since: dict[str, State] = {}
 
     def recheck(self, state: State, obs: State, at: float, events: list[Event], *,
                 hand: bool = False) -> tuple[State, frozenset[str]]:
@@ -111,6 +118,11 @@ class Doubts:
         only for the verdict its reading alone would give and seen on the same cell again is
         read twice alike: its move is judged as any other."""
         self.watched = False
+        if self.denied:  # the camera's known mistakes: believed where the players said
+            obs = tuple(state[i] if self.denied.get(n) == c else c
+                        for i, (n, c) in enumerate(zip(self.names, obs, strict=True)))
+            self.denied = {n: c for n, c in self.denied.items()
+                           if obs[self.names.index(n)] == state[self.names.index(n)]}
         if not self.cells:
             return obs, frozenset()
         out = list(obs)
@@ -155,6 +167,28 @@ class Doubts:
             events.append(self._event("doubt_cleared", at, robots=cleared,
                                       message=Message("verify.seen_again", robots=words)))
         return tuple(out), frozenset(again)
+
+    def answered(self, robots: Mapping[str, bool]) -> dict[str, Cell]:
+        """The players' answer to the question about the readings in doubt: for each robot
+        asked about, whether it stands where the camera saw it. Every answered robot leaves
+        the doubt; those said wrong are believed where they stood (the cell seen is the
+        camera's mistake, :attr:`denied`); those said right are returned (robot → the cell
+        seen), to be judged as read. A robot not in doubt is a ``ValueError``."""
+        unknown = [n for n in robots if n not in self.cells]
+        if unknown:
+            raise ValueError(f"answer: no reading of {', '.join(unknown)} is in doubt "
+                             f"(in doubt: {', '.join(self.cells) or 'none'})")
+        right = {}
+        for n, yes in robots.items():
+            cell = self.cells.pop(n)
+            for held in (self._mover, self._groups, self._came_with):
+                held.pop(n, None)
+            self._confirm.discard(n)
+            if yes:
+                right[n] = cell
+            else:
+                self.denied[n] = cell
+        return right
 
     def beside(self) -> set[str]:
         """The robots whose moves were counted in a look that also changed a robot still in
@@ -234,6 +268,9 @@ class Doubts:
         (:meth:`recheck`). ``hand``: the board was hidden before this look."""
         cells = {n: obs[self.names.index(n)] for n in self.names if n in suspects}
         self.cells.update(cells)
+        after = tuple(a if n in cells else c
+                      for n, a, c in zip(self.names, state, obs, strict=True))
+        self.since.update({n: after for n in cells})
         self._seen_back -= cells.keys()
         moved = frozenset(n for n, a, b in zip(self.names, state, obs, strict=True)
                           if a != b and n not in cells)

@@ -10,7 +10,7 @@ and imports no camera; this room is the one that reads frames, so it sits with t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,14 @@ def replay(
     observations: Iterable[tuple[float, Mapping[str, Cell | str] | None]],
     *,
     max_gap: int = DEFAULT_MAX_GAP,
+    answers: Callable[[Mapping[str, tuple[Cell, Cell]]], Mapping[str, bool]] | None = None,
 ) -> Replay:
     """Judge a recorded stream of ``(time, robots or None)`` observations as one demonstration
-    (``unsure`` when it ends with a reading still in doubt or a robot unread)."""
+    (``unsure`` when it ends with a reading still in doubt or a robot unread). ``answers``:
+    the players, asked at the end about the readings the page asks about (robot → the cell
+    seen and the cell it is believed on), say which stand where the camera saw them (True)
+    and which where they stood (False), leaving out any on neither
+    (:meth:`Demonstration.answer`)."""
     demo = Demonstration(position, bid, max_gap=max_gap)
     events: list[Event] = []
     at = 0.0
@@ -56,6 +61,10 @@ def replay(
         events += demo.observe(robots, at)
         if demo.verdict is not None:
             break
+    if demo.verdict is None and answers is not None and demo.asked:
+        said = answers({n: (c, demo.robots[n]) for n, c in demo.asked.items()})
+        if said:
+            events += demo.answer(said, at)
     if demo.verdict is None:
         # the end of the recording is the player's "done": judged as the table judges it
         # (a reading still in doubt, or a robot unread, is unsure, never a failure)

@@ -27,10 +27,11 @@ def test_the_tables_and_json_hold_the_verdict_rows_and_the_counts_add_up(tmp_pat
     gl = gl_available() is None
     assert ("verdicts from frames of the 3D renderer" in text) == gl
     assert "two consecutive moves under one hand" in text
-    assert set(report["verdicts"]) == ({"truth", "together", "answered", "frames"}
+    assert "answering the page's question about the readings in doubt truly" in text
+    assert set(report["verdicts"]) == ({"truth", "together", "answered", "replied", "frames"}
                                        | ({"frames3d"} if gl else set()))
-    for source, n in (("truth", 4), ("together", 2), ("answered", 2), ("frames", 1),
-                      ("frames3d", 1)):
+    for source, n in (("truth", 4), ("together", 2), ("answered", 2), ("replied", 2),
+                      ("frames", 1), ("frames3d", 1)):
         if source not in report["verdicts"]:
             continue
         rows = report["verdicts"][source]

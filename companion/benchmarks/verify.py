@@ -27,7 +27,10 @@ own; goal 0.
 
 ``companion bench verify [--demos N] [--judged N] [--frames N] [--frames3d N] [--seed S]
 [--together N] [--no-cells] [--learn] [--out PATH]`` (``--learn``: the 3D demonstrations read
-with what the reader learns at their start, :mod:`companion.vision.adapt`)
+with what the reader learns at their start, :mod:`companion.vision.adapt`). The ``--together``
+rows are judged three ways: the camera alone; the players, asked at an ``unsure`` end, passing
+a hand over the board so that it looks again; and the players answering the page's question
+about the readings in doubt truly (:meth:`Demonstration.answer`).
 """
 
 from __future__ import annotations
@@ -385,29 +388,47 @@ def rendered3d_readings(rec: Recorded, seed: int, size: tuple[int, int] = FRAME_
     return out
 
 
-def judge(rec: Recorded, readings: list[Any], answer: bool = False) -> str:
+def judge(rec: Recorded, readings: list[Any], answer: bool = False, reply: bool = False
+          ) -> str:
     """The verdict the verifier gives on these per-frame readings (a frame a second).
     ``answer``: players who, asked on the page at an ``unsure`` end, pass a hand over the
     board without moving a robot so that the camera looks again (a hand, then the still
-    board read afresh: a misreading of the still spell before the hand is gone)."""
+    board read afresh: a misreading of the still spell before the hand is gone). ``reply``:
+    players who answer the page's question about the readings in doubt at the end truly
+    (:func:`truthful`, :meth:`Demonstration.answer`)."""
     looks = stable_looks((float(t), r) for t, r in enumerate(readings))
-    judged = replay(rec.position, rec.bid, looks)
+    truly = truthful(rec) if reply else None
+    judged = replay(rec.position, rec.bid, looks, answers=truly)
     if not answer or judged.verdict != "unsure" or judged.question is None:
         return judged.verdict
     end = true_readings(rec)[-1]
     again = [*readings, Reading({}, True), *[end] * STILL]
-    return judge(rec, again)
+    return judge(rec, again, reply=reply)
+
+
+def truthful(rec: Recorded) -> Any:
+    """Players who answer the page's question truly: for each robot asked about (robot → the
+    cell seen, the cell believed), whether it stands, at the end of the recording, on the
+    cell the camera saw it on (True) or where it is believed to stand (False); a robot on
+    neither is left unanswered."""
+    end = rec.states[-1] if rec.states else dict(rec.position.robots)
+
+    def answers(asked: dict[str, tuple[int, int]]) -> dict[str, bool]:
+        return {n: end[n] == seen for n, (seen, believed) in asked.items()
+                if end[n] in (seen, believed)}
+    return answers
 
 
 def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                 learn: bool = False, together: float = 0.0, answer: bool = False
-                 ) -> dict[str, Any]:
+                 learn: bool = False, together: float = 0.0, answer: bool = False,
+                 reply: bool = False) -> dict[str, Any]:
     """``demos`` recorded demonstrations of each kind, judged from ``source`` readings
     (``truth``: the truth with misreadings injected; ``frames``: rendered and read;
     ``frames3d``: drawn by the 3D renderer and read). ``together``: the share of them with
     two consecutive moves under one hand (:func:`one_hand`; those drawn with two moves or
     more). ``answer``: the players answer the page's question at an ``unsure`` end by
-    passing a hand over the board (:func:`judge`)."""
+    passing a hand over the board (:func:`judge`); ``reply``: they answer its question about
+    the readings in doubt truly (:func:`truthful`)."""
     if not 0.0 <= together <= 1.0:
         raise ValueError(f"together: a share from 0 to 1, not {together}")
     rnd = random.Random(seed)
@@ -428,7 +449,7 @@ def verdict_rows(source: str, demos: int, seed: int, size: tuple[int, int] = FRA
                 readings = rendered3d_readings(rec, seed * 1000 + d, size, learn)
             else:
                 readings = true_readings(rec)
-            verdict = judge(rec, inject(rec, readings, rnd, how), answer)
+            verdict = judge(rec, inject(rec, readings, rnd, how), answer, reply)
             row["demos"] += 1
             row["right"] += verdict == rec.expected
             row["false_illegal"] += verdict == "illegal" and kind != "illegal"
@@ -519,6 +540,11 @@ def _run(args: argparse.Namespace, w: int, h: int) -> int:
         _print_verdicts(f"the same, the players answering the page's question at an unsure "
                         f"end by passing a hand over the board ({args.together} of each kind)",
                         judged["answered"])
+        judged["replied"] = verdict_rows("truth", args.together, args.seed, together=1.0,
+                                         reply=True)
+        _print_verdicts(f"the same, the players answering the page's question about the "
+                        f"readings in doubt truly, yes or no ({args.together} of each kind)",
+                        judged["replied"])
     how = "by the colour scores alone" if args.no_cells else "with the cell classifier"
     if args.frames:
         judged["frames"] = verdict_rows("frames", args.frames, args.seed, (w, h))
