@@ -431,8 +431,10 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     ``printed``: the board's print in the robots' colours (:class:`Printed`); a robot is
     never placed on a barrier of its own colour, nor is that barrier its rival. A robot
     still unplaced stands where the two settle it together (:func:`settle`), or where each,
-    too unsure alone, names the same cell (:func:`concur`); a colourless one where a sand
-    timer may stand is a doubt unless the classifier knows its own class there."""
+    too unsure alone, names the same cell (:func:`concur`), or, once every other coloured
+    robot stands, where the classifier alone names it (:func:`lone`, :func:`off_timer`); a
+    colourless one where a sand timer may stand is a doubt unless the classifier knows its
+    own class there."""
     from .robots import RobotHit
 
     scores, hits = unprinted(scores, hits, printed)
