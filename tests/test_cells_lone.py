@@ -72,6 +72,16 @@ def test_a_lone_colourless_robot_needs_the_bar_the_lead_the_rank_and_no_timer():
     assert lone(red, CELLS, "red", ["red"], score) is None  # colourless robots only
 
 
+def test_no_lone_colourless_robot_is_placed_next_to_another_robot():
+    # a rendered yellow robot's cell behind read colourless to the classifier: its body seen
+    # against it, and its shadow (the perturb benchmark's own frame, seed 41: black on c7)
+    sure = class_probs([{"black": 0.85}, {}, {}, {}])
+    score = _score({(4, 5): 0.4})
+    assert lone(sure, CELLS, "black", ["black"], score, TIMER, {(4, 6)}) is None
+    assert lone(sure, CELLS, "black", ["black"], score, TIMER, {(5, 4)}) is None
+    assert lone(sure, CELLS, "black", ["black"], score, TIMER, {(4, 7)})[0] == (4, 5)
+
+
 def test_where_the_colour_scores_placed_a_leaning_robot_the_classifier_needs_only_sure():
     # its own cell 0.84 to the classifier, the cell behind 0.99 (the body seen against it);
     # the colour scores put it on its own cell without a doubt

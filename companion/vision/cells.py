@@ -20,7 +20,7 @@ extra) and ships as ONNX in ``companion/vision/models``; here it runs on OpenCV'
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -513,7 +513,7 @@ def _unplaced(out: dict, said: dict[str, CellVerdict], probs: np.ndarray, cells:
                 or concur(probs, cells, colour, colours, score))
         if cell is None and all(out.get(c) is not None and out[c].doubt is None
                                 for c in said if c != colour and c not in COLOURLESS):
-            cell = (lone(probs, cells, colour, colours, score, timer)
+            cell = (lone(probs, cells, colour, colours, score, timer, taken)
                     or off_timer(probs, cells, colour, colours, score, timer, hit))
         if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
@@ -666,14 +666,17 @@ LONE = 0.75
 
 
 def lone(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
-         score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset()
-         ) -> tuple[tuple[int, int], float] | None:
+         score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset(),
+         placed: Iterable[tuple[int, int]] = ()) -> tuple[tuple[int, int], float] | None:
     """The cell ``(col, row)`` where the classifier alone puts a game's one colourless robot
     below :data:`ALONE` (black and silver summed reaching :data:`LONE`, every other cell
     looked at :data:`SURE_LEAD` less), off the cells a sand timer may hide (``timer``) and
-    among the colour scores' best (:func:`ranked`); and its word there, or None. Only for a
-    game that plays one colourless robot, and only once every other robot is placed (the
-    caller's part): a coloured robot washed out by haze looks colourless to it too."""
+    among the colour scores' best (:func:`ranked`), and not next to a robot ``placed`` (cells
+    ``(col, row)``: a robot's shadow, and its body seen against the cell behind it, look
+    colourless too; a rendered yellow robot's cell behind read so); and its word there, or
+    None. Only for a game that plays one colourless robot, and only once every other robot
+    is placed (the caller's part): a coloured robot washed out by haze looks colourless to
+    it too."""
     if (colour not in COLOURLESS or ("black" in colours) == ("silver" in colours)
             or score is None or len(cells) < 2):
         return None
@@ -682,7 +685,8 @@ def lone(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
     i = int(order[0])
     cell = (int(cells[i, 0]), int(cells[i, 1]))
     if (own[i] < LONE or own[i] - own[order[1]] < SURE_LEAD or cell in timer
-            or not ranked(score, cell)):
+            or not ranked(score, cell)
+            or any(max(abs(c - cell[0]), abs(r - cell[1])) <= 1 for c, r in placed)):
         return None
     return cell, float(own[i])
 
