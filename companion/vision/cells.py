@@ -509,7 +509,7 @@ def _unplaced(out: dict, said: dict[str, CellVerdict], probs: np.ndarray, cells:
         hit = hits.get(colour)
         hit = hit if hit is not None and hit.doubt is None else None
         score = scores.get(colour)
-        cell = (settle(probs, cells, colour, colours, score, timer, hit)
+        cell = (settle(probs, cells, colour, colours, score, timer)
                 or concur(probs, cells, colour, colours, score))
         if cell is None and all(out.get(c) is not None and out[c].doubt is None
                                 for c in said if c != colour and c not in COLOURLESS):
@@ -583,8 +583,8 @@ def _own(probs: np.ndarray, colour: str, colours: list[str]) -> np.ndarray:
 
 
 def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
-           score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset(),
-           hit=None) -> tuple[tuple[int, int], float] | None:
+           score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset()
+           ) -> tuple[tuple[int, int], float] | None:
     """The cell ``(col, row)`` where the classifier and the colour scores ``score`` together
     put a robot the two did not place alone, and the classifier's word there; or None.
 
@@ -593,12 +593,12 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     them: then the robot stands there, leaning into the others' crops, if the colour scores
     lead every rival by :data:`NEAR_LEAD`, reach :data:`FLOOR` (not for a colourless robot,
     whose scores are often nil where the print is dark) and rank the cell among the colour's
-    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it, or
-    :data:`SURE` where the colour scores alone placed the robot there without a doubt
-    (``hit``, a :class:`~.robots.RobotHit`): a tall robot's body, seen against the cell
-    behind, often looks more like it to the classifier than its own cell, whose crop it only
-    half fills. A colourless robot is never settled on a cell a sand timer on the centre
-    piece may hide (``timer``): the timer's glass and frame look like one."""
+    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it (not merely
+    :data:`SURE`, even where the colour scores placed the robot there without a doubt: on a
+    real photo seen from a camera turned further they put the green robot one cell off,
+    where the classifier gave it 0.90 and its own cell 1.00). A colourless robot is never
+    settled on a cell a sand timer on the centre piece may hide (``timer``): the timer's
+    glass and frame look like one."""
     if score is None or not len(cells):
         return None
     own = _own(probs, colour, colours)
@@ -617,8 +617,7 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     cell = (int(here[0]), int(here[1]))
     colourless = colour in COLOURLESS
     floor = -np.inf if colourless else FLOOR
-    bar = SURE if hit is not None and (hit.col, hit.row) == cell else ALONE
-    if own[pick] < bar or sc[order[0]] < floor or not ranked(score, cell):
+    if own[pick] < ALONE or sc[order[0]] < floor or not ranked(score, cell):
         return None
     if colourless and cell in timer:
         return None
