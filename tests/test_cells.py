@@ -242,10 +242,15 @@ def test_the_classifier_alone_needs_the_robots_word_and_more():
     black = _top("black")
     out = _decide_with({**said, black: {"black": 0.95}}, red, colours=("red", "black"))
     assert out["black"].doubt is None and (out["black"].col, out["black"].row) == black
-    # sure of a robot, but not ALONE sure of it: no robot is invented
+    # sure of a robot, but not ALONE sure of it: no robot is invented while another robot
+    # of the game (blue) is unseen: a washed-out one looks colourless to the classifier too
+    out = _decide_with({**said, black: {"black": 0.3, "silver": 0.55}}, red,
+                       colours=("red", "blue", "black"))
+    assert "black" not in out
+    # … once every other robot stands on its cell, the colourless one is placed (cells.lone)
     out = _decide_with({**said, black: {"black": 0.3, "silver": 0.55}}, red,
                        colours=("red", "black"))
-    assert "black" not in out
+    assert out["black"].doubt is None and (out["black"].col, out["black"].row) == black
 
 
 def test_a_games_one_colourless_robot_split_between_black_and_silver_is_placed():
@@ -271,7 +276,7 @@ def test_a_split_colourless_robot_where_the_sand_timer_may_stand_is_a_doubt():
     out = timer_doubts(found, split, {(6, 7)})
     assert out["silver"].doubt is not None and "timer" in out["silver"].doubt
     assert timer_doubts(found, split, {(7, 6)})["silver"].doubt is None
-    plain = verdicts(class_probs([{"black": 0.1, "silver": 0.85}, {}]), cells, ["silver"])
+    plain = verdicts(class_probs([{"black": 0.05, "silver": 0.9}, {}]), cells, ["silver"])
     assert timer_doubts(found, plain, {(6, 7)})["silver"].doubt is None
 
 

@@ -20,7 +20,7 @@ extra) and ships as ONNX in ``companion/vision/models``; here it runs on OpenCV'
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -185,8 +185,9 @@ FLOOR = 0.05
 # word for it (dim light and the robot's own plastic make one of the other: on the 3D source
 # most colourless robots it missed were split on their own cell, 0.33/0.67, 0.45/0.45). Only
 # where a sand timer may stand must its class alone be this likely: the timer's dark glass and
-# frame look a little like both at once.
-ONE_COLOURLESS = 0.75
+# frame look a little like both at once (black alone 0.78 on timers with no black robot on
+# the board, 3D dev frames 840021 and 840109).
+ONE_COLOURLESS = 0.85
 COLOURLESS = ("black", "silver")  # the two fifth robots, told from the print by lightness alone
 
 
@@ -430,8 +431,10 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
     ``printed``: the board's print in the robots' colours (:class:`Printed`); a robot is
     never placed on a barrier of its own colour, nor is that barrier its rival. A robot
     still unplaced stands where the two settle it together (:func:`settle`), or where each,
-    too unsure alone, names the same cell (:func:`concur`); a colourless one where a sand
-    timer may stand is a doubt unless the classifier knows its own class there."""
+    too unsure alone, names the same cell (:func:`concur`), or, once every other coloured
+    robot stands, where the classifier alone names it (:func:`lone`, :func:`off_timer`); a
+    colourless one where a sand timer may stand is a doubt unless the classifier knows its
+    own class there."""
     from .robots import RobotHit
 
     scores, hits = unprinted(scores, hits, printed)
@@ -482,17 +485,40 @@ def decide(net: CellNet, frame, loc: Location, scores: dict[str, np.ndarray], hi
             out[colour] = h
     timer = timer_cells(loc)
     out = _timer_doubts(out, said, timer, _colourless_rivals(probs, cells, colours, timer))
+    return _unplaced(out, said, probs, cells, scores, hits, colours, timer, marks), said, len(cells)
+
+
+def _unplaced(out: dict, said: dict[str, CellVerdict], probs: np.ndarray, cells: np.ndarray,
+              scores: dict[str, np.ndarray], hits: dict, colours: list[str],
+              timer: set[tuple[int, int]], marks: TargetLook) -> dict:
+    """The robots of ``out`` with those still unplaced placed where the two readers settle
+    them together (:func:`settle`), or each, too unsure alone, names one cell
+    (:func:`concur`); and, once every other coloured robot of the game stands on its cell
+    (so no robot unseen can be what the classifier sees: a washed-out coloured robot looks
+    colourless, or like another colour, to it; a colourless one lifted off the board looks
+    like no coloured one), where the classifier alone names the game's colourless robot
+    (:func:`lone`), or a coloured one off the cells of a sand timer that both readers take
+    for it (:func:`off_timer`)."""
+    from .robots import RobotHit
+
     taken = {(h.col, h.row): c for c, h in out.items() if h.doubt is None}
     for colour in said:
         h = out.get(colour)
         if h is not None and h.doubt is None:
             continue
-        cell = (settle(probs, cells, colour, colours, scores.get(colour), timer)
-                or concur(probs, cells, colour, colours, scores.get(colour)))
+        hit = hits.get(colour)
+        hit = hit if hit is not None and hit.doubt is None else None
+        score = scores.get(colour)
+        cell = (settle(probs, cells, colour, colours, score, timer)
+                or concur(probs, cells, colour, colours, score))
+        if cell is None and all(out.get(c) is not None and out[c].doubt is None
+                                for c in said if c != colour and c not in COLOURLESS):
+            cell = (lone(probs, cells, colour, colours, score, timer, taken)
+                    or off_timer(probs, cells, colour, colours, score, timer, hit))
         if cell is not None and cell[0] not in taken and marks.stands_out(colour, cell[0]):
             out[colour] = RobotHit(colour, cell[0][0], cell[0][1], cell[1], 0.0, None)
             taken[cell[0]] = colour
-    return out, said, len(cells)
+    return out
 
 
 def _timer_doubts(out: dict, said: dict[str, CellVerdict], timer: set[tuple[int, int]],
@@ -567,9 +593,12 @@ def settle(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     them: then the robot stands there, leaning into the others' crops, if the colour scores
     lead every rival by :data:`NEAR_LEAD`, reach :data:`FLOOR` (not for a colourless robot,
     whose scores are often nil where the print is dark) and rank the cell among the colour's
-    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it. A colourless
-    robot is never settled on a cell a sand timer on the centre piece may hide (``timer``):
-    the timer's glass and frame look like one."""
+    best (:func:`ranked`), and the classifier alone is :data:`ALONE` sure of it (not merely
+    :data:`SURE`, even where the colour scores placed the robot there without a doubt: on a
+    real photo seen from a camera turned further they put the green robot one cell off,
+    where the classifier gave it 0.90 and its own cell 1.00). A colourless robot is never
+    settled on a cell a sand timer on the centre piece may hide (``timer``): the timer's
+    glass and frame look like one."""
     if score is None or not len(cells):
         return None
     own = _own(probs, colour, colours)
@@ -627,6 +656,70 @@ def concur(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str]
     return (c, r), p
 
 
+# The game's one colourless robot where the classifier, black and silver summed, gives it
+# this on one cell and no other cell comes within SURE_LEAD: washed-out and dim colourless
+# robots on the 3D source read 0.73-0.89 on their own cells with nothing else near; a cell
+# that was none read up to 0.57 off the sand timer's cells (0.78 on a coloured robot lost in
+# haze, which the caller rules out: every other robot must stand on its cell).
+LONE = 0.75
+
+
+def lone(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
+         score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset = frozenset(),
+         placed: Iterable[tuple[int, int]] = ()) -> tuple[tuple[int, int], float] | None:
+    """The cell ``(col, row)`` where the classifier alone puts a game's one colourless robot
+    below :data:`ALONE` (black and silver summed reaching :data:`LONE`, every other cell
+    looked at :data:`SURE_LEAD` less), off the cells a sand timer may hide (``timer``) and
+    among the colour scores' best (:func:`ranked`), and not next to a robot ``placed`` (cells
+    ``(col, row)``: a robot's shadow, and its body seen against the cell behind it, look
+    colourless too; a rendered yellow robot's cell behind read so); and its word there, or
+    None. Only for a game that plays one colourless robot, and only once every other robot
+    is placed (the caller's part): a coloured robot washed out by haze looks colourless to
+    it too."""
+    if (colour not in COLOURLESS or ("black" in colours) == ("silver" in colours)
+            or score is None or len(cells) < 2):
+        return None
+    own = _own(probs, colour, colours)
+    order = np.argsort(-own)
+    i = int(order[0])
+    cell = (int(cells[i, 0]), int(cells[i, 1]))
+    if (own[i] < LONE or own[i] - own[order[1]] < SURE_LEAD or cell in timer
+            or not ranked(score, cell)
+            or any(max(abs(c - cell[0]), abs(r - cell[1])) <= 1 for c, r in placed)):
+        return None
+    return cell, float(own[i])
+
+
+def off_timer(probs: np.ndarray, cells: np.ndarray, colour: str, colours: list[str],
+              score: np.ndarray | None, timer: set[tuple[int, int]] | frozenset, hit
+              ) -> tuple[tuple[int, int], float] | None:
+    """The cell ``(col, row)`` of a coloured robot that the colour scores placed on a cell a
+    sand timer on the centre piece may hide (``hit``, a :class:`~.robots.RobotHit`; ``timer``)
+    while the classifier is :data:`ALONE` sure of a cell off those cells and not next to it,
+    ranked among the colour's best (:func:`ranked`), and likes no other cell off the timer's
+    within :data:`RIVAL` but beside it; and the classifier's word there, or None. A timer with
+    wooden ends over pale sand looks like the yellow robot to both readers (the 3D source,
+    0.89-0.97 to the classifier), the robot itself standing elsewhere. Only once every other
+    robot is placed (the caller's part), so the cell is no other robot washed out."""
+    if (hit is None or colour in COLOURLESS or score is None or not len(cells)
+            or (hit.col, hit.row) not in timer):
+        return None
+    own = _own(probs, colour, colours)
+    keys = [(int(c), int(r)) for c, r in cells]
+    off = [i for i, key in enumerate(keys) if key not in timer]
+    if not off:
+        return None
+    i = max(off, key=lambda j: own[j])
+    cell = keys[i]
+    if (own[i] < ALONE or max(abs(cell[0] - hit.col), abs(cell[1] - hit.row)) <= 1
+            or not ranked(score, cell)):
+        return None
+    if any(own[j] >= own[i] - RIVAL and max(abs(keys[j][0] - cell[0]),
+                                            abs(keys[j][1] - cell[1])) > 1 for j in off):
+        return None
+    return cell, float(own[i])
+
+
 __all__ = ["CLASSES", "CROP_H", "CROP_W", "CellModelError", "CellNet", "CellVerdict", "Printed",
-           "all_cells", "candidates", "concur", "crop_frames", "cut", "decide", "ranked", "settle",
-           "shipped", "softmax", "unprinted", "verdicts"]
+           "all_cells", "candidates", "concur", "crop_frames", "cut", "decide", "lone", "off_timer",
+           "ranked", "settle", "shipped", "softmax", "unprinted", "verdicts"]
