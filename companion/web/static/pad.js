@@ -57,6 +57,15 @@
     }
   }
 
+  // This player's answer to the camera's question (a refusal is shown, the phone stays joined)
+  async function answer(robots) {
+    if (!me) { $("pad-err").textContent = t("pad.join_first"); return; }
+    try {
+      await api("/api/answer", {robots}, {"X-Player-Token": me.token});
+      $("pad-err").textContent = "";
+    } catch (e) { $("pad-err").textContent = e.message; }
+  }
+
   // Which keys do something now: a key that cannot is disabled, and looks it. In the classic
   // game a key is live while bids are open and it is lower than this player's own bid; in
   // Micro Robots while a round is on. (A phone not yet joined keeps them: a tap tells it how
@@ -113,6 +122,7 @@
         (v.reason && v.result !== "success" ? ` — ${I18n.say(v.reason_msg, v.reason)}` : "") : "";
     setKeys(s);
     $("demo-actions").classList.toggle("hidden", !myDemo);
+    Companion.renderQuestion($("question"), s, me ? me.seat : -1, answer);
     $("list-title").textContent = t("scores.title");
     const list = $("bids");
     list.replaceChildren();
