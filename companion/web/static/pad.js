@@ -122,7 +122,6 @@
         (v.reason && v.result !== "success" ? ` — ${I18n.say(v.reason_msg, v.reason)}` : "") : "";
     setKeys(s);
     $("demo-actions").classList.toggle("hidden", !myDemo);
-    Companion.renderQuestion($("question"), s, me ? me.seat : -1, answer);
     $("list-title").textContent = t("scores.title");
     const list = $("bids");
     list.replaceChildren();
@@ -179,6 +178,7 @@
     $("mybid").dataset.moves = mine === null ? "" : String(mine);
     setKeys(s);  // a key is live only when a tap would be a bid the game takes
     $("demo-actions").classList.toggle("hidden", !myDemo);
+    Companion.renderQuestion($("question"), s, me ? me.seat : -1, answer);
     renderAfter(s);
     showWho();
   }

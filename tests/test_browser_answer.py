@@ -1,0 +1,71 @@
+"""The camera's question answered on the page (headless Chromium against the table served in
+this process): the main screen, unlocked with the PIN, and a watching player's phone show
+"blue seen on k10 — is that right?" with "Yes" and "No, it stands on c2", in the table's
+language; a tap answers, and the question goes from every screen."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SIM_PIN, wait_state
+from test_browser import CHROMIUM, PHONE, WAIT, unlock
+from test_web_answer import ask
+
+from companion import i18n
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="needs Chromium at /usr/bin/chromium (apt install chromium)")
+
+
+def test_the_host_answers_no_on_the_main_screen_in_german_and_the_question_goes(
+        browser, served_table):
+    table, url = served_table(pin=SIM_PIN)
+    table.speaker.set_language("de")
+    page = browser.new_context(viewport={"width": 1280, "height": 800},
+                               locale="en-GB").new_page()
+    page.goto(url + "/")
+    unlock(page)
+    asked = ask(table)
+    still, stood = asked["still"], asked["stood"]
+    box = page.locator(f'#question .answer[data-robot="{still}"]')
+    box.wait_for(timeout=WAIT)
+    colour = i18n.text("de", f"color.{still}")
+    assert box.locator(".answer-said").inner_text() == (
+        f"{colour.capitalize()} auf {asked['wrong']} gesehen — stimmt das?")
+    assert box.locator(".answer-yes").inner_text() == "Ja"
+    assert box.locator(".answer-no").inner_text() == f"Nein, er steht auf {stood}"
+    box.locator(".answer-no").click()
+    page.wait_for_selector("#question.hidden", state="attached", timeout=WAIT)
+    assert page.locator("#question .answer").count() == 0
+    state = wait_state(table, lambda s: s["question"] is None)
+    assert state["phase"] == "demonstrating" and state["robots"][still] == stood
+    assert table.game.s.round.moves == [asked["first"]]
+
+
+def test_a_watching_players_phone_answers_yes_and_the_demonstrators_phone_does_not(
+        browser, served_table):
+    table, url = served_table(pin=SIM_PIN)
+    screen = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    screen.goto(url + "/")
+    unlock(screen)
+    asked = ask(table)
+    links = screen.evaluate("Companion.api('/api/join-links')")
+    pads = {}
+    for seat in (0, 1):  # Ann watches, Ben demonstrates
+        link = next(x["url"] for x in links if x["seat"] == seat)
+        pads[seat] = browser.new_context(**PHONE).new_page()
+        pads[seat].goto(link)
+        pads[seat].wait_for_selector("#question:not(.hidden)", timeout=WAIT)
+    ben = pads[1]
+    assert ben.locator("#question .answer-yes").count() == 0
+    assert ben.locator("#question").inner_text().strip().endswith(
+        i18n.text("en", "answer.demonstrator"))
+    ann = pads[0]
+    yes = ann.locator(f'#question .answer[data-robot="{asked["still"]}"] .answer-yes')
+    assert yes.inner_text() == "Yes"
+    yes.click()
+    for page in (ann, ben, screen):
+        page.wait_for_selector("#question.hidden", state="attached", timeout=WAIT)
+    assert ann.locator("#pad-err").inner_text() == ""
+    wait_state(table, lambda s: s["question"] is None)
+    verdict = table.game.s.verdict
+    assert verdict is not None and not verdict["success"] and verdict["by"] == "camera"
