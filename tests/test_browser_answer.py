@@ -69,3 +69,42 @@ def test_a_watching_players_phone_answers_yes_and_the_demonstrators_phone_does_n
     wait_state(table, lambda s: s["question"] is None)
     verdict = table.game.s.verdict
     assert verdict is not None and not verdict["success"] and verdict["by"] == "camera"
+
+
+def test_a_question_about_several_robots_is_sent_once_every_robot_is_answered(
+        browser, served_table):
+    # two robots that stood still are seen on cells no legal move reaches while a third
+    # moves: the camera asks about them together, and a reading answered alone would leave
+    # the rest unjudged, so the page sends the answer only when each robot has one
+    from conftest import demonstrating, unreachable
+
+    from companion.rules import Move
+
+    table, url = served_table(pin=SIM_PIN)
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto(url + "/")
+    unlock(page)
+    opt, pos = demonstrating(table)
+    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
+    after = pos.push(first)
+    still = [r for r in pos.robots if r != first.robot][:2]
+    wrong = {still[0]: unreachable(after, still[0])}
+    wrong[still[1]] = unreachable(after, still[1], avoid=wrong.values())
+    seen = {r: pos.board.name(c) for r, c in after.robots.items()}
+    table.observe(None, "camera")
+    table.observe({**seen, **{r: pos.board.name(c) for r, c in wrong.items()}}, "camera")
+    q = wait_state(table, lambda s: s["question"] is not None)["question"]
+    asked = [r["robot"] for r in q["robots"]]
+    assert set(still) <= set(asked), q
+    for i, robot in enumerate(asked):
+        button = ".answer-yes" if robot in still else ".answer-no"
+        page.locator(f'#question .answer[data-robot="{robot}"] {button}').click()
+        if i < len(asked) - 1:
+            page.wait_for_selector(f'#question .answer[data-robot="{robot}"] '
+                                   f'{button}[aria-pressed="true"]', timeout=WAIT)
+            assert table.view()["question"] == q and table.game.s.verdict is None
+    page.wait_for_selector("#question.hidden", state="attached", timeout=WAIT)
+    wait_state(table, lambda s: s["question"] is None)
+    verdict = table.game.s.verdict
+    assert verdict is not None and not verdict["success"] and verdict["by"] == "camera"
+    assert all(pos.board.name(c) in verdict["reason"] for c in wrong.values()), verdict
