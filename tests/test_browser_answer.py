@@ -57,6 +57,12 @@ def test_a_watching_players_phone_answers_yes_and_the_demonstrators_phone_does_n
         pads[seat].wait_for_selector("#question:not(.hidden)", timeout=WAIT)
     ben = pads[1]
     assert ben.locator("#question .answer-yes").count() == 0
+    # a main screen not unlocked with the PIN shows the question in its message, no buttons
+    locked = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    locked.goto(url + "/")
+    locked.wait_for_selector("#question .answer-yes", state="attached", timeout=WAIT)
+    assert not locked.locator("#question .answer-yes").is_visible()
+    assert "is that right?" in locked.locator("#message").inner_text()
     assert ben.locator("#question").inner_text().strip().endswith(
         i18n.text("en", "answer.demonstrator"))
     ann = pads[0]
