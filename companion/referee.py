@@ -23,6 +23,7 @@ from . import i18n
 from .i18n import Message
 from .micro import MicroGame
 from .referee_micro import MicroRulings
+from .referee_question import Question
 from .rules import ROBOTS, Move, Position, Rules
 from .ruling import Outcome as Outcome
 from .ruling import Play as Play
@@ -85,6 +86,8 @@ class Referee:
         self.waits = 0  # how many times it has begun to wait: the camera reads afresh each time
         # a Micro Robots game's rulings: where the camera saw its robot, a layout it read
         self.micro_rulings = MicroRulings(self)
+        # the camera's open question during a demonstration, and the players' answer to it
+        self.question = Question(self)
 
     @property
     def game(self) -> Any:
@@ -242,7 +245,7 @@ class Referee:
                 return Outcome(True)
             events = self.verifier.observe(robots, self.now())
             for e in events:
-                self._on_verifier_event(e)
+                self.on_verifier_event(e)
             asked = [e for e in events if e.get("question")]
             if asked and self.game.phase == "demonstrating":
                 self.message = asked[-1]["message"]  # the camera's question stays in view
@@ -325,7 +328,9 @@ class Referee:
         self.publish()
         return out
 
-    def _on_verifier_event(self, e: dict[str, Any]) -> None:
+    def on_verifier_event(self, e: dict[str, Any]) -> None:
+        """What the verifier decided (from a look, a done, or the players' answer to its
+        question) played in the game as the camera's word."""
         t = e.get("type")
         seat = self.game.s.round.demonstrator if self.game.s.round else None
         if t == "move":
@@ -366,7 +371,7 @@ class Referee:
             return None
         if demo.verdict is None:
             for e in self.verifier_call("done"):
-                self._on_verifier_event(e)
+                self.on_verifier_event(e)
         verdict = demo.verdict or {}
         why = verdict.get("message") or verdict.get("reason") or ""
         self.message = Message("refuse.camera_unsure", why=why)

@@ -97,6 +97,9 @@ def classic_state(gv: dict[str, Any], referee: Referee, *, seq: int, epoch: str,
         "show_optimal": show,
         "solving": solving,
         "message": referee.message,
+        # the camera's question while it is open: the robots asked about, seen where and
+        # believed where, for the players watching to answer
+        "question": referee.question.shown(),
         "rules": gv["rules"],
         "solo": gv["solo"],
         "deck_size": gv["deck_size"],

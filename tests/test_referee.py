@@ -230,3 +230,46 @@ def test_a_robot_misread_for_one_look_and_seen_back_has_its_moves_taken_back_in_
     see({"red": "c2", "green": "b6", "blue": "h8", "yellow": "e5"}, "camera")
     verdict = loop.game.s.verdict
     assert verdict is not None and verdict["success"] and verdict["moves"] == 2, verdict
+
+
+def _asked(loop: Loop) -> tuple[str, str]:
+    """During Anna's demonstration blue goes up while red, standing still, is seen on a cell
+    no legal move reaches: the camera asks about red. Red and the cell it was seen on."""
+    from conftest import unreachable
+
+    _demonstrating(loop)
+    pos = loop.ref.position()
+    after = pos.push(Move.parse("blue up"))
+    wrong = pos.board.name(unreachable(after, "red"))
+    seen = {r: pos.board.name(c) for r, c in after.robots.items()}
+    loop.ref.on_observation(None, "camera")
+    loop.ref.on_observation({**seen, "red": wrong}, "camera")
+    return "red", wrong
+
+
+def test_the_cameras_question_is_answered_by_the_players_watching_not_the_demonstrator(loop):
+    robot, wrong = _asked(loop)
+    shown = loop.ref.question.shown()
+    assert shown == {"robots": [{"robot": "red", "seen": wrong, "believed": "c2"}],
+                     "seat": 0, "solo": False}
+    out = loop.ref.question.answer({robot: False}, 0)  # Anna demonstrates: she may not
+    assert not out.ok and out.reason.key == "answer.not_demonstrator"
+    out = loop.ref.question.answer({"green": True}, 1)
+    assert not out.ok and out.reason.key == "answer.not_asked"
+    assert loop.ref.question.shown() == shown and loop.game.s.round.moves == ["blue up"]
+    out = loop.ref.question.answer({robot: True}, 1)  # Ben says the camera is right
+    assert out.ok and [e["type"] for e in out.result][:2] == ["answered", "illegal"]
+    verdicts = [c for c, _ in loop.played if c["type"] == "verdict"]
+    assert verdicts and verdicts[0]["by"] == "camera" and not verdicts[0]["success"]
+    assert loop.ref.question.shown() is None
+    out = loop.ref.question.answer({robot: True}, None)
+    assert not out.ok and out.reason.key == "answer.none_open"
+
+
+def test_the_host_says_the_camera_misread_and_the_count_goes_on(loop):
+    robot, wrong = _asked(loop)
+    out = loop.ref.question.answer({robot: False}, None)
+    assert out.ok and [e["type"] for e in out.result] == ["answered"]
+    assert loop.ref.question.shown() is None and loop.game.phase == "demonstrating"
+    assert loop.game.s.cells(loop.game.s.robots)["red"] == "c2"
+    assert not [c for c, _ in loop.played if c["type"] == "verdict"]

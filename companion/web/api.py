@@ -235,6 +235,34 @@ def player_action(action: str) -> Response:
     return _outcome(_table().submit(cmd, "phone"))
 
 
+# How a refused answer to the camera's question is told: a body that is not an answer to the
+# question asked is malformed; the demonstrator may not answer; no question may be open.
+ANSWER_REFUSALS = {"answer.malformed": 400, "answer.not_asked": 400, "answer.not_bool": 400,
+                   "answer.not_demonstrator": 403, "answer.none_open": 409}
+
+
+@bp.post("/answer")
+def answer() -> Response:
+    """The players watching answer the camera's question (``{"robots": {"blue": true}}``:
+    true, the camera saw it right; false, it stands where it stood): a seated player's phone
+    (its token) other than the demonstrator's, or the main screen with the table PIN."""
+    data = body()
+    _only(data, ("robots",), "a field of an answer (robots: robot → true or false)")
+    token = request.headers.get("X-Player-Token")
+    seat: int | None
+    if token is not None:
+        seat = _player_seat()
+    elif guard.is_admin():
+        seat = None  # the host, at the main screen
+    else:
+        abort(403, description=Message("answer.who"))
+    referee = _table().referee
+    out = _table().call(lambda: referee.question.answer(data.get("robots"), seat))
+    if not out.ok:
+        abort(ANSWER_REFUSALS.get(getattr(out.reason, "key", ""), 409), description=out.reason)
+    return jsonify({"ok": True, "result": out.result, "state": _table().view()})
+
+
 # ---------------------------------------------------------------- the PIN holder
 
 

@@ -352,7 +352,45 @@ const Companion = (() => {
     });
   });
 
+  // The camera's open question (state.question: each robot seen where, believed where) in
+  // ``box``: "blue seen on k10 — is that right?" with "Yes" and "No, it stands on c2" for
+  // each robot. ``mine``: this screen's seat (null: the main screen), ``send(robots)`` posts
+  // the answer once every robot asked about is answered (an arrival held for a second look
+  // is judged on all its readings together). The demonstrator's own phone is told the others
+  // answer (unless she plays alone).
+  const chosen = new WeakMap();  // box → {key: the question, answers: robot → true/false}
+  function renderQuestion(box, s, mine, send) {
+    const q = s.question;
+    box.classList.toggle("hidden", !q);
+    box.replaceChildren();
+    if (!q) return;
+    box.append(el("h2", {text: I18n.t("answer.title")}));
+    if (mine !== null && mine === q.seat && !q.solo) {
+      box.append(el("p", {class: "hint", text: I18n.t("answer.demonstrator")}));
+      return;
+    }
+    const key = JSON.stringify(q.robots);
+    if (!chosen.has(box) || chosen.get(box).key !== key) chosen.set(box, {key, answers: {}});
+    const answers = chosen.get(box).answers;
+    const pick = (robot, yes) => {
+      answers[robot] = yes;
+      if (q.robots.every((r) => r.robot in answers)) send(Object.assign({}, answers));
+      else renderQuestion(box, s, mine, send);
+    };
+    for (const r of q.robots) {
+      const said = I18n.t("answer.seen", {robot: I18n.t(`color.${r.robot}`), cell: r.seen});
+      const yes = el("button", {type: "button", class: "answer-yes", "data-robot": r.robot, text: I18n.t("answer.yes")});
+      const no = el("button", {type: "button", class: "answer-no", "data-robot": r.robot, text: I18n.t("answer.no", {cell: r.believed})});
+      if (r.robot in answers) (answers[r.robot] ? yes : no).setAttribute("aria-pressed", "true");
+      yes.addEventListener("click", () => pick(r.robot, true));
+      no.addEventListener("click", () => pick(r.robot, false));
+      box.append(el("div", {class: "answer", "data-robot": r.robot},
+        el("p", {class: "answer-said", text: said.charAt(0).toUpperCase() + said.slice(1)}),
+        el("div", {class: "row"}, yes, no)));
+    }
+  }
+
   return {api, live, el, setAdmin, timerRemaining, syncClock, fmtTime, targetText, targetTo,
-    playerName, names, csrf, headline, verdictText, needsWhy, follow: I18n.follow, t: I18n.t,
-    tn: I18n.tn};
+    playerName, names, csrf, headline, verdictText, needsWhy, renderQuestion,
+    follow: I18n.follow, t: I18n.t, tn: I18n.tn};
 })();

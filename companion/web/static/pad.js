@@ -57,6 +57,15 @@
     }
   }
 
+  // This player's answer to the camera's question (a refusal is shown, the phone stays joined)
+  async function answer(robots) {
+    if (!me) { $("pad-err").textContent = t("pad.join_first"); return; }
+    try {
+      await api("/api/answer", {robots}, {"X-Player-Token": me.token});
+      $("pad-err").textContent = "";
+    } catch (e) { $("pad-err").textContent = e.message; }
+  }
+
   // Which keys do something now: a key that cannot is disabled, and looks it. In the classic
   // game a key is live while bids are open and it is lower than this player's own bid; in
   // Micro Robots while a round is on. (A phone not yet joined keeps them: a tap tells it how
@@ -169,6 +178,7 @@
     $("mybid").dataset.moves = mine === null ? "" : String(mine);
     setKeys(s);  // a key is live only when a tap would be a bid the game takes
     $("demo-actions").classList.toggle("hidden", !myDemo);
+    Companion.renderQuestion($("question"), s, me ? me.seat : -1, answer);
     renderAfter(s);
     showWho();
   }

@@ -37,6 +37,7 @@
     renderButtons(s);
     renderVoice(s.voice);
     renderReferee(s);
+    Companion.renderQuestion($("question"), s, null, answer);
     document.body.dataset.seq = s.seq;
   }
 
@@ -361,6 +362,12 @@
   }
 
   // The referee's buttons are live only when the game would take them.
+  // the host answers the camera's question at the main screen (the PIN unlocks it)
+  async function answer(robots) {
+    try { await api("/api/answer", {robots}); }
+    catch (e) { $("message").textContent = e.message; }
+  }
+
   function renderReferee(s) {
     const waiting = s.phase === "idle" || s.phase === "round_over";
     const live = {reveal: waiting, roll: waiting, reroll: s.phase === "round", undo: !!s.can_undo};
