@@ -14,6 +14,7 @@ import pytest
 from companion.benchmarks.vision_perturb import FAMILIES, perturb
 from companion.benchmarks.vision_real import load_truth, read_image
 from companion.vision.locate import GRID, camera_from_homography, from_corners
+from companion.vision.render3d import gl_available
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "photos" / "real"
 
@@ -101,3 +102,47 @@ def test_a_game_fits_the_camera_once_and_keeps_it(monkeypatch):
     assert searches == [True], "the camera was fitted again on a later frame"
     assert all(obs.robots == first.robots for obs in later)
     assert first.robots and all(truth[r] == c for r, c in first.robots.items())
+
+
+@pytest.mark.skipif(gl_available() is not None, reason="no OpenGL for the 3D renderer")
+def test_a_game_keeps_the_camera_only_from_a_frame_found_clear(monkeypatch):
+    """A hand over the board hides part of the robots the principal point is fitted to: the
+    frame reads with its own fit, but the game keeps the one the next clear frame finds."""
+    from companion.benchmarks.vision_render3d import _profile
+    from companion.board import cell_name
+    from companion.vision import read as read_module
+    from companion.vision.read import Reader
+    from companion.vision.render3d import random_frame
+
+    # measured: under the hand the robots fit a point far off the centre (336, 36); clear,
+    # they fit the centre
+    hand = random_frame(770001, size=(960, 720), hands=1.0)
+    clear = random_frame(770001, size=(960, 720), hands=0.0)
+    truth = {k: cell_name(v) for k, v in clear.robots.items()}
+    found = []
+    real = read_module.fit_principal
+
+    def spy(frame, loc, profile):
+        out = real(frame, loc, profile)
+        found.append(out[0].camera.principal if out[2] else "not searched")
+        return out
+
+    monkeypatch.setattr(read_module, "fit_principal", spy)
+
+    def reader() -> Reader:
+        return Reader(tiles=list(clear.tiles), profile=_profile(truth), read_chip=False)
+
+    alone = reader()
+    alone.read(clear.image)
+    assert len(found) == 1 and found[0] != "not searched"
+    found.clear()
+    game = reader()
+    covered = game.read(hand.image)
+    assert covered.occluded
+    assert len(found) == 1 and found[0] not in ("not searched", alone._principal)
+    first = game.read(clear.image)
+    assert game._principal == alone._principal, "the hand frame's camera was kept"
+    later = game.read(clear.image)
+    assert len(found) == 2, "the camera was fitted again after a clear frame"
+    assert later.robots == first.robots
+    assert all(truth[r] == c for r, c in first.robots.items())

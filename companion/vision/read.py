@@ -216,12 +216,24 @@ class Reader:
     # it does not move during a game, so the search is made once, not on every frame
     _fitted: bool = field(default=False, repr=False)
     _principal: tuple[float, float] | None = field(default=None, repr=False)
+    # this frame's search, if one was made: its principal point, kept if the frame is clear
+    _found: tuple[tuple[float, float] | None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.cells is DEFAULT_CELLS:
             self.cells = default_cells()
 
     def read(self, image: np.ndarray, *, corners: Any = None) -> Observation:
+        """The observation of ``image``. The camera fitted to the robots is kept for the game
+        only from a frame found clear: under a hand the robots it fits are partly hidden, so a
+        covered frame reads with its own fit and the next clear frame searches again."""
+        self._found = None
+        obs = self._look(image, corners)
+        if self._found is not None and not obs.occluded:
+            self._fitted, self._principal = True, self._found[0]
+        return obs
+
+    def _look(self, image: np.ndarray, corners: Any) -> Observation:
         if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
             raise VisionError("not a colour image")
         loc = None
@@ -303,14 +315,14 @@ class Reader:
 
     def _camera(self, frame: Any, loc: Location) -> tuple[Location, dict[str, np.ndarray]]:
         """``loc`` with the camera the robots fit best and the colour scores under it: searched
-        until a frame calls for it, then kept for the rest of the game."""
+        until a clear frame calls for it, then kept for the rest of the game."""
         if self._fitted:
             if self._principal is not None:
                 loc = loc.with_principal(self._principal)
             return loc, score_cells(frame, loc, self.profile)
         fitted, scores, searched = fit_principal(frame, loc, self.profile)
-        if searched:
-            self._fitted, self._principal = True, fitted.camera.principal
+        if searched:  # kept by :meth:`read` once the frame is found clear
+            self._found = (fitted.camera.principal,)
         return fitted, scores
 
     def _notes(self, loc: Location, robots: dict[str, str], doubtful: dict[str, str],
