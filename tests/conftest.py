@@ -216,6 +216,32 @@ def unreachable(pos: Any, robot: str, avoid: Iterable[int] = ()) -> int:
                 and board.diagonal_at(c) is None and c not in taken and proven(c))
 
 
+def ask(t: Any, *, ready: Any = None) -> dict[str, Any]:
+    """Seat 1 demonstrates on ``t`` (``ready``: the solver's answer and the position of a
+    round set up already); her first move is seen with another robot, which stood still, on
+    a cell no legal move reaches: the camera asks about it. ``still`` (that robot), ``wrong``
+    and ``wrong_cell`` (the cell it is seen on), ``stood`` (its own cell), ``first`` (the
+    move, as text), ``mover`` (its robot), ``after`` (the position after it), ``seen`` (its
+    robots' cells) and ``state`` (the table's state once the question is asked)."""
+    from companion.rules import Move
+
+    opt, pos = ready if ready is not None else demonstrating(t)
+    board = pos.board
+    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
+    after = pos.push(first)
+    still = next(r for r in pos.robots if r != first.robot)
+    wrong_cell = unreachable(after, still)
+    wrong = board.name(wrong_cell)
+    seen = {r: board.name(c) for r, c in after.robots.items()}
+    t.observe(None, "camera")
+    t.observe({**seen, still: wrong}, "camera")
+    state = wait_state(t, lambda s: s["question"] is not None
+                       and "is that right?" in s["message"])
+    return {"still": still, "wrong": wrong, "wrong_cell": wrong_cell,
+            "stood": board.name(pos.robots[still]), "first": first.text(),
+            "mover": first.robot, "after": after, "seen": seen, "state": state}
+
+
 @pytest.fixture
 def served_table(tmp_path):
     """``served_table(**kw)`` → ``(table, url)``: a table made by :func:`make_table`, started,

@@ -6,9 +6,8 @@ language; a tap answers, and the question goes from every screen."""
 from __future__ import annotations
 
 import pytest
-from conftest import SIM_PIN, wait_state
+from conftest import SIM_PIN, ask, wait_state
 from test_browser import CHROMIUM, PHONE, WAIT, unlock
-from test_web_answer import ask
 
 from companion import i18n
 

@@ -117,27 +117,18 @@ def test_the_cameras_question_shows_in_german_on_the_table_page(browser, served_
     # the table in this process, so that the test gives the camera's looks: during a
     # demonstration a robot that stood still is seen on a cell no legal move reaches, and
     # the page asks about it in the table's language
-    from conftest import demonstrating, unreachable, wait_state
-
-    from companion.rules import Move
+    from conftest import ask, demonstrating
 
     table, url = served_table()
     table.speaker.set_language("de")
-    opt, pos = demonstrating(table)
+    ready = demonstrating(table)
     page = browser.new_context(viewport={"width": 1280, "height": 800},
                                locale="en-GB", bypass_csp=True).new_page()
     page.goto(url + "/")
     page.wait_for_function("document.documentElement.lang === 'de'", timeout=WAIT)
 
-    board = pos.board
-    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
-    after = pos.push(first)
-    still = next(r for r in pos.robots if r != first.robot)
-    wrong = board.name(unreachable(after, still))
-    seen = {r: board.name(c) for r, c in after.robots.items()}
-    table.observe(None, "camera")
-    table.observe({**seen, still: wrong}, "camera")
-    wait_state(table, lambda s: "is that right?" in s["message"])
+    asked = ask(table, ready=ready)
+    still, wrong = asked["still"], asked["wrong"]
 
     colour = i18n.text("de", f"color.{still}")
     question = f"{colour.capitalize()} auf {wrong} gesehen — stimmt das?"

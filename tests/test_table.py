@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from conftest import (
     WAIT,
-    demonstrating,
+    ask,
     make_table,
     reveal_and_solve,
     set_up,
@@ -20,7 +20,6 @@ from conftest import (
 
 from companion.events import Broker
 from companion.gpio import Hardware, PinMap
-from companion.rules import Move
 from companion.sim import SimWorld
 from companion.store import Store
 from companion.table import Table
@@ -767,24 +766,16 @@ def test_a_table_started_for_micro_robots_offers_it_first_in_setup(tmp_path):
 def test_a_misread_robot_during_a_demonstration_is_asked_about_not_judged(table):
     # the camera sees the first move and, at once, a robot standing still on a cell no legal
     # moves reach: the page asks about it, the move counts, no verdict is given
-    opt, pos = demonstrating(table)
-    board = pos.board
-    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
-    after = pos.push(first)
-    still = next(r for r in pos.robots if r != first.robot)
-    wrong_cell = unreachable(after, still)
-    wrong = board.name(wrong_cell)
-    seen = {r: board.name(c) for r, c in after.robots.items()}
-    table.observe(None, "camera")
-    table.observe({**seen, still: wrong}, "camera")
-    view = wait_state(table, lambda s: "is that right?" in s["message"])
+    asked = ask(table)
+    still, wrong, seen, view = asked["still"], asked["wrong"], asked["seen"], asked["state"]
     assert f"{still} seen on {wrong}" in view["message"]
     assert view["phase"] == "demonstrating" and view["demonstrating"]["count"] == 1
     # the moving robot then seen where nothing stops it, the doubt still open: unsure, and
     # the players judge (no verdict, the question on the page)
     table.observe(None, "camera")
-    stray = board.name(unreachable(after, first.robot, (wrong_cell,)))
-    table.observe({**seen, still: wrong, first.robot: stray}, "camera")
+    after, mover = asked["after"], asked["mover"]
+    stray = after.board.name(unreachable(after, mover, (asked["wrong_cell"],)))
+    table.observe({**seen, still: wrong, mover: stray}, "camera")
     view = wait_state(table, lambda s: "not sure" in s["message"])
     assert view["phase"] == "demonstrating" and view["verdict"] is None
     assert f"{still} seen on {wrong} — is that right?" in view["message"]

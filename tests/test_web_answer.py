@@ -15,16 +15,15 @@ from typing import Any
 import pytest
 from conftest import (
     SIM_PIN,
+    ask,
     demonstrating,
     make_table,
     reveal_and_solve,
     set_up,
-    unreachable,
     wait_state,
 )
 from test_web import REMOTE, Browser, assert_refused, join
 
-from companion.rules import Move
 from companion.web import create_app
 
 
@@ -46,23 +45,6 @@ def screen(app):
     b = Browser(app)
     assert b.unlock().status_code == 200
     return b
-
-
-def ask(table: Any, *, ready: Any = None) -> dict[str, Any]:
-    """Seat 1 demonstrates (``ready``: the round is set up already); her first move is seen
-    with another robot, which stood still, on a cell no legal move reaches: the question."""
-    opt, pos = ready if ready is not None else demonstrating(table)
-    board = pos.board
-    first = Move.parse(" ".join(opt["moves"][0].split()[:2]))
-    after = pos.push(first)
-    still = next(r for r in pos.robots if r != first.robot)
-    wrong = board.name(unreachable(after, still))
-    seen = {r: board.name(c) for r, c in after.robots.items()}
-    table.observe(None, "camera")
-    table.observe({**seen, still: wrong}, "camera")
-    state = wait_state(table, lambda s: s["question"] is not None)
-    return {"still": still, "wrong": wrong, "stood": board.name(pos.robots[still]),
-            "first": first.text(), "state": state}
 
 
 def test_the_question_is_data_for_the_page_robot_seen_and_believed(table):
