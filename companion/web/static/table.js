@@ -361,13 +361,13 @@
     return b.label;
   }
 
-  // The referee's buttons are live only when the game would take them.
-  // the host answers the camera's question at the main screen (the PIN unlocks it)
+  // The host answers the camera's question at the main screen (the PIN unlocks it).
   async function answer(robots) {
     try { await api("/api/answer", {robots}); }
     catch (e) { $("message").textContent = e.message; }
   }
 
+  // The referee's buttons are live only when the game would take them.
   function renderReferee(s) {
     const waiting = s.phase === "idle" || s.phase === "round_over";
     const live = {reveal: waiting, roll: waiting, reroll: s.phase === "round", undo: !!s.can_undo};
